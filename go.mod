@@ -1,0 +1,3 @@
+module github.com/warpguard/warpguard
+
+go 1.26

@@ -1,0 +1,180 @@
+package gpu
+
+import (
+	"unsafe"
+
+	"github.com/warpguard/warpguard/scope"
+)
+
+// spinYield is how many strong or atomic accesses a thread makes between
+// yields. A thread spinning on a flag uses such accesses (CUDA requires
+// volatile or atomic loads there), so yielding every spinYield of them lets
+// the flag's writer run under every executor, at about 1 ns per access.
+const spinYield = 64
+
+// at returns the address of element i, ending the thread if the launch has
+// stopped or i is out of range.
+func (b Buffer[T]) at(t *Thread, i int, op Op) unsafe.Pointer {
+	t.check()
+	if uint(i) >= uint(b.n) {
+		t.outOfRange(b.m, i, op)
+	}
+	return b.ptr(i)
+}
+
+// atScoped is at for operations that take a scope argument.
+func (b Buffer[T]) atScoped(t *Thread, i int, op Op, s scope.Scope) unsafe.Pointer {
+	if !s.Valid() {
+		t.badScope(op, s)
+	}
+	return b.at(t, i, op)
+}
+
+//go:noinline
+func (t *Thread) badScope(op Op, s scope.Scope) {
+	t.failf("%v with invalid %v", op, s)
+}
+
+// strong counts a strong access and yields every spinYield of them.
+func (t *Thread) strong() {
+	t.spins++
+	if t.spins >= spinYield {
+		t.spins = 0
+		t.blk.exec.yield(t)
+	}
+}
+
+// notify reports an access to the observer. It is out of line so that the
+// unobserved access path stays small enough to inline.
+//
+//go:noinline
+func (b Buffer[T]) notify(t *Thread, i int, op Op, o Order, s scope.Scope, old, arg, cmp uint64) {
+	var z T
+	size := unsafe.Sizeof(z)
+	t.obs.Access(t, Access{
+		Mem: b.m, Index: i, Offset: uint64(uintptr(i) * size), Size: uint8(size),
+		Op: op, Order: o, Scope: s, Old: old, Arg: arg, Cmp: cmp,
+	})
+}
+
+// Load returns element i with a weak (plain) load, CUDA's ordinary read of
+// global or shared memory. A weak load gives no ordering and is not a yield
+// point: spin on a flag with [Buffer.LoadVolatile] or an atomic instead, as
+// CUDA requires.
+func (b Buffer[T]) Load(t *Thread, i int) T {
+	v := loadBits[T](b.at(t, i, OpLoad))
+	if t.obs != nil {
+		b.notify(t, i, OpLoad, Weak, scope.Thread, v, 0, 0)
+	}
+	return fromBits[T](v)
+}
+
+// Store sets element i to v with a weak (plain) store.
+func (b Buffer[T]) Store(t *Thread, i int, v T) {
+	storeBits[T](b.at(t, i, OpStore), toBits(v))
+	if t.obs != nil {
+		b.notify(t, i, OpStore, Weak, scope.Thread, 0, toBits(v), 0)
+	}
+}
+
+// LoadVolatile returns element i with a strong relaxed load, CUDA's volatile
+// read (PTX ld.volatile, relaxed at system scope). It orders nothing by
+// itself; it guarantees the value is read from memory each time.
+func (b Buffer[T]) LoadVolatile(t *Thread, i int) T {
+	v := loadBits[T](b.at(t, i, OpLoad))
+	if t.obs != nil {
+		b.notify(t, i, OpLoad, Relaxed, scope.System, v, 0, 0)
+	}
+	t.strong()
+	return fromBits[T](v)
+}
+
+// StoreVolatile sets element i to v with a strong relaxed store, CUDA's
+// volatile write.
+func (b Buffer[T]) StoreVolatile(t *Thread, i int, v T) {
+	storeBits[T](b.at(t, i, OpStore), toBits(v))
+	if t.obs != nil {
+		b.notify(t, i, OpStore, Relaxed, scope.System, 0, toBits(v), 0)
+	}
+	t.strong()
+}
+
+// AtomicLoad returns element i with a relaxed atomic load of scope s,
+// libcu++'s atomic_ref<T, s>::load(memory_order_relaxed).
+func (b Buffer[T]) AtomicLoad(t *Thread, i int, s scope.Scope) T {
+	return b.load(t, i, Relaxed, s)
+}
+
+// LoadAcquire returns element i with an acquire load of scope s,
+// atomic_ref<T, s>::load(memory_order_acquire).
+//
+// In the terminology of [the Go memory model], a release store of scope s
+// to an element "synchronizes before" an acquire load of scope s that reads
+// the value it stored, when s covers both threads: every write the storing
+// thread made before the store is visible to the loading thread after the
+// load. The emulator performs every access with sequentially consistent
+// Go atomics, so it never shows a weaker outcome; package race reports
+// kernels that rely on a scope too narrow for the guarantee.
+//
+// [the Go memory model]: https://go.dev/ref/mem
+func (b Buffer[T]) LoadAcquire(t *Thread, i int, s scope.Scope) T {
+	return b.load(t, i, Acquire, s)
+}
+
+func (b Buffer[T]) load(t *Thread, i int, o Order, s scope.Scope) T {
+	v := loadBits[T](b.atScoped(t, i, OpLoad, s))
+	if t.obs != nil {
+		b.notify(t, i, OpLoad, o, s, v, 0, 0)
+	}
+	t.strong()
+	return fromBits[T](v)
+}
+
+// AtomicStore sets element i to v with a relaxed atomic store of scope s,
+// atomic_ref<T, s>::store(v, memory_order_relaxed).
+func (b Buffer[T]) AtomicStore(t *Thread, i int, v T, s scope.Scope) {
+	b.store(t, i, v, Relaxed, s)
+}
+
+// StoreRelease sets element i to v with a release store of scope s,
+// atomic_ref<T, s>::store(v, memory_order_release). See
+// [Buffer.LoadAcquire] for the guarantee it gives.
+func (b Buffer[T]) StoreRelease(t *Thread, i int, v T, s scope.Scope) {
+	b.store(t, i, v, Release, s)
+}
+
+func (b Buffer[T]) store(t *Thread, i int, v T, o Order, s scope.Scope) {
+	storeBits[T](b.atScoped(t, i, OpStore, s), toBits(v))
+	if t.obs != nil {
+		b.notify(t, i, OpStore, o, s, 0, toBits(v), 0)
+	}
+	t.strong()
+}
+
+// Fence is a memory fence of scope s: __threadfence_block for scope.Block,
+// __threadfence for scope.Device, __threadfence_system for scope.System.
+//
+// In the terminology of [the Go memory model], if thread A writes x, then
+// executes a fence of scope s, then writes flag, and thread B (covered by s
+// with A) reads A's value of flag, then executes a fence of scope s, then
+// A's write of x "synchronizes before" B's read of x. A fence blocks nothing.
+//
+// [the Go memory model]: https://go.dev/ref/mem
+func (t *Thread) Fence(s scope.Scope) {
+	t.check()
+	if !s.Valid() {
+		t.failf("fence with invalid %v", s)
+	}
+	if t.obs != nil {
+		t.obs.Fence(t, s)
+	}
+}
+
+// ThreadFenceBlock is CUDA's __threadfence_block: Fence(scope.Block).
+func (t *Thread) ThreadFenceBlock() { t.Fence(scope.Block) }
+
+// ThreadFence is CUDA's __threadfence: Fence(scope.Device).
+func (t *Thread) ThreadFence() { t.Fence(scope.Device) }
+
+// ThreadFenceSystem is CUDA's __threadfence_system: Fence(scope.System).
+func (t *Thread) ThreadFenceSystem() { t.Fence(scope.System) }

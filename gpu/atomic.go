@@ -1,0 +1,149 @@
+package gpu
+
+import (
+	"github.com/warpguard/warpguard/scope"
+)
+
+// The atomic read-modify-writes below are CUDA's atomicX functions with an
+// explicit scope: scope.Block is atomicX_block, scope.Device plain atomicX,
+// scope.System atomicX_system. Each returns the element's old value. They
+// are relaxed: they order no other access; pair them with fences, or use
+// acquire and release operations, to publish data.
+//
+// An RMW is atomic only among threads its scope covers. The emulator
+// performs every RMW with a Go atomic, so the value is never torn; package
+// race reports an RMW whose scope does not cover another thread using the
+// same element.
+
+// AtomicAdd adds v to element i, wrapping on integer overflow as CUDA does.
+func (b Buffer[T]) AtomicAdd(t *Thread, i int, v T, s scope.Scope) T {
+	if isFloat[T]() {
+		return b.rmw(t, i, OpAdd, v, s)
+	}
+	p := b.atScoped(t, i, OpAdd, s)
+	old := addBits[T](p, toBits(v))
+	b.finish(t, i, OpAdd, s, old, toBits(v), 0)
+	return fromBits[T](old)
+}
+
+// AtomicSub subtracts v from element i, wrapping on integer overflow.
+func (b Buffer[T]) AtomicSub(t *Thread, i int, v T, s scope.Scope) T {
+	return b.rmw(t, i, OpSub, v, s)
+}
+
+// AtomicExch stores v into element i.
+func (b Buffer[T]) AtomicExch(t *Thread, i int, v T, s scope.Scope) T {
+	p := b.atScoped(t, i, OpExch, s)
+	old := swapBits[T](p, toBits(v))
+	b.finish(t, i, OpExch, s, old, toBits(v), 0)
+	return fromBits[T](old)
+}
+
+// AtomicCAS stores v into element i if the element's bits equal cmp's bits,
+// as atomicCAS compares (so for floats -0 and +0 differ and NaN can match).
+// It returns the old value; the swap happened if that equals cmp.
+func (b Buffer[T]) AtomicCAS(t *Thread, i int, cmp, v T, s scope.Scope) T {
+	p := b.atScoped(t, i, OpCAS, s)
+	c, n := toBits(cmp), toBits(v)
+	old := c
+	for !casBits[T](p, c, n) {
+		if old = loadBits[T](p); old != c {
+			break
+		}
+	}
+	b.finish(t, i, OpCAS, s, old, n, c)
+	return fromBits[T](old)
+}
+
+// AtomicMin stores min(element, v) into element i.
+func (b Buffer[T]) AtomicMin(t *Thread, i int, v T, s scope.Scope) T {
+	return b.rmw(t, i, OpMin, v, s)
+}
+
+// AtomicMax stores max(element, v) into element i.
+func (b Buffer[T]) AtomicMax(t *Thread, i int, v T, s scope.Scope) T {
+	return b.rmw(t, i, OpMax, v, s)
+}
+
+// AtomicAnd stores element & v into element i. Integer buffers only: on a
+// floating-point buffer it fails the thread, as CUDA has no float atomicAnd.
+func (b Buffer[T]) AtomicAnd(t *Thread, i int, v T, s scope.Scope) T {
+	return b.rmw(t, i, OpAnd, v, s)
+}
+
+// AtomicOr stores element | v into element i. Integer buffers only.
+func (b Buffer[T]) AtomicOr(t *Thread, i int, v T, s scope.Scope) T {
+	return b.rmw(t, i, OpOr, v, s)
+}
+
+// AtomicXor stores element ^ v into element i. Integer buffers only.
+func (b Buffer[T]) AtomicXor(t *Thread, i int, v T, s scope.Scope) T {
+	return b.rmw(t, i, OpXor, v, s)
+}
+
+// AtomicInc stores (old >= limit) ? 0 : old+1 into element i, CUDA's
+// atomicInc: a counter that wraps to 0 after limit. Integer buffers only.
+func (b Buffer[T]) AtomicInc(t *Thread, i int, limit T, s scope.Scope) T {
+	return b.rmw(t, i, OpInc, limit, s)
+}
+
+// AtomicDec stores (old == 0 || old > limit) ? limit : old-1 into element
+// i, CUDA's atomicDec. Integer buffers only.
+func (b Buffer[T]) AtomicDec(t *Thread, i int, limit T, s scope.Scope) T {
+	return b.rmw(t, i, OpDec, limit, s)
+}
+
+// rmw performs op with a compare-and-swap loop.
+func (b Buffer[T]) rmw(t *Thread, i int, op Op, v T, s scope.Scope) T {
+	p := b.atScoped(t, i, op, s)
+	if op >= OpAnd && isFloat[T]() {
+		t.failf("%v is not defined on %v buffer %q", op, b.m.Type, b.m.Name)
+	}
+	for {
+		old := loadBits[T](p)
+		n := toBits(apply(op, fromBits[T](old), v))
+		if casBits[T](p, old, n) {
+			b.finish(t, i, op, s, old, toBits(v), 0)
+			return fromBits[T](old)
+		}
+	}
+}
+
+// finish reports a completed RMW and counts it as a strong access.
+func (b Buffer[T]) finish(t *Thread, i int, op Op, s scope.Scope, old, arg, cmp uint64) {
+	if t.obs != nil {
+		b.notify(t, i, op, Relaxed, s, old, arg, cmp)
+	}
+	t.strong()
+}
+
+// apply computes the new value of an RMW from the old value and operand.
+func apply[T Elem](op Op, old, v T) T {
+	switch op {
+	case OpAdd:
+		return old + v
+	case OpSub:
+		return old - v
+	case OpMin:
+		return min(old, v)
+	case OpMax:
+		return max(old, v)
+	case OpAnd:
+		return fromBits[T](toBits(old) & toBits(v))
+	case OpOr:
+		return fromBits[T](toBits(old) | toBits(v))
+	case OpXor:
+		return fromBits[T](toBits(old) ^ toBits(v))
+	case OpInc:
+		if old >= v {
+			return 0
+		}
+		return old + 1
+	case OpDec:
+		if old == 0 || old > v {
+			return v
+		}
+		return old - 1
+	}
+	panic("gpu: apply of " + op.String())
+}

@@ -1,0 +1,114 @@
+package gpu
+
+import "sync"
+
+// block is the state of the block a slot is running. Its barrier fields are
+// guarded by the executor: the fiber executor runs a block on one goroutine
+// at a time, the goroutine executor holds its mutex.
+type block struct {
+	l    *launch
+	exec executor
+	id   int
+	idx  Dim3
+	live int // threads whose kernel has not returned
+	bar  barrier
+
+	shMu      sync.Mutex // guards the shared-memory fields
+	shared    []*Memory  // static shared arrays, in declaration order
+	sharedTop int        // bytes of static shared memory allocated
+	dyn       *Memory    // dynamic shared memory, allocated on first use
+}
+
+// barrier is the state of a block's __syncthreads.
+type barrier struct {
+	arrived int       // threads waiting in this round
+	count   int       // of which passed a true predicate
+	waiters []*Thread // arrived threads other than the last
+	spare   []*Thread // the previous round's waiters, reused
+}
+
+func (b *block) reset(id int) {
+	b.id, b.idx, b.live = id, b.l.g.GridDim.index(id), b.l.g.BlockSize
+	b.bar.arrived, b.bar.count, b.bar.waiters = 0, 0, b.bar.waiters[:0]
+	b.shared, b.sharedTop, b.dyn = nil, 0, nil
+}
+
+// arrive counts t at the barrier. It reports whether t completed it; if
+// not, t has been added to the waiters and must wait.
+func (b *block) arrive(t *Thread, pred bool) bool {
+	b.bar.arrived++
+	if pred {
+		b.bar.count++
+	}
+	if b.bar.arrived < b.live {
+		b.bar.waiters = append(b.bar.waiters, t)
+		return false
+	}
+	b.release(t)
+	return true
+}
+
+// depart records that t's kernel ended. Threads that ended count as
+// arrived, so the barrier completes once every live thread is waiting; it
+// reports the released waiters, if that happened.
+func (b *block) depart(t *Thread) []*Thread {
+	b.live--
+	if b.bar.arrived == 0 || b.bar.arrived < b.live {
+		return nil
+	}
+	return b.release(b.bar.waiters[0])
+}
+
+// release completes the barrier round: it hands every participant the
+// round's results, reports the round to the observer and returns the
+// waiters to wake. The returned slice stays valid until the next release.
+func (b *block) release(by *Thread) []*Thread {
+	ws := b.bar.waiters
+	for _, w := range ws {
+		w.barResult, w.barN = b.bar.count, b.bar.arrived
+	}
+	by.barResult, by.barN = b.bar.count, b.bar.arrived
+	if by.obs != nil {
+		by.obs.Sync(by, Sync{Kind: SyncThreads, Block: b.id, Warp: -1})
+	}
+	b.bar.waiters, b.bar.spare = b.bar.spare[:0], ws
+	b.bar.arrived, b.bar.count = 0, 0
+	return ws
+}
+
+// SyncThreads is CUDA's __syncthreads: the thread waits until every thread
+// of its block that has not exited reaches a SyncThreads.
+//
+// In the terminology of [the Go memory model], every access a thread of the
+// block makes before a barrier round "synchronizes before" every access any
+// thread of the block makes after that round.
+//
+// [the Go memory model]: https://go.dev/ref/mem
+func (t *Thread) SyncThreads() { t.syncThreads(false) }
+
+// SyncThreadsCount is __syncthreads_count: SyncThreads that returns how
+// many participating threads passed a true pred.
+func (t *Thread) SyncThreadsCount(pred bool) int {
+	t.syncThreads(pred)
+	return t.barResult
+}
+
+// SyncThreadsAnd is __syncthreads_and: SyncThreads that reports whether
+// every participating thread passed a true pred.
+func (t *Thread) SyncThreadsAnd(pred bool) bool {
+	t.syncThreads(pred)
+	return t.barResult == t.barN
+}
+
+// SyncThreadsOr is __syncthreads_or: SyncThreads that reports whether any
+// participating thread passed a true pred.
+func (t *Thread) SyncThreadsOr(pred bool) bool {
+	t.syncThreads(pred)
+	return t.barResult > 0
+}
+
+func (t *Thread) syncThreads(pred bool) {
+	t.check()
+	t.blk.exec.barrier(t, pred)
+	t.check()
+}

@@ -1,0 +1,92 @@
+package gpu
+
+import (
+	"fmt"
+	"math/bits"
+	"sync/atomic"
+)
+
+// DeviceConfig describes an emulated GPU. Zero fields take the defaults
+// listed on each field, which resemble a small Volta-class part.
+type DeviceConfig struct {
+	Name               string // "warpguard"
+	SMs                int    // streaming multiprocessors: 8
+	MaxBlocksPerSM     int    // resident blocks per SM: 16
+	MaxThreadsPerSM    int    // resident threads per SM: 2048
+	MaxThreadsPerBlock int    // 1024, CUDA's limit
+	WarpSize           int    // 32; a power of two from 1 to 64
+	SharedMemPerBlock  int    // bytes of shared memory a block may use: 48 KiB
+}
+
+// A Device is an emulated GPU: a description, the global memory allocated on
+// it, and the launches that run on it. Use [NewDevice]; the zero value is
+// not usable. A Device is safe for concurrent use, including concurrent
+// launches, which share its global memory as concurrent kernels on one GPU
+// would.
+type Device struct {
+	cfg      DeviceConfig
+	nextAddr atomic.Uint64 // bump allocator for global addresses
+	nextID   atomic.Uint64 // ids of memories and launches
+	sites    siteCache
+}
+
+// NewDevice returns a device described by cfg, with defaults for its zero
+// fields, or an error naming the first field that is out of range.
+func NewDevice(cfg DeviceConfig) (*Device, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	d := &Device{cfg: cfg}
+	d.nextAddr.Store(1 << 20) // keep address 0 unused, as a null pointer
+	return d, nil
+}
+
+// Config returns the device's description with every default filled in.
+func (d *Device) Config() DeviceConfig { return d.cfg }
+
+func (c DeviceConfig) withDefaults() DeviceConfig {
+	def := func(p *int, v int) {
+		if *p == 0 {
+			*p = v
+		}
+	}
+	if c.Name == "" {
+		c.Name = "warpguard"
+	}
+	def(&c.SMs, 8)
+	def(&c.MaxBlocksPerSM, 16)
+	def(&c.MaxThreadsPerSM, 2048)
+	def(&c.MaxThreadsPerBlock, 1024)
+	def(&c.WarpSize, 32)
+	def(&c.SharedMemPerBlock, 48<<10)
+	return c
+}
+
+func (c DeviceConfig) validate() error {
+	switch {
+	case c.SMs < 1:
+		return fmt.Errorf("gpu: device SMs = %d; want >= 1", c.SMs)
+	case c.MaxBlocksPerSM < 1:
+		return fmt.Errorf("gpu: device MaxBlocksPerSM = %d; want >= 1", c.MaxBlocksPerSM)
+	case c.MaxThreadsPerBlock < 1:
+		return fmt.Errorf("gpu: device MaxThreadsPerBlock = %d; want >= 1", c.MaxThreadsPerBlock)
+	case c.MaxThreadsPerSM < c.MaxThreadsPerBlock:
+		return fmt.Errorf("gpu: device MaxThreadsPerSM = %d is below MaxThreadsPerBlock = %d", c.MaxThreadsPerSM, c.MaxThreadsPerBlock)
+	case c.WarpSize < 1 || c.WarpSize > 64 || bits.OnesCount(uint(c.WarpSize)) != 1:
+		return fmt.Errorf("gpu: device WarpSize = %d; want a power of two from 1 to 64", c.WarpSize)
+	case c.SharedMemPerBlock < 0:
+		return fmt.Errorf("gpu: device SharedMemPerBlock = %d; want >= 0", c.SharedMemPerBlock)
+	}
+	return nil
+}
+
+// allocAddr reserves n bytes of the device's global address space, aligned
+// to 256 bytes as cudaMalloc aligns, and returns the base address.
+func (d *Device) allocAddr(n int) uint64 {
+	size := (uint64(n) + 255) &^ 255
+	if size == 0 {
+		size = 256
+	}
+	return d.nextAddr.Add(size) - size
+}

@@ -1,0 +1,104 @@
+package gpu
+
+import (
+	"errors"
+	"fmt"
+	"runtime/debug"
+)
+
+// A ThreadError is an error raised by one thread: an out-of-range index, a
+// panic, a misused intrinsic. It names the thread by its coordinates.
+type ThreadError struct {
+	Launch   string // Config.Name, or "kernel"
+	Block    Dim3   // blockIdx
+	Thread   Dim3   // threadIdx
+	BlockID  int    // linear block id
+	GlobalID int    // linear thread id in the grid
+	Err      error
+}
+
+func (e *ThreadError) Error() string {
+	return fmt.Sprintf("gpu: %s: thread %v of block %v (global thread %d): %v",
+		e.Launch, e.Thread, e.Block, e.GlobalID, e.Err)
+}
+
+// Unwrap returns the underlying error.
+func (e *ThreadError) Unwrap() error { return e.Err }
+
+// A RangeError reports an element index outside a buffer.
+type RangeError struct {
+	Mem   *Memory
+	Index int
+	Op    Op
+}
+
+func (e *RangeError) Error() string {
+	return fmt.Sprintf("%v index %d out of range [0:%d] of %v", e.Op, e.Index, e.Mem.Len, e.Mem)
+}
+
+// A PanicError is a panic raised by kernel code, recovered by the runtime.
+type PanicError struct {
+	Value any
+	Stack []byte // the panicking goroutine's stack
+}
+
+func (e *PanicError) Error() string {
+	return fmt.Sprintf("panic: %v\n\n%s", e.Value, e.Stack)
+}
+
+// Unwrap returns the panic value if it is an error.
+func (e *PanicError) Unwrap() error {
+	err, _ := e.Value.(error)
+	return err
+}
+
+// ErrStopped is the cause a thread sees when its launch stops because
+// another thread failed. It never appears in the error Launch returns.
+var errStopped = errors.New("gpu: launch stopped")
+
+// abort is the panic value the runtime uses to unwind a thread's stack: err
+// is its error, or errStopped when the launch stops it.
+type abort struct{ err error }
+
+// fail ends the thread with err. It does not return.
+func (t *Thread) fail(err error) {
+	panic(abort{err})
+}
+
+// failf ends the thread with a formatted error. It does not return.
+func (t *Thread) failf(format string, args ...any) {
+	t.fail(fmt.Errorf(format, args...))
+}
+
+// stopped ends the thread because its launch stopped. It does not return.
+func (t *Thread) stopped() { panic(abort{errStopped}) }
+
+//go:noinline
+func (t *Thread) outOfRange(m *Memory, i int, op Op) {
+	if m == nil {
+		t.failf("%v index %d of a zero Buffer", op, i)
+	}
+	t.fail(&RangeError{Mem: m, Index: i, Op: op})
+}
+
+// recovered turns the value a thread's root recovered into the thread's
+// error: nil for a normal return, errStopped for a stop, the abort's error,
+// or a *PanicError with the stack for a panic in kernel code.
+func recovered(r any) error {
+	switch r := r.(type) {
+	case nil:
+		return nil
+	case abort:
+		return r.err
+	default:
+		return &PanicError{Value: r, Stack: debug.Stack()}
+	}
+}
+
+// threadError wraps err with t's coordinates.
+func (t *Thread) threadError(err error) *ThreadError {
+	return &ThreadError{
+		Launch: t.blk.l.g.Name, Block: t.blk.idx, Thread: t.ThreadIdx(),
+		BlockID: t.blk.id, GlobalID: t.gid, Err: err,
+	}
+}

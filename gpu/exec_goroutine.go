@@ -1,0 +1,58 @@
+package gpu
+
+import (
+	"runtime"
+	"sync"
+)
+
+// goExec is the Goroutines executor: one goroutine per thread, a mutex
+// around the block state, and a channel closed per barrier round.
+type goExec struct {
+	s   *slot
+	mu  sync.Mutex    // guards the slot's block barrier state and gen
+	gen chan struct{} // closed when the current barrier round completes
+}
+
+func (e *goExec) run() {
+	e.gen = make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range e.s.threads {
+		t := &e.s.threads[i]
+		wg.Go(func() { e.s.runThread(t) })
+	}
+	wg.Wait()
+}
+
+func (e *goExec) barrier(t *Thread, pred bool) {
+	e.mu.Lock()
+	if e.s.blk.arrive(t, pred) {
+		e.next()
+		e.mu.Unlock()
+		return
+	}
+	ch := e.gen
+	e.mu.Unlock()
+	select {
+	case <-ch:
+	case <-e.s.l.stopCh:
+		t.stopped()
+	}
+}
+
+// next wakes the waiters of the completed round. Preconditions: e.mu held.
+func (e *goExec) next() {
+	close(e.gen)
+	e.gen = make(chan struct{})
+}
+
+func (e *goExec) exit(t *Thread) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.s.blk.depart(t) != nil {
+		e.next()
+	}
+}
+
+func (e *goExec) yield(*Thread) { runtime.Gosched() }
+
+func (e *goExec) close() {}

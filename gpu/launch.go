@@ -1,0 +1,179 @@
+package gpu
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+)
+
+// Config describes one launch: CUDA's <<<grid, block, sharedBytes>>> plus
+// the emulator's choices.
+type Config struct {
+	Name          string // names the launch in errors; "kernel" if empty
+	Grid          Dim3   // blocks in the grid; zero Y and Z mean 1
+	Block         Dim3   // threads per block; zero Y and Z mean 1
+	DynamicShared int    // bytes of dynamic shared memory per block (see [DynamicShared])
+	Executor      Executor
+	Observer      Observer // nil for no observer
+	// Cooperative makes this a cooperative launch
+	// (cudaLaunchCooperativeKernel): every block must be resident at once.
+	Cooperative bool
+}
+
+// An Executor is the strategy that runs a block's threads on goroutines.
+// Every executor gives a correct kernel the same results; they differ in
+// speed and in how finely threads interleave.
+type Executor uint8
+
+// The executors.
+const (
+	// Fibers, the default, runs each resident block on one goroutine and a
+	// thread's code as a plain call until it must wait (at a barrier, or
+	// yielding while spinning); only then does the thread move to a reused
+	// coroutine (iter.Pull) so the next can start. A barrier-free kernel
+	// costs a few ns per thread; a barrier one coroutine switch per thread.
+	Fibers Executor = iota
+	// Goroutines runs every thread on its own goroutine: the reference, with
+	// the finest interleaving the Go scheduler produces, at hundreds of ns
+	// per thread.
+	Goroutines
+)
+
+// String returns "fibers" or "goroutines".
+func (e Executor) String() string {
+	switch e {
+	case Fibers:
+		return "fibers"
+	case Goroutines:
+		return "goroutines"
+	}
+	return fmt.Sprintf("executor(%d)", uint8(e))
+}
+
+// maxErrors bounds the thread errors a launch keeps; the rest are counted.
+const maxErrors = 64
+
+// launch is the state of one running launch, shared by its slots.
+type launch struct {
+	d      *Device
+	g      Grid
+	cfg    Config
+	kernel Kernel
+	slots  int
+
+	next     atomic.Int64 // next block to schedule
+	stop     atomic.Bool  // set once by halt; threads poll it
+	stopCh   chan struct{}
+	haltOnce sync.Once
+
+	mu      sync.Mutex // guards errs and dropped
+	errs    []*ThreadError
+	dropped int
+}
+
+// Launch runs kernel k over the grid cfg describes and returns when every
+// thread has finished, like a kernel launch followed by
+// cudaDeviceSynchronize. An invalid configuration is rejected before any
+// thread runs.
+//
+// The error joins every thread's error (an out-of-range index, a panic with
+// its stack, ...), each naming the thread and block, in global thread
+// order; past 64 of them the rest are counted. A panic stops the whole
+// launch, as a fault aborts a CUDA kernel: the other threads stop at their
+// next runtime call and every barrier is released. Cancelling ctx, or its
+// deadline passing, stops the launch the same way and Launch returns an
+// error wrapping ctx.Err().
+//
+// In the terminology of [the Go memory model], every write made by every
+// thread of the launch "synchronizes before" Launch returns, and the call
+// to Launch "synchronizes before" every thread starts. No goroutine started
+// by the launch is running when Launch returns.
+//
+// [the Go memory model]: https://go.dev/ref/mem
+func (d *Device) Launch(ctx context.Context, cfg Config, k Kernel) error {
+	l, err := d.newLaunch(cfg, k)
+	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("gpu: %s: not started: %w", l.g.Name, err)
+	}
+	return l.run(ctx)
+}
+
+func (l *launch) run(ctx context.Context) error {
+	halted := make(chan struct{})
+	cancelWatch := context.AfterFunc(ctx, func() { l.halt(); close(halted) })
+	if l.cfg.Observer != nil {
+		l.cfg.Observer.LaunchStart(&l.g)
+	}
+	var wg sync.WaitGroup
+	for range l.slots {
+		wg.Go(l.runSlot)
+	}
+	wg.Wait()
+	if !cancelWatch() {
+		<-halted // the AfterFunc goroutine must not outlive Launch
+	}
+	err := l.result(ctx)
+	if l.cfg.Observer != nil {
+		l.cfg.Observer.LaunchEnd(&l.g, err)
+	}
+	return err
+}
+
+// runSlot is one resident block slot: it runs blocks until none are left.
+func (l *launch) runSlot() {
+	s := newSlot(l)
+	defer s.close()
+	for !l.stop.Load() {
+		id := int(l.next.Add(1) - 1)
+		if id >= l.g.Blocks {
+			return
+		}
+		s.runBlock(id)
+	}
+}
+
+// halt stops the launch: threads end at their next runtime call and blocked
+// threads are released.
+func (l *launch) halt() {
+	l.haltOnce.Do(func() {
+		l.stop.Store(true)
+		close(l.stopCh)
+	})
+}
+
+// record keeps a thread's error.
+func (l *launch) record(e *ThreadError) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.errs) < maxErrors {
+		l.errs = append(l.errs, e)
+		return
+	}
+	l.dropped++
+}
+
+// result joins the recorded errors in global thread order, after the
+// cancellation cause if ctx ended the launch.
+func (l *launch) result(ctx context.Context) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	slices.SortStableFunc(l.errs, func(a, b *ThreadError) int { return cmp.Compare(a.GlobalID, b.GlobalID) })
+	var errs []error
+	if err := ctx.Err(); err != nil && l.stop.Load() {
+		errs = append(errs, fmt.Errorf("gpu: %s: stopped: %w", l.g.Name, err))
+	}
+	for _, e := range l.errs {
+		errs = append(errs, e)
+	}
+	if l.dropped > 0 {
+		errs = append(errs, fmt.Errorf("gpu: %s: %d more thread errors not shown", l.g.Name, l.dropped))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,182 @@
+package gpu
+
+import (
+	"fmt"
+
+	"github.com/warpguard/warpguard/scope"
+)
+
+// An Observer watches a launch: every memory access, fence and completed
+// barrier or collective of every thread, and the start and end of the launch
+// and of each block. Package race implements it; gpu never imports race.
+//
+// Methods are called inline on the goroutine of the thread that caused the
+// event, so many calls run concurrently and an Observer must be safe for
+// that. Calls made by one thread follow its program order. A *Thread passed
+// to a method is valid only during the call: the runtime reuses Thread values
+// across blocks.
+//
+// With no observer configured, an access costs the runtime one nil check.
+type Observer interface {
+	// LaunchStart is called once before any thread of the launch runs.
+	LaunchStart(g *Grid)
+	// LaunchEnd is called once after every thread has finished, with the
+	// error Launch is about to return.
+	LaunchEnd(g *Grid, err error)
+	// BlockStart is called before the first thread of a block runs, on the
+	// goroutine that will run the block; BlockEnd after its last thread has
+	// finished. A block's shared memories live from BlockStart to BlockEnd.
+	BlockStart(g *Grid, block int)
+	BlockEnd(g *Grid, block int)
+	// Access is called after thread t performed the access a.
+	Access(t *Thread, a Access)
+	// Fence is called when t executes a memory fence of scope s.
+	Fence(t *Thread, s scope.Scope)
+	// Sync is called once per completed barrier or collective, by the last
+	// participant to arrive, while every other participant is still held
+	// inside it: each participant's operations before the barrier happen
+	// before the call, and none of its operations after the barrier.
+	Sync(t *Thread, s Sync)
+}
+
+// A Grid describes one launch to an [Observer]. Its fields are set before
+// LaunchStart and never change.
+type Grid struct {
+	ID          uint64 // unique on its device
+	Name        string // Config.Name
+	Device      *Device
+	GridDim     Dim3
+	BlockDim    Dim3
+	Blocks      int // GridDim.Size()
+	BlockSize   int // threads per block, BlockDim.Size()
+	Threads     int // Blocks * BlockSize
+	WarpSize    int
+	Warps       int // warps per block, the last one possibly partial
+	Cooperative bool
+}
+
+// An Op is the operation of an [Access].
+type Op uint8
+
+// The operations. Every Op from OpAdd on is an atomic read-modify-write.
+const (
+	OpLoad  Op = iota // read
+	OpStore           // write
+	OpAdd             // atomicAdd
+	OpSub             // atomicSub
+	OpExch            // atomicExch
+	OpCAS             // atomicCAS
+	OpMin             // atomicMin
+	OpMax             // atomicMax
+	OpAnd             // atomicAnd
+	OpOr              // atomicOr
+	OpXor             // atomicXor
+	OpInc             // atomicInc: old >= arg ? 0 : old+1
+	OpDec             // atomicDec: old == 0 || old > arg ? arg : old-1
+)
+
+var opNames = [...]string{"load", "store", "atomicAdd", "atomicSub", "atomicExch", "atomicCAS",
+	"atomicMin", "atomicMax", "atomicAnd", "atomicOr", "atomicXor", "atomicInc", "atomicDec"}
+
+// String returns the operation's CUDA-style name, such as "load" or "atomicCAS".
+func (o Op) String() string {
+	if int(o) < len(opNames) {
+		return opNames[o]
+	}
+	return fmt.Sprintf("op(%d)", uint8(o))
+}
+
+// IsRMW reports whether o is an atomic read-modify-write.
+func (o Op) IsRMW() bool { return o >= OpAdd }
+
+// Reads reports whether o reads memory: loads and every read-modify-write.
+func (o Op) Reads() bool { return o != OpStore }
+
+// Writes reports whether o may write memory: stores and every
+// read-modify-write (a failed CAS counts, as it does for CUDA's detectors).
+func (o Op) Writes() bool { return o != OpLoad }
+
+// An Order is the memory-ordering strength of an [Access].
+type Order uint8
+
+// The orders, from weakest.
+const (
+	Weak    Order = iota // a plain access: no ordering, may be torn or cached in CUDA
+	Relaxed              // a strong relaxed access: CUDA volatile, atomics, atomic_ref relaxed
+	Acquire              // atomic_ref load(memory_order_acquire)
+	Release              // atomic_ref store(memory_order_release)
+)
+
+// String returns "weak", "relaxed", "acquire" or "release".
+func (o Order) String() string {
+	switch o {
+	case Weak:
+		return "weak"
+	case Relaxed:
+		return "relaxed"
+	case Acquire:
+		return "acquire"
+	case Release:
+		return "release"
+	}
+	return fmt.Sprintf("order(%d)", uint8(o))
+}
+
+// An Access describes one element access to an [Observer].
+type Access struct {
+	Mem    *Memory
+	Index  int    // element index
+	Offset uint64 // byte offset of the element in Mem; Mem.Base+Offset is its address
+	Size   uint8  // bytes accessed
+	Op     Op
+	Order  Order
+	// Scope is the access's scope: the scope argument of atomics, acquire
+	// loads and release stores; System for volatile accesses, as PTX
+	// .volatile is relaxed at system scope; Thread for weak accesses.
+	Scope scope.Scope
+	// Raw bit patterns (the low Size bytes) of the values involved: Old is
+	// the value read (loads and RMWs), Arg the value written or the RMW's
+	// operand, Cmp the comparand of a CAS.
+	Old, Arg, Cmp uint64
+}
+
+// Addr returns the byte address of the accessed element in its space.
+func (a Access) Addr() uint64 { return a.Mem.Base + a.Offset }
+
+// Succeeded reports whether a CAS access swapped: its old value matched the
+// comparand. For other operations it reports true.
+func (a Access) Succeeded() bool { return a.Op != OpCAS || a.Old == a.Cmp }
+
+// A SyncKind is the kind of barrier or collective a [Sync] reports.
+type SyncKind uint8
+
+// The kinds of synchronization reported to Observer.Sync.
+const (
+	SyncThreads SyncKind = iota // __syncthreads and its count/and/or variants; cg block sync
+	SyncWarp                    // __syncwarp(mask) and warp-collective intrinsics
+	SyncGrid                    // cg::grid_group::sync
+)
+
+// String returns "syncthreads", "syncwarp" or "grid.sync".
+func (k SyncKind) String() string {
+	switch k {
+	case SyncThreads:
+		return "syncthreads"
+	case SyncWarp:
+		return "syncwarp"
+	case SyncGrid:
+		return "grid.sync"
+	}
+	return fmt.Sprintf("sync(%d)", uint8(k))
+}
+
+// A Sync describes a completed barrier or collective: which threads met.
+type Sync struct {
+	Kind  SyncKind
+	Block int    // linear block id; -1 for SyncGrid
+	Warp  int    // global warp id for SyncWarp; -1 otherwise
+	Mask  uint64 // SyncWarp: the lanes that met; others: 0
+	// Op names the collective for SyncWarp ("syncwarp", "shfl", "ballot",
+	// ...) and is empty for barriers.
+	Op string
+}

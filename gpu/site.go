@@ -1,0 +1,114 @@
+package gpu
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+)
+
+// pkgPrefix prefixes the names of this package's functions in stack frames.
+const pkgPrefix = "github.com/warpguard/warpguard/gpu."
+
+// A Site is a source location in kernel code: the line that made an access
+// or reached a barrier. The zero Site is unknown. Sites are comparable and
+// interned per device, so equal locations compare equal.
+type Site struct{ f *siteFrame }
+
+type siteFrame struct {
+	file, function string
+	line           int
+}
+
+// File returns the site's file path, or "" if unknown.
+func (s Site) File() string {
+	if s.f == nil {
+		return ""
+	}
+	return s.f.file
+}
+
+// Line returns the site's line, or 0 if unknown.
+func (s Site) Line() int {
+	if s.f == nil {
+		return 0
+	}
+	return s.f.line
+}
+
+// Function returns the fully qualified name of the site's function.
+func (s Site) Function() string {
+	if s.f == nil {
+		return ""
+	}
+	return s.f.function
+}
+
+// IsZero reports whether the site is unknown.
+func (s Site) IsZero() bool { return s.f == nil }
+
+// String returns "file:line", or "?" if the site is unknown.
+func (s Site) String() string {
+	if s.f == nil {
+		return "?"
+	}
+	return fmt.Sprintf("%s:%d", s.f.file, s.f.line)
+}
+
+// Caller returns the kernel source line that called into the runtime on
+// the way to the current call: called from an Observer method, the line of
+// the access, fence or barrier being observed. It walks the stack, so it
+// costs a few hundred ns; observers call it only when they keep history.
+func (t *Thread) Caller() Site {
+	var pcs stack
+	runtime.Callers(2, pcs[:])
+	return t.blk.l.d.sites.lookup(&pcs)
+}
+
+// stack is a fixed-size call stack, usable as a map key.
+type stack [32]uintptr
+
+// siteCache interns the Site of each distinct call stack.
+type siteCache struct {
+	mu sync.RWMutex
+	m  map[stack]Site
+}
+
+func (c *siteCache) lookup(pcs *stack) Site {
+	c.mu.RLock()
+	s, ok := c.m[*pcs]
+	c.mu.RUnlock()
+	if ok {
+		return s
+	}
+	s = resolve(pcs)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = make(map[stack]Site)
+	}
+	if old, ok := c.m[*pcs]; ok {
+		return old
+	}
+	c.m[*pcs] = s
+	return s
+}
+
+// resolve finds the first frame past this package's frames: the kernel
+// code that called the runtime. Frames above them belong to the observer.
+func resolve(pcs *stack) Site {
+	frames := runtime.CallersFrames(pcs[:])
+	inPkg := false
+	for {
+		fr, more := frames.Next()
+		switch {
+		case strings.HasPrefix(fr.Function, pkgPrefix):
+			inPkg = true
+		case inPkg && fr.Function != "":
+			return Site{&siteFrame{file: fr.File, line: fr.Line, function: fr.Function}}
+		}
+		if !more {
+			return Site{}
+		}
+	}
+}

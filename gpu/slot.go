@@ -1,0 +1,99 @@
+package gpu
+
+import "errors"
+
+// An executor runs the threads of one block and provides the block-level
+// waiting they need. Each slot has its own executor value, used by one block
+// at a time.
+type executor interface {
+	// run runs every thread of the slot's current block to completion.
+	run()
+	// barrier makes t wait until every live thread of its block has arrived.
+	barrier(t *Thread, pred bool)
+	// exit records that t's kernel returned or failed.
+	exit(t *Thread)
+	// yield lets other threads run while t spins.
+	yield(t *Thread)
+	// close releases the executor's resources when its slot ends.
+	close()
+}
+
+// A slot is one resident block slot of an SM: the block it is running, its
+// threads and the executor that runs them. Slots are reused across blocks,
+// so a grid of any size runs in memory bounded by its resident blocks.
+type slot struct {
+	l       *launch
+	blk     block
+	threads []Thread
+	exec    executor
+}
+
+func newSlot(l *launch) *slot {
+	s := &slot{l: l, threads: make([]Thread, l.g.BlockSize)}
+	if l.cfg.Executor == Goroutines {
+		s.exec = &goExec{s: s}
+	} else {
+		s.exec = &fiberExec{s: s}
+	}
+	s.blk.l, s.blk.exec = l, s.exec
+	for i := range s.threads {
+		t := &s.threads[i]
+		t.blk, t.obs, t.stop, t.rank = &s.blk, l.cfg.Observer, &l.stop, i
+	}
+	return s
+}
+
+func (s *slot) close() { s.exec.close() }
+
+// runBlock runs block id on the slot.
+func (s *slot) runBlock(id int) {
+	s.blk.reset(id)
+	base := id * s.l.g.BlockSize
+	for i := range s.threads {
+		t := &s.threads[i]
+		t.gid, t.spins, t.obsState, t.fib = base+i, 0, nil, nil
+	}
+	obs := s.l.cfg.Observer
+	if obs != nil {
+		obs.BlockStart(&s.l.g, id)
+	}
+	s.exec.run()
+	if obs != nil {
+		obs.BlockEnd(&s.l.g, id)
+	}
+}
+
+// errGoexit is the error of a thread whose kernel called runtime.Goexit,
+// for example through testing.T.FailNow.
+var errGoexit = errors.New("kernel called runtime.Goexit (t.FailNow or require in a kernel thread?); record results and assert after Launch returns")
+
+// runThread runs the kernel for t and turns however it ends into t's
+// result.
+func (s *slot) runThread(t *Thread) {
+	normal := false
+	defer func() { s.finish(t, recover(), normal) }()
+	s.l.kernel(t)
+	normal = true
+}
+
+func (s *slot) finish(t *Thread, r any, normal bool) {
+	err := recovered(r)
+	if r == nil && !normal {
+		err = errGoexit
+	}
+	if err != nil && err != errStopped {
+		s.l.record(t.threadError(err))
+		if halts(err) {
+			s.l.halt()
+		}
+	}
+	s.exec.exit(t)
+}
+
+// halts reports whether err stops the whole launch: panics do, as a fault
+// aborts a CUDA kernel; an out-of-range index or a misused intrinsic stops
+// only its thread.
+func halts(err error) bool {
+	var p *PanicError
+	return errors.As(err, &p) || err == errGoexit
+}

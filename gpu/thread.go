@@ -1,0 +1,88 @@
+package gpu
+
+import (
+	"sync/atomic"
+
+	"github.com/warpguard/warpguard/scope"
+)
+
+// A Kernel is the code every thread of a launch runs, CUDA's __global__
+// function. It reads its coordinates from t and touches memory through
+// [Buffer] methods, which take t as their first argument.
+type Kernel func(t *Thread)
+
+// A Thread is one emulated GPU thread: its coordinates in the launch and its
+// handle on the runtime. The runtime creates it and passes it to the kernel;
+// it must not be used after the kernel returns or by another goroutine.
+type Thread struct {
+	obs  Observer     // copied from the launch so the access path reads one field
+	stop *atomic.Bool // set when the launch must stop at the next runtime call
+	blk  *block
+	rank int // linear id in the block
+	gid  int // linear id in the grid
+
+	spins     int    // strong accesses since the thread last yielded
+	fib       *fiber // the fiber running this thread, under the fiber executor
+	barResult int    // true predicates in the barrier round the thread last left
+	barN      int    // participants in that round
+	obsState  any
+}
+
+// ThreadIdx returns the thread's index in its block, CUDA's threadIdx.
+func (t *Thread) ThreadIdx() Dim3 { return t.blk.l.g.BlockDim.index(t.rank) }
+
+// BlockIdx returns the block's index in the grid, CUDA's blockIdx.
+func (t *Thread) BlockIdx() Dim3 { return t.blk.idx }
+
+// BlockDim returns the block's extent, CUDA's blockDim.
+func (t *Thread) BlockDim() Dim3 { return t.blk.l.g.BlockDim }
+
+// GridDim returns the grid's extent, CUDA's gridDim.
+func (t *Thread) GridDim() Dim3 { return t.blk.l.g.GridDim }
+
+// Rank returns the thread's linear index in its block, x fastest
+// (cooperative groups' thread_block::thread_rank).
+func (t *Thread) Rank() int { return t.rank }
+
+// Block returns the block's linear index in the grid, x fastest.
+func (t *Thread) Block() int { return t.blk.id }
+
+// GlobalID returns the thread's linear index in the grid:
+// Block()*BlockDim().Size() + Rank(). For 1-D launches it equals
+// blockIdx.x*blockDim.x + threadIdx.x.
+func (t *Thread) GlobalID() int { return t.gid }
+
+// Lane returns the thread's lane in its warp: Rank() mod the warp size.
+func (t *Thread) Lane() int { return t.rank & (t.blk.l.g.WarpSize - 1) }
+
+// Warp returns the index of the thread's warp in its block.
+func (t *Thread) Warp() int { return t.rank / t.blk.l.g.WarpSize }
+
+// GlobalWarp returns the index of the thread's warp in the grid.
+func (t *Thread) GlobalWarp() int { return t.blk.id*t.blk.l.g.Warps + t.Warp() }
+
+// Place returns the thread's global thread, warp and block ids, the
+// coordinates [scope.Common] compares.
+func (t *Thread) Place() scope.Place {
+	return scope.Place{Thread: t.gid, Warp: t.GlobalWarp(), Block: t.blk.id}
+}
+
+// Grid returns the description of the launch the thread belongs to.
+func (t *Thread) Grid() *Grid { return &t.blk.l.g }
+
+// ObserverState returns the value last stored by SetObserverState, for an
+// Observer that keeps per-thread state on the thread itself.
+func (t *Thread) ObserverState() any { return t.obsState }
+
+// SetObserverState stores v on the thread for the Observer. The runtime
+// clears it when the Thread is reused for another thread.
+func (t *Thread) SetObserverState(v any) { t.obsState = v }
+
+// check stops the thread if its launch has been stopped. It is the first
+// thing every runtime call does, so cancellation takes effect at the next
+// call.
+func (t *Thread) check() {
+	if t.stop.Load() {
+		t.stopped()
+	}
+}

@@ -1,0 +1,77 @@
+package gpu
+
+import (
+	"errors"
+	"fmt"
+)
+
+// CUDA's launch limits beyond those in DeviceConfig.
+const (
+	maxBlockX, maxBlockY, maxBlockZ = 1024, 1024, 64
+	maxGridX, maxGridYZ             = 1<<31 - 1, 65535
+)
+
+// ErrCooperativeLaunchTooLarge is returned for a cooperative launch whose
+// grid does not fit in the device's resident block slots at once, as CUDA
+// returns cudaErrorCooperativeLaunchTooLarge.
+var ErrCooperativeLaunchTooLarge = errors.New("gpu: cooperative launch too large")
+
+// newLaunch validates cfg and prepares a launch of k, or returns an error
+// naming the first thing that is wrong.
+func (d *Device) newLaunch(cfg Config, k Kernel) (*launch, error) {
+	if cfg.Name == "" {
+		cfg.Name = "kernel"
+	}
+	if k == nil {
+		return nil, fmt.Errorf("gpu: %s: nil kernel", cfg.Name)
+	}
+	grid, block := cfg.Grid.norm(), cfg.Block.norm()
+	if err := d.validate(cfg, grid, block); err != nil {
+		return nil, fmt.Errorf("gpu: %s: %w", cfg.Name, err)
+	}
+	l := &launch{d: d, cfg: cfg, kernel: k, stopCh: make(chan struct{})}
+	ws := d.cfg.WarpSize
+	l.g = Grid{
+		ID: d.nextID.Add(1), Name: cfg.Name, Device: d,
+		GridDim: grid, BlockDim: block, Blocks: grid.Size(), BlockSize: block.Size(),
+		WarpSize: ws, Warps: (block.Size() + ws - 1) / ws, Cooperative: cfg.Cooperative,
+	}
+	l.g.Threads = l.g.Blocks * l.g.BlockSize
+	resident := d.residentBlocks(l.g.BlockSize)
+	if cfg.Cooperative && l.g.Blocks > resident {
+		return nil, fmt.Errorf("%w: %s: %d blocks of %d threads, but the device holds %d such blocks at once",
+			ErrCooperativeLaunchTooLarge, cfg.Name, l.g.Blocks, l.g.BlockSize, resident)
+	}
+	l.slots = min(resident, l.g.Blocks)
+	return l, nil
+}
+
+func (d *Device) validate(cfg Config, grid, block Dim3) error {
+	switch {
+	case block.X < 1 || block.Y < 1 || block.Z < 1:
+		return fmt.Errorf("block dimensions %v must be positive", cfg.Block)
+	case block.X > maxBlockX || block.Y > maxBlockY || block.Z > maxBlockZ:
+		return fmt.Errorf("block dimensions %v exceed the limits (%d,%d,%d)", block, maxBlockX, maxBlockY, maxBlockZ)
+	case block.Size() > d.cfg.MaxThreadsPerBlock:
+		return fmt.Errorf("block %v has %d threads; the device allows %d", block, block.Size(), d.cfg.MaxThreadsPerBlock)
+	case grid.X < 1 || grid.Y < 1 || grid.Z < 1:
+		return fmt.Errorf("grid dimensions %v must be positive", cfg.Grid)
+	case grid.X > maxGridX || grid.Y > maxGridYZ || grid.Z > maxGridYZ:
+		return fmt.Errorf("grid dimensions %v exceed the limits (%d,%d,%d)", grid, maxGridX, maxGridYZ, maxGridYZ)
+	case cfg.DynamicShared < 0 || cfg.DynamicShared > d.cfg.SharedMemPerBlock:
+		return fmt.Errorf("dynamic shared memory of %d bytes; the device allows 0 to %d per block", cfg.DynamicShared, d.cfg.SharedMemPerBlock)
+	case cfg.Executor > Goroutines:
+		return fmt.Errorf("unknown %v", cfg.Executor)
+	}
+	if int64(grid.Size())*int64(block.Size()) > 1<<40 {
+		return fmt.Errorf("grid %v of blocks %v has more than 2^40 threads", grid, block)
+	}
+	return nil
+}
+
+// residentBlocks returns how many blocks of n threads the device holds at
+// once: its SMs times the blocks one SM holds.
+func (d *Device) residentBlocks(n int) int {
+	perSM := min(d.cfg.MaxBlocksPerSM, d.cfg.MaxThreadsPerSM/n)
+	return d.cfg.SMs * max(perSM, 1)
+}
