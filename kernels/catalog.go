@@ -1,0 +1,147 @@
+// Package kernels is a catalog of GPU-style algorithms written for the gpu
+// runtime: the ScoR suite's microbenchmarks and applications, iGUARD's extra
+// workloads, and library algorithms a Go programmer reaches for (reduce,
+// scan, histogram, sort, ...). Each entry generates its own input, checks
+// its output against a sequential Go reference, and lists the races that
+// can be injected into it, each behind its own switch, with the kinds of
+// race the detector must report.
+//
+// Every clean kernel is race-free under independent thread scheduling: it
+// has the __syncwarp calls ScoR's CUDA code leaves out.
+package kernels
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"slices"
+
+	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/race"
+)
+
+// A Size selects an input size.
+type Size uint8
+
+// The input sizes.
+const (
+	Default Size = iota // small enough for CI: the whole suite runs in seconds
+	Paper               // the ScoR inputs' sizes
+)
+
+// String returns "default" or "paper".
+func (s Size) String() string {
+	if s == Paper {
+		return "paper"
+	}
+	return "default"
+}
+
+// ParseSize returns the Size named "default" or "paper".
+func ParseSize(s string) (Size, error) {
+	switch s {
+	case "default", "":
+		return Default, nil
+	case "paper":
+		return Paper, nil
+	}
+	return 0, fmt.Errorf("kernels: unknown size %q (want default or paper)", s)
+}
+
+// An Injection is one race that can be switched into a kernel.
+type Injection struct {
+	Name   string      // switch name, unique within its kernel
+	Doc    string      // what the injection changes
+	Expect []race.Kind // kinds of race the detector must report; any one of them per reported race is right
+	// Where is the name of the Go function (as runtime.Frame.Function ends)
+	// that holds the injected code; a report is at the injected code when
+	// one of its two sites is in that function.
+	Where string
+}
+
+// Params selects one configuration of a kernel.
+type Params struct {
+	Size   Size
+	Seed   int64  // input generator seed
+	Inject string // an Injection's Name, or "" for the clean kernel
+}
+
+// A LaunchFunc launches one kernel on the device. A Run calls it for each of
+// its launches, so the caller decides the executor and observer.
+type LaunchFunc func(ctx context.Context, cfg gpu.Config, k gpu.Kernel) error
+
+// A Run is a prepared configuration of a kernel, its input on the device.
+type Run struct {
+	// Launch performs the kernel's launches, in order, through launch.
+	Launch func(ctx context.Context, launch LaunchFunc) error
+	// Check compares the output with the sequential reference, returning an
+	// error that says what differs.
+	Check func() error
+}
+
+// A Kernel is one catalog entry.
+type Kernel struct {
+	Name string // "micro/race_interblock_blkfence_raw", "scor/reduction", "lib/scan", ...
+	Doc  string // what it computes and how it synchronizes
+	// Cooperative reports that the kernel needs every block resident at
+	// once: a cooperative launch, or blocks that wait on each other.
+	Cooperative bool
+	// Racy reports that even the clean configuration has a race (a ScoR
+	// "race_" microbenchmark); its expected kinds are in Expect.
+	Racy       bool
+	Expect     []race.Kind
+	Injections []Injection
+	// Setup allocates and fills the input on d.
+	Setup func(d *gpu.Device, p Params) (*Run, error)
+}
+
+// Injection returns the injection called name.
+func (k *Kernel) Injection(name string) (Injection, bool) {
+	i := slices.IndexFunc(k.Injections, func(in Injection) bool { return in.Name == name })
+	if i < 0 {
+		return Injection{}, false
+	}
+	return k.Injections[i], true
+}
+
+// Expected returns the race kinds the detector must report for a
+// configuration: the injection's, or the kernel's own for a racy kernel,
+// or none.
+func (k *Kernel) Expected(inject string) []race.Kind {
+	if inject == "" {
+		return k.Expect
+	}
+	in, _ := k.Injection(inject)
+	return in.Expect
+}
+
+// A Catalog is a list of kernels in a stable order.
+type Catalog []*Kernel
+
+// Lookup returns the kernel called name.
+func (c Catalog) Lookup(name string) (*Kernel, bool) {
+	i := slices.IndexFunc(c, func(k *Kernel) bool { return k.Name == name })
+	if i < 0 {
+		return nil, false
+	}
+	return c[i], true
+}
+
+// Match returns the kernels whose names match the path.Match pattern glob;
+// the empty pattern matches every kernel.
+func (c Catalog) Match(glob string) (Catalog, error) {
+	if glob == "" {
+		return c, nil
+	}
+	var out Catalog
+	for _, k := range c {
+		ok, err := path.Match(glob, k.Name)
+		if err != nil {
+			return nil, fmt.Errorf("kernels: bad pattern %q: %w", glob, err)
+		}
+		if ok {
+			out = append(out, k)
+		}
+	}
+	return out, nil
+}
