@@ -40,12 +40,14 @@ func (e *fiberExec) run() {
 		if l.stop.Load() {
 			e.releaseWaiters()
 		}
+		// Start new threads before resuming waiting ones: a thread that
+		// yields while spinning may be waiting for one not started yet.
 		var f *fiber
 		switch {
-		case e.head < len(e.runq):
-			f = e.pop().fib
 		case e.started < n && !l.stop.Load():
 			f = e.idle()
+		case e.head < len(e.runq):
+			f = e.pop().fib
 		default:
 			return
 		}

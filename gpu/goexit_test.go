@@ -1,0 +1,5 @@
+package gpu_test
+
+import "runtime"
+
+func runtimeGoexit() { runtime.Goexit() }
