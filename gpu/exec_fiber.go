@@ -17,6 +17,7 @@ import (
 // handoff, so the block state needs no lock.
 type fiberExec struct {
 	s       *slot
+	all     []*fiber  // every fiber the slot created, for close
 	pool    []*fiber  // idle fibers
 	runq    []*Thread // waiting threads that may go on, in FIFO order
 	head    int       // first live entry of runq
@@ -89,6 +90,7 @@ func (e *fiberExec) idle() *fiber {
 	}
 	f := &fiber{ex: e}
 	f.next, f.stop = iter.Pull(f.loop)
+	e.all = append(e.all, f)
 	return f
 }
 
@@ -153,13 +155,11 @@ func (e *fiberExec) releaseWaiters() {
 }
 
 // close ends every fiber of the slot. A fiber still parked (its launch
-// stopped) sees its yield fail and unwinds its thread.
+// stopped, or the slot is unwinding from a runtime.Goexit) sees its yield
+// fail and unwinds its thread; stopping a finished fiber does nothing.
 func (e *fiberExec) close() {
-	for _, f := range e.pool {
+	for _, f := range e.all {
 		f.stop()
 	}
-	for _, t := range e.runq[e.head:] {
-		t.fib.stop()
-	}
-	e.pool = nil
+	e.all, e.pool = nil, nil
 }

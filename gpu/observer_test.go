@@ -1,0 +1,143 @@
+package gpu_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/scope"
+)
+
+// recorder is an Observer that writes every event as a line.
+type recorder struct {
+	mu     sync.Mutex
+	events []string
+	sites  bool // record the caller's file:line with each access
+}
+
+func (r *recorder) add(format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = append(r.events, fmt.Sprintf(format, args...))
+}
+
+func (r *recorder) LaunchStart(g *gpu.Grid) { r.add("start %s %d", g.Name, g.Threads) }
+func (r *recorder) LaunchEnd(g *gpu.Grid, err error) {
+	r.add("end %s %v", g.Name, err)
+}
+func (r *recorder) BlockStart(_ *gpu.Grid, b int) { r.add("block %d start", b) }
+func (r *recorder) BlockEnd(_ *gpu.Grid, b int)   { r.add("block %d end", b) }
+func (r *recorder) Access(t *gpu.Thread, a gpu.Access) {
+	site := ""
+	if r.sites {
+		c := t.Caller()
+		site = fmt.Sprintf(" at %s:%d", filepath.Base(c.File()), c.Line())
+	}
+	r.add("t%d %v %s[%d] off=%d size=%d %v %v old=%d arg=%d cmp=%d ok=%v%s",
+		t.GlobalID(), a.Op, a.Mem.Name, a.Index, a.Offset, a.Size, a.Order, a.Scope, a.Old, a.Arg, a.Cmp, a.Succeeded(), site)
+}
+func (r *recorder) Fence(t *gpu.Thread, s scope.Scope) { r.add("t%d fence %v", t.GlobalID(), s) }
+func (r *recorder) Sync(t *gpu.Thread, s gpu.Sync) {
+	r.add("sync %v block %d", s.Kind, s.Block)
+}
+
+func TestObserverEvents(t *testing.T) {
+	t.Parallel()
+	d := newDevice(t)
+	x := gpu.FromHost(d, "x", []uint32{5, 0})
+	rec := &recorder{}
+	cfg := gpu.Config{Name: "obs", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Observer: rec}
+	require.NoError(t, d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
+		x.Store(t, 1, x.Load(t, 0))
+		t.ThreadFence()
+		x.AtomicCAS(t, 0, 5, 9, scope.Block)
+		x.AtomicCAS(t, 0, 5, 7, scope.Device)
+		x.StoreRelease(t, 1, 3, scope.Device)
+		x.LoadVolatile(t, 1)
+		t.SyncThreads()
+	}))
+	want := []string{
+		"start obs 1",
+		"block 0 start",
+		"t0 load x[0] off=0 size=4 weak thread old=5 arg=0 cmp=0 ok=true",
+		"t0 store x[1] off=4 size=4 weak thread old=0 arg=5 cmp=0 ok=true",
+		"t0 fence device",
+		"t0 atomicCAS x[0] off=0 size=4 relaxed block old=5 arg=9 cmp=5 ok=true",
+		"t0 atomicCAS x[0] off=0 size=4 relaxed device old=9 arg=7 cmp=5 ok=false",
+		"t0 store x[1] off=4 size=4 release device old=0 arg=3 cmp=0 ok=true",
+		"t0 load x[1] off=4 size=4 relaxed system old=3 arg=0 cmp=0 ok=true",
+		"sync syncthreads block 0",
+		"block 0 end",
+		"end obs <nil>",
+	}
+	require.Equal(t, want, rec.events)
+}
+
+func TestObserverSeesEveryAccess(t *testing.T) {
+	eachExecutor(t, func(t *testing.T, ex gpu.Executor) {
+		d := newDevice(t)
+		x := gpu.Alloc[int64](d, "x", 1)
+		rec := &recorder{}
+		cfg := gpu.Config{Grid: gpu.Dim3{X: 3}, Block: gpu.Dim3{X: 50}, Observer: rec, Executor: ex}
+		require.NoError(t, d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
+			x.AtomicAdd(t, 0, 1, scope.Device)
+			t.SyncThreads()
+		}))
+		count := func(prefix string) int {
+			return len(slices.DeleteFunc(slices.Clone(rec.events), func(e string) bool { return !strings.Contains(e, prefix) }))
+		}
+		require.Equal(t, 150, count("atomicAdd"))
+		require.Equal(t, 3, count("sync syncthreads"))
+		require.Equal(t, 3, count(" start"), "one BlockStart per block")
+	})
+}
+
+func TestCallerSite(t *testing.T) {
+	t.Parallel()
+	d := newDevice(t)
+	x := gpu.Alloc[int32](d, "x", 2)
+	rec := &recorder{sites: true}
+	cfg := gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 2}, Observer: rec}
+	_, _, line, _ := runtime.Caller(0)
+	require.NoError(t, d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
+		x.Store(t, t.Rank(), 1)            // line+2
+		storeVia(t, x)                     // line+3: the helper's own line is reported
+		x.AtomicAdd(t, 0, 1, scope.Device) // line+4
+	}))
+	_, storeViaLine := runtime.FuncForPC(reflect.ValueOf(storeVia).Pointer()).FileLine(reflect.ValueOf(storeVia).Pointer())
+	want := []string{
+		fmt.Sprintf("observer_test.go:%d", line+2),
+		fmt.Sprintf("observer_test.go:%d", storeViaLine),
+		fmt.Sprintf("observer_test.go:%d", line+4),
+	}
+	var got []string
+	for _, e := range rec.events {
+		if i := strings.Index(e, " at "); i >= 0 && strings.HasPrefix(e, "t0 ") {
+			got = append(got, e[i+4:])
+		}
+	}
+	require.Equal(t, want, got)
+}
+
+// storeVia stores through a helper, declared on one line so that the
+// function's own line is the store's.
+func storeVia(t *gpu.Thread, x gpu.Buffer[int32]) { x.Store(t, 1, 2) }
+
+func TestSiteZero(t *testing.T) {
+	t.Parallel()
+	var s gpu.Site
+	require.True(t, s.IsZero())
+	require.Equal(t, "?", s.String())
+	require.Empty(t, s.File())
+	require.Zero(t, s.Line())
+	require.Empty(t, s.Function())
+}
