@@ -13,35 +13,36 @@ import (
 const spinYield = 64
 
 // at returns the address of element i, ending the thread if the launch has
-// stopped or i is out of range.
+// stopped or i is out of range. Both checks share one branch, and the slow
+// path is a bare panic rather than a call, so that at costs little enough
+// to inline into every access method: an access is then one call.
 func (b Buffer[T]) at(t *Thread, i int, op Op) unsafe.Pointer {
-	t.check()
-	if uint(i) >= uint(b.n) {
-		t.outOfRange(b.m, i, op)
+	if uint(i) >= uint(b.n) || t.stop.Load() {
+		panic(fault{b.m, i, b.n, op})
 	}
 	return b.ptr(i)
 }
 
 // atScoped is at for operations that take a scope argument.
 func (b Buffer[T]) atScoped(t *Thread, i int, op Op, s scope.Scope) unsafe.Pointer {
-	if !s.Valid() {
-		t.badScope(op, s)
+	if s > scope.System {
+		panic(scopeFault{op, s})
 	}
 	return b.at(t, i, op)
-}
-
-//go:noinline
-func (t *Thread) badScope(op Op, s scope.Scope) {
-	t.failf("%v with invalid %v", op, s)
 }
 
 // strong counts a strong access and yields every spinYield of them.
 func (t *Thread) strong() {
 	t.spins++
 	if t.spins >= spinYield {
-		t.spins = 0
-		t.blk.exec.yield(t)
+		t.yieldSpin()
 	}
+}
+
+//go:noinline
+func (t *Thread) yieldSpin() {
+	t.spins = 0
+	t.blk.exec.yield(t)
 }
 
 // notify reports an access to the observer. It is out of line so that the

@@ -22,7 +22,7 @@ func (b Buffer[T]) AtomicAdd(t *Thread, i int, v T, s scope.Scope) T {
 	}
 	p := b.atScoped(t, i, OpAdd, s)
 	old := addBits[T](p, toBits(v))
-	b.finish(t, i, OpAdd, s, old, toBits(v), 0)
+	b.finish(t, i, OpAdd, s, old, toBits(v))
 	return fromBits[T](old)
 }
 
@@ -35,7 +35,7 @@ func (b Buffer[T]) AtomicSub(t *Thread, i int, v T, s scope.Scope) T {
 func (b Buffer[T]) AtomicExch(t *Thread, i int, v T, s scope.Scope) T {
 	p := b.atScoped(t, i, OpExch, s)
 	old := swapBits[T](p, toBits(v))
-	b.finish(t, i, OpExch, s, old, toBits(v), 0)
+	b.finish(t, i, OpExch, s, old, toBits(v))
 	return fromBits[T](old)
 }
 
@@ -51,7 +51,8 @@ func (b Buffer[T]) AtomicCAS(t *Thread, i int, cmp, v T, s scope.Scope) T {
 			break
 		}
 	}
-	b.finish(t, i, OpCAS, s, old, n, c)
+	t.cmp = c
+	b.finish(t, i, OpCAS, s, old, n)
 	return fromBits[T](old)
 }
 
@@ -103,18 +104,31 @@ func (b Buffer[T]) rmw(t *Thread, i int, op Op, v T, s scope.Scope) T {
 		old := loadBits[T](p)
 		n := toBits(apply(op, fromBits[T](old), v))
 		if casBits[T](p, old, n) {
-			b.finish(t, i, op, s, old, toBits(v), 0)
+			b.finish(t, i, op, s, old, toBits(v))
 			return fromBits[T](old)
 		}
 	}
 }
 
-// finish reports a completed RMW and counts it as a strong access.
-func (b Buffer[T]) finish(t *Thread, i int, op Op, s scope.Scope, old, arg, cmp uint64) {
-	if t.obs != nil {
-		b.notify(t, i, op, Relaxed, s, old, arg, cmp)
+// finish reports a completed RMW and counts it as a strong access. The
+// observer and the yield share one out-of-line call so that finish inlines.
+// A CAS passes its comparand through t.cmp, keeping the call small, and
+// t.slowAt folds "observed" into the yield test (0 when observed).
+func (b Buffer[T]) finish(t *Thread, i int, op Op, s scope.Scope, old, arg uint64) {
+	t.spins++
+	if t.spins >= t.slowAt {
+		b.finishSlow(t, i, op, s, old, arg)
 	}
-	t.strong()
+}
+
+//go:noinline
+func (b Buffer[T]) finishSlow(t *Thread, i int, op Op, s scope.Scope, old, arg uint64) {
+	if t.obs != nil {
+		b.notify(t, i, op, Relaxed, s, old, arg, t.cmp)
+	}
+	if t.spins >= spinYield {
+		t.yieldSpin()
+	}
 }
 
 // apply computes the new value of an RMW from the old value and operand.

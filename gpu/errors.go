@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+
+	"github.com/warpguard/warpguard/scope"
 )
 
 // A ThreadError is an error raised by one thread: an out-of-range index, a
@@ -29,11 +31,12 @@ func (e *ThreadError) Unwrap() error { return e.Err }
 type RangeError struct {
 	Mem   *Memory
 	Index int
+	Len   int // elements in the accessed view
 	Op    Op
 }
 
 func (e *RangeError) Error() string {
-	return fmt.Sprintf("%v index %d out of range [0:%d] of %v", e.Op, e.Index, e.Mem.Len, e.Mem)
+	return fmt.Sprintf("%v index %d out of range [0:%d] of %v", e.Op, e.Index, e.Len, e.Mem)
 }
 
 // A PanicError is a panic raised by kernel code, recovered by the runtime.
@@ -73,12 +76,30 @@ func (t *Thread) failf(format string, args ...any) {
 // stopped ends the thread because its launch stopped. It does not return.
 func (t *Thread) stopped() { panic(abort{errStopped}) }
 
-//go:noinline
-func (t *Thread) outOfRange(m *Memory, i int, op Op) {
-	if m == nil {
-		t.failf("%v index %d of a zero Buffer", op, i)
+// fault is the panic value of an access that failed its fast check: the
+// launch stopped, or the index is out of range of the view's n elements.
+type fault struct {
+	m    *Memory
+	i, n int
+	op   Op
+}
+
+// scopeFault is the panic value of an operation given an invalid scope.
+type scopeFault struct {
+	op Op
+	s  scope.Scope
+}
+
+// err returns the fault's error: errStopped if the index was fine, so the
+// launch must have stopped, or a *RangeError.
+func (f fault) err() error {
+	switch {
+	case uint(f.i) < uint(f.n):
+		return errStopped
+	case f.m == nil:
+		return fmt.Errorf("%v index %d of a zero Buffer", f.op, f.i)
 	}
-	t.fail(&RangeError{Mem: m, Index: i, Op: op})
+	return &RangeError{Mem: f.m, Index: f.i, Len: f.n, Op: f.op}
 }
 
 // recovered turns the value a thread's root recovered into the thread's
@@ -90,6 +111,10 @@ func recovered(r any) error {
 		return nil
 	case abort:
 		return r.err
+	case fault:
+		return r.err()
+	case scopeFault:
+		return fmt.Errorf("%v with invalid %v", r.op, r.s)
 	default:
 		return &PanicError{Value: r, Stack: debug.Stack()}
 	}

@@ -39,6 +39,10 @@ func newSlot(l *launch) *slot {
 	for i := range s.threads {
 		t := &s.threads[i]
 		t.blk, t.obs, t.stop, t.rank = &s.blk, l.cfg.Observer, &l.stop, i
+		t.slowAt = spinYield
+		if t.obs != nil {
+			t.slowAt = 0
+		}
 	}
 	return s
 }

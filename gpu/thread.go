@@ -22,6 +22,8 @@ type Thread struct {
 	gid  int // linear id in the grid
 
 	spins     int    // strong accesses since the thread last yielded
+	cmp       uint64 // the comparand of the CAS being reported
+	slowAt    int    // spins at which an RMW takes its slow path: spinYield, or 0 if observed
 	fib       *fiber // the fiber running this thread, under the fiber executor
 	barResult int    // true predicates in the barrier round the thread last left
 	barN      int    // participants in that round
