@@ -62,12 +62,35 @@ func (e *fiberExec) run() {
 // startThreads is a fiber's work: start unstarted threads one after another
 // until none are left or one of them parks this fiber.
 func (e *fiberExec) startThreads(f *fiber) {
-	n, l := e.s.l.g.BlockSize, e.s.l
-	for e.started < n && !l.stop.Load() {
-		t := &e.s.threads[e.started]
+	for e.more() {
+		e.runSome(f)
+	}
+}
+
+func (e *fiberExec) more() bool {
+	return e.started < e.s.l.g.BlockSize && !e.s.l.stop.Load()
+}
+
+// runSome runs unstarted threads on f until none is left or one of them
+// ends abnormally. One deferred recover covers the whole run rather than
+// one per thread, which is most of a barrier-free thread's cost; after a
+// panic the caller starts a new run.
+func (e *fiberExec) runSome(f *fiber) {
+	var t *Thread
+	running := false
+	defer func() {
+		if running {
+			e.s.result(t, recover(), false)
+			e.exit(t)
+		}
+	}()
+	for e.more() {
+		t = &e.s.threads[e.started]
 		e.started++
-		t.fib = f
-		e.s.runThread(t)
+		t.fib, running = f, true
+		e.s.l.kernel(t)
+		running = false
+		e.exit(t)
 	}
 }
 

@@ -75,12 +75,18 @@ var errGoexit = errors.New("kernel called runtime.Goexit (t.FailNow or require i
 // result.
 func (s *slot) runThread(t *Thread) {
 	normal := false
-	defer func() { s.finish(t, recover(), normal) }()
+	defer func() {
+		s.result(t, recover(), normal)
+		s.exec.exit(t)
+	}()
 	s.l.kernel(t)
 	normal = true
 }
 
-func (s *slot) finish(t *Thread, r any, normal bool) {
+// result records the error of a thread that ended with recovered value r,
+// or abnormally with no value (runtime.Goexit), and halts the launch if the
+// error calls for it.
+func (s *slot) result(t *Thread, r any, normal bool) {
 	err := recovered(r)
 	if r == nil && !normal {
 		err = errGoexit
@@ -91,7 +97,6 @@ func (s *slot) finish(t *Thread, r any, normal bool) {
 			s.l.halt()
 		}
 	}
-	s.exec.exit(t)
 }
 
 // halts reports whether err stops the whole launch: panics do, as a fault
