@@ -1,0 +1,27 @@
+// Package warpguard runs CUDA-style kernels as grids of emulated GPU threads
+// in Go and catches the races GPU programmers actually write: an atomic,
+// fence or lock of too narrow a scope, a missing __syncwarp under
+// independent thread scheduling, a cooperative-groups sync of the wrong
+// group. This package holds no code; it is the map of the module.
+//
+// # Packages
+//
+//   - [github.com/warpguard/warpguard/scope]: the scope vocabulary (thread,
+//     warp, block, device, system) and which scope covers two threads.
+//   - [github.com/warpguard/warpguard/gpu]: the runtime. Devices, buffers,
+//     shared memory, launches, scoped atomics, fences, barriers, warp
+//     intrinsics and cooperative groups, and the Observer seam.
+//   - [github.com/warpguard/warpguard/race]: the scoped race detector, an
+//     Observer following iGUARD's design, and the test helper that fails a
+//     test on a scoped race.
+//   - [github.com/warpguard/warpguard/kernels]: GPU-style algorithms and the
+//     ScoR suite, each with a sequential reference and race-injection
+//     switches.
+//   - [github.com/warpguard/warpguard/bench]: the suite and benchmark
+//     harness behind the warpguard command (bench/cmd/warpguard).
+//
+// # Where to start
+//
+// Read the examples of package gpu (ExampleDevice_Launch, a SAXPY), then
+// run the suite: go run ./bench/cmd/warpguard suite.
+package warpguard

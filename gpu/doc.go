@@ -1,0 +1,51 @@
+// Package gpu runs CUDA-style kernels on the CPU: a grid of blocks of
+// threads, each thread a call of a Go function, with global and shared
+// memory, scoped atomics, fences and barriers that follow the semantics of a
+// Volta-class GPU under independent thread scheduling.
+//
+// A [Device] holds global memory ([Alloc], [FromHost]) and runs launches
+// ([Device.Launch]). A kernel is a func(*[Thread]); it reads its
+// coordinates from the Thread (ThreadIdx, BlockIdx, Lane, GlobalID, ...)
+// and touches memory through [Buffer] methods that take the Thread first:
+//
+//	err := d.Launch(ctx, gpu.Config{Grid: gpu.Dim3{X: n / 256}, Block: gpu.Dim3{X: 256}},
+//		func(t *gpu.Thread) {
+//			i := t.GlobalID()
+//			y.Store(t, i, a*x.Load(t, i)+y.Load(t, i))
+//		})
+//
+// # Memory
+//
+// Every element access is a sync/atomic operation on the host, so a kernel
+// that races is never a racy Go program: `go test -race` stays quiet, and
+// package race reports the emulated race instead. Accesses come in CUDA's
+// kinds: weak (Load, Store), strong relaxed (LoadVolatile, StoreVolatile),
+// scoped acquire/release (LoadAcquire, StoreRelease), scoped relaxed atomics
+// (AtomicLoad, AtomicStore) and scoped read-modify-writes (AtomicAdd, ...,
+// AtomicCAS). [Shared] and [DynamicShared] give per-block shared memory.
+//
+// # Execution
+//
+// Blocks are scheduled onto a bounded number of resident slots, as blocks
+// onto SMs, so a grid of millions of threads runs in bounded memory. An
+// [Executor] runs each block's threads: [Fibers] (the default) runs them as
+// plain calls on coroutines and switches only when a thread must wait;
+// [Goroutines] gives each thread a goroutine. Strong and atomic accesses are
+// yield points, so a thread spinning on a flag lets the thread that sets it
+// run under every executor; spin with them, never with weak loads, as CUDA
+// requires.
+//
+// # Observing
+//
+// An [Observer] set in [Config] sees every access, fence, completed barrier
+// and the start and end of each launch and block, inline on the thread's
+// goroutine. Package race implements it; with none set, an access pays one
+// nil check.
+//
+// # Errors
+//
+// An invalid configuration is rejected before any thread runs. A thread
+// that indexes out of range, misuses an operation or panics ends with a
+// [ThreadError] naming its coordinates; a panic stops the whole launch and
+// releases every barrier. Launch joins every thread's error.
+package gpu
