@@ -1,0 +1,270 @@
+package race
+
+import (
+	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/scope"
+)
+
+// flags are an entry's state bits (iGUARD's WRITE-word flags, plus
+// fWriter).
+type flags uint8
+
+const (
+	fValid    flags = 1 << iota // the entry has been accessed this launch
+	fModified                   // the last writer's write still needs checking
+	// fWriter: w holds a real writer. iGUARD zeroes the words on a first
+	// load and then reads a phantom writer, thread 0, whose block can set
+	// the sharing bits on data nobody wrote.
+	fWriter
+	// fBlkShared and fDevShared: readers the entry no longer remembers may
+	// exist in the last accessor's block, or in other blocks. Only one
+	// accessor is kept, so these make later writes check conservatively.
+	fBlkShared
+	fDevShared
+	fShared = fBlkShared | fDevShared
+)
+
+// record is one side of a potential race: who accessed, and the state of
+// that thread's synchronization at the time.
+type record struct {
+	th     *thread
+	fences [nFence]uint32 // th's fence counters at the access
+	bar    uint32         // th's block's barrier epoch
+	wep    uint32         // th's lane epoch in its warp
+	grid   uint32         // the launch's grid.Sync epoch
+	site   gpu.Site       // where, if history is on
+	op     gpu.Op
+	order  gpu.Order
+	scope  scope.Scope
+	strong bool
+}
+
+// access is the access being checked.
+type access struct {
+	rec   record
+	store bool     // the op may write
+	locks *lockSet // locks the thread holds
+}
+
+// now returns th's record for access a.
+func (th *thread) now(a gpu.Access) record {
+	return record{
+		th:     th,
+		fences: [nFence]uint32{th.fences[0].Load(), th.fences[1].Load(), th.fences[2].Load()},
+		bar:    th.blk.bar.Load(),
+		wep:    th.w.epoch(th.lane),
+		grid:   th.l.grid.Load(),
+		op:     a.Op, order: a.Order, scope: a.Scope,
+		strong: isStrong(a),
+	}
+}
+
+// isStrong reports whether a is an atomic access in the sense of the scope
+// rules: a read-modify-write, an acquire or release, or a relaxed atomic
+// load or store of block or device scope. Volatile accesses (relaxed,
+// system scope) count as data accesses, as in ScoR's labels, where a
+// volatile store against an atomic is a race; the runtime reports an
+// AtomicLoad/AtomicStore of system scope the same way, so those count as
+// data too.
+func isStrong(a gpu.Access) bool {
+	return a.Op.IsRMW() || a.Order >= gpu.Acquire || a.Order == gpu.Relaxed && a.Scope < scope.System
+}
+
+// A finding is a race check's verdict: the kind of race (0 for none), the
+// side the access raced with, and the entry state that explains it.
+type finding struct {
+	kind   Kind
+	prev   record
+	shared flags    // the sharing bits at the check
+	locks  *lockSet // the entry's lockset at the check
+}
+
+// check runs the race checks for c against the entry and updates it.
+// Preconditions: e locked.
+func (e *entry) check(c *access) finding {
+	if e.flags&fValid == 0 {
+		e.flags, e.locks = fValid, c.locks
+		e.record(c)
+		return finding{}
+	}
+	md := &e.r // stores and atomics are checked against the last accessor
+	if !c.store {
+		if e.flags&fWriter == 0 {
+			e.record(c) // nothing written yet: a read conflicts with nothing
+			return finding{}
+		}
+		md = &e.w // loads only against the last writer
+	}
+	f := finding{shared: e.flags & fShared, locks: e.locks}
+	if f.kind = e.decide(md, c); f.kind != 0 {
+		f.prev = *md
+	}
+	e.record(c)
+	return f
+}
+
+// record makes c the last accessor, and the last writer if it writes.
+func (e *entry) record(c *access) {
+	if c.store {
+		e.w = c.rec
+		e.flags |= fModified | fWriter
+	}
+	e.r = c.rec
+}
+
+// decide applies the race-free shortcuts and then the race checks, in
+// iGUARD's order (Table 2; iguard.md §3): the first that applies decides.
+func (e *entry) decide(md *record, c *access) Kind {
+	if e.ordered(md, c) {
+		return 0
+	}
+	if c.store || e.flags&fModified != 0 {
+		if k := e.race(md, c); k != 0 {
+			// The current access becomes the owner, as in iGUARD and ScoRD,
+			// so one missing fence is reported once, not at every access.
+			e.flags &^= fModified | fShared
+			e.locks = c.locks
+			return k
+		}
+	}
+	locked := !(e.locks.empty() && c.locks.empty()) // S4: properly locked
+	e.locks = e.locks.intersect(c.locks)
+	switch {
+	case c.store:
+		e.flags &^= fShared
+	case !locked:
+		e.share(c)
+	}
+	return 0
+}
+
+// ordered applies the shortcuts that need no history: program order, a
+// barrier in between, or two atomics of adequate scope. It updates the
+// lockset as iGUARD does on each path.
+func (e *entry) ordered(md *record, c *access) bool {
+	cur := &c.rec
+	sameBlock := md.th.blk == cur.th.blk
+	switch {
+	case e.programOrder(md, c):
+		if sameBlock && md.bar == cur.bar {
+			e.locks = e.locks.intersect(c.locks)
+		} else {
+			e.locks = c.locks
+		}
+	case md.grid != cur.grid:
+		// grid.Sync orders every thread of the grid, forgotten readers
+		// too (iGUARD has no native grid barrier to see).
+		e.flags &^= fShared
+		e.locks = c.locks
+	case sameBlock && md.bar != cur.bar && e.flags&fDevShared == 0:
+		e.flags &^= fBlkShared
+		e.locks = c.locks
+	case md.strong && cur.strong && covers(md.scope, md, cur) && covers(cur.scope, md, cur):
+		// Morally strong: both atomic, each scope covering both threads.
+		// iGUARD checks only the earlier access's scope (one-sided), so a
+		// block atomic after a device atomic from another block passed.
+		e.locks = e.locks.intersect(c.locks)
+	default:
+		return false
+	}
+	return true
+}
+
+// programOrder is iGUARD's S1 under independent thread scheduling: the
+// same thread, or a lane of the same warp that a chain of collectives has
+// ordered after md's access. Lanes are never assumed converged: iGUARD
+// trusts the active mask at the instruction, which says nothing about
+// memory order once lanes may interleave. A store also needs the sharing
+// bits clear, since forgotten readers may not be in program order.
+func (e *entry) programOrder(md *record, c *access) bool {
+	cur := &c.rec
+	if md.th.w != cur.th.w || c.store && e.flags&fShared != 0 {
+		return false
+	}
+	return md.th == cur.th || cur.th.w.after(cur.th.lane, md.th.lane, md.wep)
+}
+
+// covers reports whether scope s orders the threads of records a and b.
+func covers(s scope.Scope, a, b *record) bool {
+	return s.Covers(a.th.place(), b.th.place())
+}
+
+// fencedSince reports whether md's thread has executed a fence counted in
+// slot from or a wider one since md's access.
+func fencedSince(md *record, from int) bool {
+	for i := from; i < nFence; i++ {
+		if md.th.fences[i].Load() != md.fences[i] {
+			return true
+		}
+	}
+	return false
+}
+
+// need returns the narrowest fence that, executed by md's thread after its
+// access, orders it before c: any fence within a warp, a block fence within
+// a block, a device fence across blocks. With fDevShared set, a block needs
+// a device fence too: some forgotten reader is in another block. iGUARD
+// skips the block check altogether then (a false negative); ScoRD requires
+// the device fence, and so do we.
+func (e *entry) need(md *record, c *access) int {
+	switch {
+	case md.th.blk != c.rec.th.blk || e.flags&fDevShared != 0:
+		return fenceDevice
+	case md.th.w == c.rec.th.w && e.flags&fShared == 0:
+		return fenceWarp
+	}
+	return fenceBlock
+}
+
+// race applies the race checks R1-R5 to a pair not otherwise ordered.
+func (e *entry) race(md *record, c *access) Kind {
+	cur := &c.rec
+	if fencedSince(md, e.need(md, c)) {
+		return e.lockRace(c)
+	}
+	// R1, made symmetric: either atomic's scope may be the narrow one. As
+	// in iGUARD it is checked before the fences, but only for pairs no
+	// fence ordered (see need), so a block atomic ordered after a device
+	// atomic by a fence chain is no race (ScoR's hrd-indirect).
+	if md.strong && !covers(md.scope, md, cur) || md.strong && cur.strong && !covers(cur.scope, md, cur) {
+		return ScopedAtomic
+	}
+	switch {
+	case md.th.w == cur.th.w && e.flags&fShared == 0:
+		return MissingSyncwarp // R2
+	case md.th.blk == cur.th.blk:
+		return MissingBlockFence // R3
+	}
+	return MissingDeviceFence // R4
+}
+
+// lockRace is R5: the accesses are fence-ordered, but some lock is
+// involved and no lock protects both.
+func (e *entry) lockRace(c *access) Kind {
+	if (!e.locks.empty() || !c.locks.empty()) && e.locks.disjoint(c.locks) {
+		return ImproperLocking
+	}
+	return 0
+}
+
+// share updates the sharing bits when load c replaces the last accessor
+// (iGUARD S5). iGUARD compares the last accessor's recorded fence counter
+// with the last writer's current one; we compare it with its own thread's.
+func (e *entry) share(c *access) {
+	r := &e.r
+	switch {
+	case r.th == c.rec.th:
+	case fencedSince(r, fenceDevice):
+		e.flags &^= fShared
+	case r.th.blk == c.rec.th.blk && fencedSince(r, fenceBlock):
+		e.flags &^= fBlkShared
+	case e.flags&fWriter != 0 && e.w.th.blk != r.th.blk:
+		if r.th.blk != c.rec.th.blk {
+			e.flags |= fDevShared
+		}
+		e.flags &^= fBlkShared
+		if r.th.blk == c.rec.th.blk && e.flags&fDevShared == 0 {
+			e.flags |= fBlkShared
+		}
+	}
+}

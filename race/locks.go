@@ -1,0 +1,234 @@
+package race
+
+import (
+	"cmp"
+	"slices"
+	"sync/atomic"
+
+	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/scope"
+)
+
+// Lock inference follows ScoRD (iguard.md §2.5): a successful CAS(0→v),
+// v ≠ 0, on a word makes the thread a candidate holder of the lock at that
+// word; a later fence of adequate scope — any fence at least as wide as the
+// CAS — activates it (a block fence does not activate a device lock, so
+// such a lock is as narrow as its narrowest part); an Exch or strong store
+// of 0 to the word releases it. Only active locks protect data. iGUARD
+// counts any CAS as an acquire and any Exch as a release; ScoRD's stricter
+// reading gives no false locks to CAS loops that are not locks.
+
+// A lockKey names the word a lock lives at.
+type lockKey struct {
+	mem  uint64 // gpu.Memory.ID
+	gran uint64 // granule index
+}
+
+// A lockID is one identity of a held lock. A block-scope lock is the pair
+// (word, block), so block locks taken in two blocks never intersect; a
+// device-scope lock has both identities (word, -1) and (word, block), so
+// it also intersects a block lock on the same word taken in its own block
+// (ScoR's norace_interwarp_dev-blklock_waw).
+type lockID struct {
+	key   lockKey
+	block int
+}
+
+// A lockSet is an immutable, sorted set of lock identities; nil is empty.
+// Sets are exact: iGUARD's 16-bit bloom filter aliases locks 256 bytes
+// apart, hiding races, and holding more than a few locks is rare enough
+// that a short sorted slice costs less than hashing.
+type lockSet struct{ ids []lockID }
+
+func (s *lockSet) empty() bool { return s == nil || len(s.ids) == 0 }
+
+// intersect returns s ∩ o, reusing s or o when the result equals one.
+func (s *lockSet) intersect(o *lockSet) *lockSet {
+	if s.empty() || o.empty() {
+		return nil
+	}
+	var out []lockID
+	for _, id := range s.ids {
+		if _, ok := slices.BinarySearchFunc(o.ids, id, compareLock); ok {
+			out = append(out, id)
+		}
+	}
+	switch len(out) {
+	case 0:
+		return nil
+	case len(s.ids):
+		return s
+	case len(o.ids):
+		return o
+	}
+	return &lockSet{out}
+}
+
+// disjoint reports whether s and o share no identity.
+func (s *lockSet) disjoint(o *lockSet) bool { return s.intersect(o) == nil }
+
+func compareLock(a, b lockID) int {
+	if c := cmp.Compare(a.key.mem, b.key.mem); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.key.gran, b.key.gran); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.block, b.block)
+}
+
+// heldLock is an entry of a lock table.
+type heldLock struct {
+	key    lockKey
+	scope  scope.Scope // the acquiring CAS's scope
+	active bool        // a fence of adequate scope followed the CAS
+	lane   int         // the lane that acquired it
+	block  int
+}
+
+// held is a lock table and a snapshot of its active identities, which
+// checks read without the table's lock.
+type held struct {
+	locks []heldLock
+	set   atomic.Pointer[lockSet]
+	n     atomic.Int32 // len(locks), for fences to skip an empty table
+}
+
+func (h *held) acquire(l heldLock) {
+	h.locks = slices.DeleteFunc(h.locks, func(o heldLock) bool { return o.key == l.key })
+	h.locks = append(h.locks, l)
+	h.publish()
+}
+
+func (h *held) release(k lockKey) {
+	h.locks = slices.DeleteFunc(h.locks, func(l heldLock) bool { return l.key == k })
+	h.publish()
+}
+
+// activate turns on the pending locks a fence of scope s validates.
+func (h *held) activate(s scope.Scope) {
+	changed := false
+	for i := range h.locks {
+		if l := &h.locks[i]; !l.active && s >= l.scope {
+			l.active, changed = true, true
+		}
+	}
+	if changed {
+		h.publish()
+	}
+}
+
+// publish recomputes the snapshot of active identities.
+func (h *held) publish() {
+	h.n.Store(int32(len(h.locks)))
+	var ids []lockID
+	for _, l := range h.locks {
+		if !l.active {
+			continue
+		}
+		ids = append(ids, lockID{l.key, l.block})
+		if l.scope >= scope.Device {
+			ids = append(ids, lockID{l.key, -1})
+		}
+	}
+	if len(ids) == 0 {
+		h.set.Store(nil)
+		return
+	}
+	slices.SortFunc(ids, compareLock)
+	h.set.Store(&lockSet{slices.CompactFunc(ids, func(a, b lockID) bool { return a == b })})
+}
+
+// lockSet returns the identities of the locks th holds now.
+func (th *thread) lockSet() *lockSet {
+	if th.w.perThread.Load() {
+		return th.locks.set.Load()
+	}
+	return th.w.table.set.Load()
+}
+
+// table runs f on the lock table th uses: the warp's, shared by its lanes
+// (the "lane 0 locks for the warp" protocol), or th's own once per-thread
+// locking has been seen in the warp.
+func (th *thread) table(f func(h *held)) {
+	w := th.w
+	if !w.perThread.Load() {
+		w.mu.Lock()
+		if !w.perThread.Load() {
+			f(&w.table)
+			w.mu.Unlock()
+			return
+		}
+		w.mu.Unlock()
+	}
+	f(&th.locks)
+}
+
+// lockAccess updates th's locks for access a: a CAS(0→v) is an acquire
+// candidate; an Exch or strong store of 0 releases.
+func (th *thread) lockAccess(a gpu.Access, gran uint64) {
+	k := lockKey{a.Mem.ID, gran}
+	switch {
+	case a.Op == gpu.OpCAS && a.Cmp == 0 && a.Arg != 0 && a.Succeeded():
+		th.acquire(heldLock{key: k, scope: a.Scope, lane: th.lane, block: th.blk.id})
+	case a.Arg == 0 && (a.Op == gpu.OpExch || a.Op == gpu.OpStore && a.Order != gpu.Weak):
+		th.table(func(h *held) { h.release(k) })
+	}
+}
+
+// acquire adds l to th's table. iGUARD switches a warp to per-thread
+// tables when several lanes execute a CAS at once; lanes never run in
+// lockstep here, so the switch happens when a lane acquires while another
+// lane of its warp holds a lock in the warp table: the lanes lock for
+// themselves, not for the warp. The switch hands each held lock to the
+// table of the lane that took it and is never undone within the launch.
+func (th *thread) acquire(l heldLock) {
+	w := th.w
+	if !w.perThread.Load() {
+		w.mu.Lock()
+		if !w.perThread.Load() && !w.otherLane(th.lane) {
+			w.table.acquire(l)
+			w.mu.Unlock()
+			return
+		}
+		w.splitLocked(th.blk)
+		w.mu.Unlock()
+	}
+	th.locks.acquire(l)
+}
+
+// otherLane reports whether the warp table holds a lock another lane took.
+func (w *warp) otherLane(lane int) bool {
+	return slices.ContainsFunc(w.table.locks, func(l heldLock) bool { return l.lane != lane })
+}
+
+// splitLocked moves the warp table's locks to their lanes' own tables and
+// switches the warp to per-thread tables. The lanes' tables are untouched
+// until then, and each lane reads perThread before using its own.
+// Preconditions: w.mu held.
+func (w *warp) splitLocked(b *block) {
+	if w.perThread.Load() {
+		return
+	}
+	for _, l := range w.table.locks {
+		th := &b.threads[w.first+l.lane]
+		th.locks.locks = append(th.locks.locks, l)
+		th.locks.publish()
+	}
+	w.table.locks = nil
+	w.table.publish()
+	w.perThread.Store(true)
+}
+
+// fenceLocks activates th's pending locks a fence of scope s validates.
+func (th *thread) fenceLocks(s scope.Scope) {
+	if th.w.perThread.Load() {
+		if th.locks.n.Load() != 0 {
+			th.locks.activate(s)
+		}
+		return
+	}
+	if th.w.table.n.Load() != 0 {
+		th.table(func(h *held) { h.activate(s) })
+	}
+}

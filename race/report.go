@@ -1,0 +1,150 @@
+package race
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/scope"
+)
+
+// A Report describes one race: the memory word, the two accesses, and the
+// evidence that nothing ordered them.
+type Report struct {
+	Kind   Kind
+	Launch string      // the launch's gpu.Config.Name
+	Mem    *gpu.Memory // the buffer or shared array
+	Index  int         // the element the current access touched
+	// Current is the access that found the race; Previous the earlier
+	// access it races with (the last writer for a load, the last accessor
+	// for a store or atomic).
+	Current, Previous Side
+	// Evidence says, in words, why the pair is unordered: which fence,
+	// barrier, scope or lock is missing, and on whose side.
+	Evidence string
+}
+
+// A Side is one access of a race.
+type Side struct {
+	Block, Thread gpu.Dim3 // blockIdx and threadIdx
+	BlockID       int      // linear block id
+	GlobalID      int      // linear thread id in the grid
+	Warp, Lane    int      // the warp's index in the block, and the lane
+	Op            gpu.Op
+	Order         gpu.Order
+	Scope         scope.Scope // the atomic's or ordering access's scope
+	// Site is the kernel line of the access. The previous side's site is
+	// known only when the detector keeps history (Options.History).
+	Site gpu.Site
+}
+
+// side describes record r.
+func side(r *record) Side {
+	th := r.th
+	return Side{
+		Block: th.blk.idx, Thread: th.idx, BlockID: th.blk.id, GlobalID: th.gid,
+		Warp: th.rank / th.w.n, Lane: th.lane,
+		Op: r.op, Order: r.order, Scope: r.scope, Site: r.site,
+	}
+}
+
+// Who names the side's thread, as "thread (0,0,0) of block (1,0,0)".
+func (s Side) Who() string { return fmt.Sprintf("thread %v of block %v", s.Thread, s.Block) }
+
+// What names the side's operation, as "weak load" or "block-scope
+// atomicExch".
+func (s Side) What() string {
+	switch {
+	case s.Op.IsRMW():
+		return fmt.Sprintf("%v-scope %v", s.Scope, s.Op)
+	case s.Order == gpu.Weak:
+		return "weak " + s.Op.String()
+	case s.Order == gpu.Relaxed && s.Scope == scope.System:
+		return "volatile " + s.Op.String()
+	}
+	return fmt.Sprintf("%v-scope %v %v", s.Scope, s.Order, s.Op)
+}
+
+// where returns the side's site as "file.go:12", or "an unrecorded site".
+func (s Side) where() string {
+	if s.Site.IsZero() {
+		return "an unrecorded site"
+	}
+	return fmt.Sprintf("%s:%d", filepath.Base(s.Site.File()), s.Site.Line())
+}
+
+// verb returns "Read", "Write" or "Atomic update" for the side's op.
+func (s Side) verb() string {
+	switch {
+	case s.Op.IsRMW():
+		return "Atomic update"
+	case s.Op == gpu.OpStore:
+		return "Write"
+	}
+	return "Read"
+}
+
+// String formats the report the way `go test -race` prints a data race.
+func (r Report) String() string {
+	var b strings.Builder
+	b.WriteString("==================\n")
+	fmt.Fprintf(&b, "WARNING: SCOPED RACE (%v)\n", r.Kind)
+	fmt.Fprintf(&b, "%s of %v[%d] by %s:\n  %s at %s\n\n",
+		r.Current.verb(), r.Mem, r.Index, r.Current.Who(), r.Current.What(), r.Current.where())
+	fmt.Fprintf(&b, "Previous %s by %s:\n  %s at %s\n\n",
+		strings.ToLower(r.Previous.verb()), r.Previous.Who(), r.Previous.What(), r.Previous.where())
+	b.WriteString(r.Evidence)
+	b.WriteString("\n==================")
+	return b.String()
+}
+
+// evidence explains finding f for access c.
+func evidence(f *finding, c *access) string {
+	prev, cur := side(&f.prev), side(&c.rec)
+	role := "previous accessor"
+	if !c.store {
+		role = "writer"
+	}
+	cw := fmt.Sprintf("this %s", cur.Op)
+	pw := fmt.Sprintf("its %s at %s", prev.Op, prev.where())
+	switch f.kind {
+	case ScopedAtomic:
+		narrow, other := prev, cur
+		if !(f.prev.strong && !covers(f.prev.scope, &f.prev, &c.rec)) {
+			narrow, other = cur, prev
+		}
+		return fmt.Sprintf("The %v at %s has %v scope, which does not include %s; no fence orders the two accesses.",
+			narrow.Op, narrow.where(), narrow.Scope, other.Who())
+	case MissingSyncwarp:
+		return fmt.Sprintf("Lanes %d and %d of warp %d: no __syncwarp or warp collective ordered the %s's %s before %s, and the %s executed no fence since. Lanes of a warp do not run in lockstep (independent thread scheduling).",
+			prev.Lane, cur.Lane, cur.Warp, role, pw, cw, role)
+	case MissingBlockFence:
+		if f.shared&fDevShared != 0 {
+			return fmt.Sprintf("The %s, %s, executed no device-scope fence between %s and %s; threads of other blocks have read this word too.", role, prev.Who(), pw, cw)
+		}
+		return fmt.Sprintf("The %s, %s, executed no fence between %s and %s, and no __syncthreads separates them.", role, prev.Who(), pw, cw)
+	case MissingDeviceFence:
+		return fmt.Sprintf("The %s, %s, executed no device-scope fence between %s and %s; the threads are in different blocks.", role, prev.Who(), pw, cw)
+	case ImproperLocking:
+		return fmt.Sprintf("The %s, %s, fenced after %s, but no lock protects both accesses: %s held %s, %s holds %s. (A lock is held from a successful CAS(0→1) followed by a fence of its scope, until an exchange of 0.)",
+			role, prev.Who(), pw, "the earlier accesses", describeLocks(f.locks), "this one", describeLocks(c.locks))
+	}
+	return ""
+}
+
+// describeLocks names the locks of s for evidence.
+func describeLocks(s *lockSet) string {
+	if s.empty() {
+		return "no lock"
+	}
+	var names []string
+	for _, id := range s.ids {
+		if id.block < 0 {
+			names = append(names, fmt.Sprintf("device lock at word %d of memory %d", id.key.gran, id.key.mem))
+		} else {
+			names = append(names, fmt.Sprintf("block-%d lock at word %d of memory %d", id.block, id.key.gran, id.key.mem))
+		}
+	}
+	return strings.Join(names, ", ")
+}

@@ -1,0 +1,91 @@
+package race
+
+import (
+	"fmt"
+
+	"github.com/warpguard/warpguard/gpu"
+)
+
+// reports is the bounded, deduplicated list of races found.
+type reports struct {
+	max     int
+	list    []Report
+	seen    map[reportKey]bool
+	dropped int
+}
+
+// reportKey identifies a race for deduplication: its kind and both sites,
+// as `go test -race` reports each pair of racing lines once.
+type reportKey struct {
+	kind      Kind
+	cur, prev gpu.Site
+}
+
+func newReports(max int) reports { return reports{max: max, seen: make(map[reportKey]bool)} }
+
+// add keeps r unless a race with the same key was kept; it reports whether
+// r is new.
+func (rs *reports) add(r Report) bool {
+	k := reportKey{r.Kind, r.Current.Site, r.Previous.Site}
+	if rs.seen[k] {
+		return false
+	}
+	rs.seen[k] = true
+	if len(rs.list) >= rs.max {
+		rs.dropped++
+		return true
+	}
+	rs.list = append(rs.list, r)
+	return true
+}
+
+// A Halt is the panic value with which a detector configured with
+// HaltOnFirst stops a launch at its first race. The launch's error wraps
+// it, so errors.As finds it.
+type Halt struct{ Report Report }
+
+func (h *Halt) Error() string { return "race: halted at the first race:\n" + h.Report.String() }
+
+// found records a race that access a of thread t found.
+func (d *Detector) found(t *gpu.Thread, a gpu.Access, c *access, f *finding) {
+	if c.rec.site.IsZero() {
+		c.rec.site = t.Caller()
+	}
+	r := Report{Kind: f.kind, Launch: t.Grid().Name, Mem: a.Mem, Index: a.Index,
+		Current: side(&c.rec), Previous: side(&f.prev), Evidence: evidence(f, c)}
+	d.mu.Lock()
+	fresh := d.reports.add(r)
+	d.mu.Unlock()
+	if fresh && d.opt.HaltOnFirst && d.halted.CompareAndSwap(false, true) {
+		panic(&Halt{Report: r})
+	}
+}
+
+// Reports returns the races found since the detector was made or reset,
+// in the order they were found.
+func (d *Detector) Reports() []Report {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]Report(nil), d.reports.list...)
+}
+
+// Dropped returns how many distinct races were found past MaxReports.
+func (d *Detector) Dropped() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.reports.dropped
+}
+
+// Reset forgets every report, and re-arms HaltOnFirst.
+func (d *Detector) Reset() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.reports = newReports(d.opt.MaxReports)
+	d.halted.Store(false)
+}
+
+// String summarizes the detector's findings, one line per report kind.
+func (d *Detector) String() string {
+	rs := d.Reports()
+	return fmt.Sprintf("race.Detector: %d races, %d dropped", len(rs), d.Dropped())
+}

@@ -1,0 +1,134 @@
+package race
+
+import (
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/warpguard/warpguard/gpu"
+)
+
+// pageBits sets the entries per metadata page: 512, about 60 KiB.
+const pageBits = 9
+
+// gate is the lock on one metadata entry. It is the seam where other
+// locking disciplines (striped mutexes, spinlocks with backoff, packed CAS
+// words) can replace this one without touching the checks. One mutex per
+// entry is the finest sharding possible: two accesses contend only when
+// they touch the same granule, which is a race candidate anyway.
+type gate struct{ mu sync.Mutex }
+
+func (g *gate) lock()   { g.mu.Lock() }
+func (g *gate) unlock() { g.mu.Unlock() }
+
+// entry is the metadata of one granule of memory.
+type entry struct {
+	gate
+	flags flags
+	w, r  record   // the last writer (if flags has fWriter) and last accessor
+	locks *lockSet // locks every recent access held: the lockset
+}
+
+// A shadow is the metadata of one gpu.Memory, allocated a page at a time
+// on first touch so untouched memory costs nothing.
+type shadow struct {
+	mem   *gpu.Memory
+	n     uint64 // granules
+	pages []atomic.Pointer[[]entry]
+	bytes *atomic.Int64 // the detector's byte count
+}
+
+// entry returns granule g's metadata.
+func (s *shadow) entry(g uint64) *entry {
+	p := s.pages[g>>pageBits].Load()
+	if p == nil {
+		p = s.alloc(g >> pageBits)
+	}
+	return &(*p)[g&(1<<pageBits-1)]
+}
+
+//go:noinline
+func (s *shadow) alloc(i uint64) *[]entry {
+	n := min(1<<pageBits, s.n-i<<pageBits)
+	p := make([]entry, n)
+	if s.pages[i].CompareAndSwap(nil, &p) {
+		s.bytes.Add(int64(n) * int64(unsafe.Sizeof(entry{})))
+		return &p
+	}
+	return s.pages[i].Load()
+}
+
+// size returns the bytes s's pages use.
+func (s *shadow) size() int64 {
+	var b int64
+	for i := range s.pages {
+		if p := s.pages[i].Load(); p != nil {
+			b += int64(len(*p)) * int64(unsafe.Sizeof(entry{}))
+		}
+	}
+	return b
+}
+
+// shadows maps a launch's memories, by gpu.Memory.ID, to their metadata.
+type shadows struct {
+	gran  uint64
+	bytes *atomic.Int64
+	mu    sync.RWMutex
+	m     map[uint64]*shadow
+}
+
+func newShadows(d *Detector) shadows {
+	return shadows{gran: uint64(d.opt.Granularity), bytes: &d.bytes, m: make(map[uint64]*shadow)}
+}
+
+// get returns m's metadata, creating it on first use.
+func (ss *shadows) get(m *gpu.Memory) *shadow {
+	ss.mu.RLock()
+	s := ss.m[m.ID]
+	ss.mu.RUnlock()
+	if s != nil {
+		return s
+	}
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if s = ss.m[m.ID]; s == nil {
+		n := (uint64(m.Bytes()) + ss.gran - 1) / ss.gran
+		s = &shadow{mem: m, n: n, pages: make([]atomic.Pointer[[]entry], (n+1<<pageBits-1)>>pageBits), bytes: ss.bytes}
+		ss.m[m.ID] = s
+	}
+	return s
+}
+
+// freeBlock drops the metadata of block id's shared memories, which die
+// with the block.
+func (ss *shadows) freeBlock(id int) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	for k, s := range ss.m {
+		if s.mem.Space == gpu.SharedSpace && s.mem.Block == id {
+			ss.bytes.Add(-s.size())
+			delete(ss.m, k)
+		}
+	}
+}
+
+// free drops every memory's metadata at the end of the launch.
+func (ss *shadows) free() {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	for k, s := range ss.m {
+		ss.bytes.Add(-s.size())
+		delete(ss.m, k)
+	}
+}
+
+// shadowOf returns the metadata of m, remembering the last memory th used
+// so that a run of accesses to one buffer skips the map.
+func (th *thread) shadowOf(m *gpu.Memory) *shadow {
+	if th.cacheMem == m {
+		return th.cache
+	}
+	s := th.l.mem.get(m)
+	th.cacheMem, th.cache = m, s
+	return s
+}

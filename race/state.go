@@ -1,0 +1,144 @@
+package race
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/scope"
+)
+
+// launch is the detector's state for one running launch: the grid barrier
+// epoch, the blocks now running, and the memory metadata. A new launch
+// starts from nothing, since a kernel boundary orders every access.
+type launch struct {
+	d     *Detector
+	g     *gpu.Grid
+	grid  atomic.Uint32 // completed grid.Sync rounds
+	mu    sync.Mutex    // guards blocks' slots, not their contents
+	block []*block      // by linear block id; nil when not running
+	mem   shadows
+}
+
+// block is a running block's synchronization state.
+type block struct {
+	id      int
+	idx     gpu.Dim3
+	bar     atomic.Uint32 // completed __syncthreads rounds
+	threads []thread
+	warps   []warp
+}
+
+// thread is one thread's synchronization state. The fence counters are
+// written only by the thread and read by any thread checking an access the
+// thread made, so they are atomic; the rest is the thread's own.
+type thread struct {
+	l      *launch
+	blk    *block
+	w      *warp
+	gid    int
+	rank   int
+	lane   int
+	gwarp  int // global warp id
+	idx    gpu.Dim3
+	fences [nFence]atomic.Uint32 // fences executed, by fenceSlot
+	locks  held                  // this thread's own lock table
+
+	cacheMem *gpu.Memory // the memory last accessed, and its metadata
+	cache    *shadow
+}
+
+// The fence counters a thread keeps: one per scope that orders anything.
+// A system fence counts as a device fence, as in iGUARD.
+const (
+	fenceWarp = iota
+	fenceBlock
+	fenceDevice
+	nFence
+)
+
+// fenceSlot returns the counter a fence of scope s bumps, or -1 for a
+// thread-scope fence, which orders nothing.
+func fenceSlot(s scope.Scope) int {
+	switch s {
+	case scope.Thread:
+		return -1
+	case scope.Warp:
+		return fenceWarp
+	case scope.Block:
+		return fenceBlock
+	}
+	return fenceDevice
+}
+
+// fence counts a fence of scope s by th.
+func (th *thread) fence(s scope.Scope) {
+	if i := fenceSlot(s); i >= 0 {
+		th.fences[i].Add(1)
+	}
+}
+
+// place returns th's coordinates for scope comparisons.
+func (th *thread) place() scope.Place {
+	return scope.Place{Thread: th.gid, Warp: th.gwarp, Block: th.blk.id}
+}
+
+func newLaunch(d *Detector, g *gpu.Grid) *launch {
+	return &launch{d: d, g: g, block: make([]*block, g.Blocks), mem: newShadows(d)}
+}
+
+// start allocates block id's state when the block starts to run.
+func (l *launch) start(id int) {
+	g := l.g
+	b := &block{id: id, threads: make([]thread, g.BlockSize), warps: make([]warp, g.Warps)}
+	b.idx = dimIndex(g.GridDim, id)
+	for w := range b.warps {
+		b.warps[w].init(g.WarpSize, w*g.WarpSize)
+	}
+	for r := range b.threads {
+		th := &b.threads[r]
+		th.l, th.blk, th.rank, th.gid = l, b, r, id*g.BlockSize+r
+		th.lane, th.gwarp = r%g.WarpSize, id*g.Warps+r/g.WarpSize
+		th.w = &b.warps[r/g.WarpSize]
+		th.idx = dimIndex(g.BlockDim, r)
+	}
+	l.mu.Lock()
+	l.block[id] = b
+	l.mu.Unlock()
+}
+
+// end forgets block id and its shared memories. Metadata records that name
+// its threads keep them alive as long as they are needed.
+func (l *launch) end(id int) {
+	l.mu.Lock()
+	l.block[id] = nil
+	l.mu.Unlock()
+	l.mem.freeBlock(id)
+}
+
+// threadOf returns t's state, finding it once per thread and keeping it
+// on t afterwards.
+func (d *Detector) threadOf(t *gpu.Thread) *thread {
+	if th, ok := t.ObserverState().(*thread); ok {
+		return th
+	}
+	return d.lookupThread(t)
+}
+
+//go:noinline
+func (d *Detector) lookupThread(t *gpu.Thread) *thread {
+	l := d.launchOf(t.Grid())
+	l.mu.Lock()
+	b := l.block[t.Block()]
+	l.mu.Unlock()
+	th := &b.threads[t.Rank()]
+	t.SetObserverState(th)
+	return th
+}
+
+// dimIndex returns the point of extent d at linear index i, x fastest, as
+// the runtime numbers threads and blocks.
+func dimIndex(d gpu.Dim3, i int) gpu.Dim3 {
+	x, y := max(d.X, 1), max(d.Y, 1)
+	return gpu.Dim3{X: i % x, Y: i / x % y, Z: i / (x * y)}
+}
