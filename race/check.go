@@ -60,14 +60,22 @@ func (th *thread) now(a gpu.Access) record {
 }
 
 // isStrong reports whether a is an atomic access in the sense of the scope
-// rules: a read-modify-write, an acquire or release, or a relaxed atomic
-// load or store of block or device scope. Volatile accesses (relaxed,
-// system scope) count as data accesses, as in ScoR's labels, where a
-// volatile store against an atomic is a race; the runtime reports an
-// AtomicLoad/AtomicStore of system scope the same way, so those count as
-// data too.
+// rules: a read-modify-write, an acquire or release, a relaxed atomic load
+// or store of block or device scope, or a volatile (relaxed, system-scope)
+// load. Volatile and system-scope stores count as plain data, as in ScoR's
+// labels, where a volatile store against an atomic is a race (PTX would
+// call the pair morally strong). Volatile loads count as strong because
+// spinning on a flag with a volatile load is CUDA's idiom (CUB's grid
+// barrier, cooperative groups); iGUARD flags such a poll as a missing fence
+// whenever the flag's atomic writer has not fenced since.
 func isStrong(a gpu.Access) bool {
-	return a.Op.IsRMW() || a.Order >= gpu.Acquire || a.Order == gpu.Relaxed && a.Scope < scope.System
+	switch {
+	case a.Op.IsRMW() || a.Order >= gpu.Acquire:
+		return true
+	case a.Order == gpu.Relaxed:
+		return a.Scope < scope.System || a.Op == gpu.OpLoad
+	}
+	return false
 }
 
 // A finding is a race check's verdict: the kind of race (0 for none), the
@@ -98,16 +106,40 @@ func (e *entry) check(c *access) finding {
 	f := finding{shared: e.flags & fShared, locks: e.locks}
 	if f.kind = e.decide(md, c); f.kind != 0 {
 		f.prev = *md
+	} else if c.store && e.o.th != nil {
+		if f.kind = e.otherRace(c); f.kind != 0 {
+			f.prev = e.o
+		}
 	}
 	e.record(c)
 	return f
 }
 
-// record makes c the last accessor, and the last writer if it writes.
+// otherRace checks a store against the reader the last accessor replaced.
+// iGUARD keeps one accessor and, within a block, loses every reader but the
+// last: in a warp-synchronous reduction, lane 0's read of s[16] is
+// forgotten once lane 8 reads it, and lane 16's later store goes unchecked.
+// Keeping the previous reader of another thread as well catches that at
+// the cost of one record per granule; the sharing bits still stand in for
+// readers older than that.
+func (e *entry) otherRace(c *access) Kind {
+	o := &e.o
+	if o.th == c.rec.th || e.shortcut(o, c) != noShortcut {
+		return 0
+	}
+	return e.fenceRace(o, c)
+}
+
+// record makes c the last accessor, and the last writer if it writes. A
+// store is checked against every remembered reader, so it clears the
+// other reader; a load keeps the accessor it replaces, if another thread.
 func (e *entry) record(c *access) {
-	if c.store {
-		e.w = c.rec
+	switch {
+	case c.store:
+		e.w, e.o = c.rec, record{}
 		e.flags |= fModified | fWriter
+	case e.r.th != c.rec.th:
+		e.o = e.r
 	}
 	e.r = c.rec
 }
@@ -138,31 +170,53 @@ func (e *entry) decide(md *record, c *access) Kind {
 	return 0
 }
 
-// ordered applies the shortcuts that need no history: program order, a
-// barrier in between, or two atomics of adequate scope. It updates the
-// lockset as iGUARD does on each path.
-func (e *entry) ordered(md *record, c *access) bool {
+// The race-free shortcuts that need no fence history (iGUARD's S1-S3).
+const (
+	noShortcut   = iota
+	programOrder // the same thread, or lanes a collective ordered
+	gridSync     // a grid.Sync between the accesses
+	barrier      // a __syncthreads between the accesses
+	bothAtomic   // two atomics whose scopes cover both threads
+)
+
+// shortcut returns the race-free shortcut that orders md before c, if any.
+func (e *entry) shortcut(md *record, c *access) int {
 	cur := &c.rec
-	sameBlock := md.th.blk == cur.th.blk
 	switch {
 	case e.programOrder(md, c):
-		if sameBlock && md.bar == cur.bar {
-			e.locks = e.locks.intersect(c.locks)
-		} else {
-			e.locks = c.locks
-		}
+		return programOrder
 	case md.grid != cur.grid:
 		// grid.Sync orders every thread of the grid, forgotten readers
 		// too (iGUARD has no native grid barrier to see).
-		e.flags &^= fShared
-		e.locks = c.locks
-	case sameBlock && md.bar != cur.bar && e.flags&fDevShared == 0:
-		e.flags &^= fBlkShared
-		e.locks = c.locks
+		return gridSync
+	case md.th.blk == cur.th.blk && md.bar != cur.bar && e.flags&fDevShared == 0:
+		return barrier
 	case md.strong && cur.strong && covers(md.scope, md, cur) && covers(cur.scope, md, cur):
 		// Morally strong: both atomic, each scope covering both threads.
 		// iGUARD checks only the earlier access's scope (one-sided), so a
 		// block atomic after a device atomic from another block passed.
+		return bothAtomic
+	}
+	return noShortcut
+}
+
+// ordered applies the shortcuts, updating the lockset and sharing bits
+// as iGUARD does on each path.
+func (e *entry) ordered(md *record, c *access) bool {
+	switch e.shortcut(md, c) {
+	case programOrder:
+		if md.th.blk == c.rec.th.blk && md.bar == c.rec.bar {
+			e.locks = e.locks.intersect(c.locks)
+		} else {
+			e.locks = c.locks
+		}
+	case gridSync:
+		e.flags &^= fShared
+		e.locks = c.locks
+	case barrier:
+		e.flags &^= fBlkShared
+		e.locks = c.locks
+	case bothAtomic:
 		e.locks = e.locks.intersect(c.locks)
 	default:
 		return false
@@ -218,9 +272,18 @@ func (e *entry) need(md *record, c *access) int {
 
 // race applies the race checks R1-R5 to a pair not otherwise ordered.
 func (e *entry) race(md *record, c *access) Kind {
+	if k := e.fenceRace(md, c); k != 0 {
+		return k
+	}
+	return e.lockRace(c)
+}
+
+// fenceRace applies R1-R4: the pair is a race unless md's thread fenced
+// adequately since md's access.
+func (e *entry) fenceRace(md *record, c *access) Kind {
 	cur := &c.rec
 	if fencedSince(md, e.need(md, c)) {
-		return e.lockRace(c)
+		return 0
 	}
 	// R1, made symmetric: either atomic's scope may be the narrow one. As
 	// in iGUARD it is checked before the fences, but only for pairs no

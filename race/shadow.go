@@ -26,6 +26,7 @@ type entry struct {
 	gate
 	flags flags
 	w, r  record   // the last writer (if flags has fWriter) and last accessor
+	o     record   // the reader of another thread r replaced (see otherRace)
 	locks *lockSet // locks every recent access held: the lockset
 }
 
