@@ -1,6 +1,9 @@
 package gpu
 
-import "sync"
+import (
+	"slices"
+	"sync"
+)
 
 // block is the state of the block a slot is running. Its barrier fields are
 // guarded by the executor: the fiber executor runs a block on one goroutine
@@ -8,10 +11,23 @@ import "sync"
 type block struct {
 	l    *launch
 	exec executor
-	id   int
-	idx  Dim3
+	id      int
+	idx     Dim3
+	threads []Thread // the slot's threads
 	live int // threads whose kernel has not returned
 	bar  barrier
+
+	parked  int         // threads waiting at a barrier or collective of the block
+	warpOps bool        // a warp collective ran: warps is tracked
+	warps   []warpState // per warp, once warpOps
+	tiles   []*tileRound
+	conv    []*Thread // threads waiting at a convergence point
+	warned  []Site    // sites already warned about (DivergenceWarn)
+	order   []int     // thread start order under a non-default Schedule
+
+	// Guarded by the launch's coop.mu, in cooperative launches.
+	gridWait    int  // threads of the block waiting at a grid sync
+	gridStalled bool // every live thread of the block waits
 
 	shMu      sync.Mutex // guards the shared-memory fields
 	shared    []*Memory  // static shared arrays, in declaration order
@@ -31,6 +47,7 @@ func (b *block) reset(id int) {
 	b.id, b.idx, b.live = id, b.l.g.GridDim.index(id), b.l.g.BlockSize
 	b.bar.arrived, b.bar.count, b.bar.waiters = 0, 0, b.bar.waiters[:0]
 	b.shared, b.sharedTop, b.dyn = nil, 0, nil
+	b.parked, b.warpOps, b.warned = 0, false, nil
 }
 
 // arrive counts t at the barrier. It reports whether t completed it; if
@@ -42,6 +59,8 @@ func (b *block) arrive(t *Thread, pred bool) bool {
 	}
 	if b.bar.arrived < b.live {
 		b.bar.waiters = append(b.bar.waiters, t)
+		t.at = waitInfo{op: "syncthreads"}
+		b.park(t)
 		return false
 	}
 	b.release(t)
@@ -53,10 +72,20 @@ func (b *block) arrive(t *Thread, pred bool) bool {
 // reports the released waiters, if that happened.
 func (b *block) depart(t *Thread) []*Thread {
 	b.live--
-	if b.bar.arrived == 0 || b.bar.arrived < b.live {
-		return nil
+	t.done = true
+	if b.warpOps {
+		b.exitWarp(t)
 	}
-	return b.release(b.bar.waiters[0])
+	var ws []*Thread
+	if b.bar.arrived > 0 && b.bar.arrived >= b.live {
+		ws = b.release(b.bar.waiters[0])
+	}
+	if b.l.coop != nil {
+		b.l.coop.exit(b)
+	} else if b.parked == b.live && b.parked > 0 {
+		b.checkStall()
+	}
+	return ws
 }
 
 // release completes the barrier round: it hands every participant the
@@ -64,8 +93,12 @@ func (b *block) depart(t *Thread) []*Thread {
 // waiters to wake. The returned slice stays valid until the next release.
 func (b *block) release(by *Thread) []*Thread {
 	ws := b.bar.waiters
+	if b.l.checks() && (b.live < b.l.g.BlockSize || b.sitesDiffer(by, ws)) {
+		b.barrierDiverged(by, ws)
+	}
 	for _, w := range ws {
 		w.barResult, w.barN = b.bar.count, b.bar.arrived
+		b.unpark(w)
 	}
 	by.barResult, by.barN = b.bar.count, b.bar.arrived
 	if by.obs != nil {
@@ -109,6 +142,58 @@ func (t *Thread) SyncThreadsOr(pred bool) bool {
 
 func (t *Thread) syncThreads(pred bool) {
 	t.check()
+	if t.blk.l.checks() {
+		t.waitPC = callerPC(1)
+	}
 	t.blk.exec.barrier(t, pred)
+	t.at = waitInfo{}
 	t.check()
+}
+
+// sitesDiffer reports whether the threads of a barrier round reached it at
+// different call sites.
+func (b *block) sitesDiffer(by *Thread, ws []*Thread) bool {
+	for _, w := range ws {
+		if w.waitPC != by.waitPC {
+			return true
+		}
+	}
+	return false
+}
+
+// barrierDiverged reports a SyncThreads round that some threads of the
+// block reached at another call site, or missed because they exited.
+func (b *block) barrierDiverged(by *Thread, ws []*Thread) {
+	all := make([]*Thread, 0, len(ws)+1)
+	if by.at.op == "" { // by arrived last, rather than exiting
+		all = append(all, by)
+	}
+	all = append(all, ws...)
+	ref := all[0].waitPC
+	e := &DivergenceError{Block: b.id, Warp: -1, Barrier: "syncthreads", Site: b.l.d.site(ref)}
+	met := make([]bool, len(b.threads))
+	sites := map[callSite][]int{}
+	var order []callSite
+	for _, t := range all {
+		met[t.rank] = true
+		if t.waitPC == ref {
+			e.Waiting = append(e.Waiting, t.rank)
+			continue
+		}
+		if _, ok := sites[t.waitPC]; !ok {
+			order = append(order, t.waitPC)
+		}
+		sites[t.waitPC] = append(sites[t.waitPC], t.rank)
+	}
+	for r, ok := range met {
+		if !ok && b.threads[r].done {
+			e.Exited = append(e.Exited, r)
+		}
+	}
+	slices.Sort(e.Waiting)
+	for _, pc := range order {
+		slices.Sort(sites[pc])
+		e.Elsewhere = append(e.Elsewhere, Divergent{What: "syncthreads", Site: b.l.d.site(pc), Threads: sites[pc]})
+	}
+	b.diverged(e)
 }

@@ -3,6 +3,7 @@ package gpu
 import (
 	"iter"
 	"runtime"
+	"sync"
 )
 
 // fiberExec is the Fibers executor. The slot's goroutine drives the block:
@@ -22,6 +23,13 @@ type fiberExec struct {
 	runq    []*Thread // waiting threads that may go on, in FIFO order
 	head    int       // first live entry of runq
 	started int       // threads of the block started so far
+
+	// Threads waiting outside the block (at a grid sync) are woken by other
+	// slots' goroutines through the inbox.
+	ext   int // threads of the block waiting outside it
+	inMu  sync.Mutex
+	inbox []*Thread
+	kick  chan struct{} // signalled when the inbox fills
 }
 
 // A fiber is a coroutine that runs threads. It is parked while a thread on
@@ -35,7 +43,7 @@ type fiber struct {
 }
 
 func (e *fiberExec) run() {
-	e.started, e.runq, e.head = 0, e.runq[:0], 0
+	e.started, e.runq, e.head, e.ext = 0, e.runq[:0], 0, 0
 	n, l := e.s.l.g.BlockSize, e.s.l
 	for {
 		if l.stop.Load() {
@@ -49,12 +57,21 @@ func (e *fiberExec) run() {
 			f = e.idle()
 		case e.head < len(e.runq):
 			f = e.pop().fib
+		case e.ext > 0 && !l.stop.Load():
+			e.awaitOutside()
+			continue
 		default:
+			if l.stop.Load() && l.reporting.Load() && e.started < n {
+				l.noteNotStarted(n - e.started)
+			}
 			return
 		}
 		f.next()
 		if !f.parked {
 			e.pool = append(e.pool, f)
+		}
+		if l.turns != nil {
+			l.turns.pass(e.s.index)
 		}
 	}
 }
@@ -85,7 +102,11 @@ func (e *fiberExec) runSome(f *fiber) {
 		}
 	}()
 	for e.more() {
-		t = &e.s.threads[e.started]
+		if o := e.s.blk.order; o != nil {
+			t = &e.s.threads[o[e.started]]
+		} else {
+			t = &e.s.threads[e.started]
+		}
 		e.started++
 		t.fib, running = f, true
 		e.s.l.kernel(t)
@@ -120,8 +141,24 @@ func (e *fiberExec) idle() *fiber {
 func (e *fiberExec) push(t *Thread) { e.runq = append(e.runq, t) }
 
 func (e *fiberExec) pop() *Thread {
+	switch e.s.l.sched.kind {
+	case ScheduleReverse:
+		return e.popAt(len(e.runq) - 1)
+	case ScheduleRandom:
+		return e.popAt(e.head + e.s.rng.IntN(len(e.runq)-e.head))
+	}
 	t := e.runq[e.head]
 	e.head++
+	if e.head == len(e.runq) {
+		e.runq, e.head = e.runq[:0], 0
+	}
+	return t
+}
+
+// popAt removes and returns runq entry i, keeping the others in order.
+func (e *fiberExec) popAt(i int) *Thread {
+	t := e.runq[i]
+	e.runq = append(e.runq[:i], e.runq[i+1:]...)
 	if e.head == len(e.runq) {
 		e.runq, e.head = e.runq[:0], 0
 	}
@@ -159,7 +196,7 @@ func (e *fiberExec) wake(ws []*Thread) {
 func (e *fiberExec) exit(t *Thread) { e.wake(e.s.blk.depart(t)) }
 
 func (e *fiberExec) yield(t *Thread) {
-	if e.head == len(e.runq) && e.started == e.s.l.g.BlockSize {
+	if e.head == len(e.runq) && e.started == e.s.l.g.BlockSize && e.s.l.turns == nil {
 		// Nothing else in this block can run: let other blocks' goroutines
 		// have the processor instead of switching to ourselves.
 		runtime.Gosched()
@@ -169,12 +206,61 @@ func (e *fiberExec) yield(t *Thread) {
 	t.park()
 }
 
-// releaseWaiters makes every thread waiting at a barrier runnable, so that
-// it sees the stop and unwinds.
+// releaseWaiters makes every thread waiting at a barrier or collective of
+// the block runnable, so that it sees the stop and unwinds. Threads
+// waiting outside the block are ended by close.
 func (e *fiberExec) releaseWaiters() {
 	b := &e.s.blk
 	e.wake(b.bar.waiters)
 	b.bar.waiters, b.bar.arrived, b.bar.count = b.bar.waiters[:0], 0, 0
+	b.releaseAll(e.push)
+}
+
+func (e *fiberExec) lock()   {}
+func (e *fiberExec) unlock() {}
+
+func (e *fiberExec) wait(t *Thread) { t.park() }
+
+func (e *fiberExec) wakeOne(t *Thread) { e.push(t) }
+
+func (e *fiberExec) waitOutside(t *Thread) {
+	e.ext++
+	t.park()
+}
+
+func (e *fiberExec) wakeOutside(t *Thread) {
+	e.inMu.Lock()
+	e.inbox = append(e.inbox, t)
+	e.inMu.Unlock()
+	select {
+	case e.kick <- struct{}{}:
+	default:
+	}
+}
+
+// awaitOutside waits until a thread waiting outside the block is woken, or
+// the launch stops, and makes the woken threads runnable. A deterministic
+// launch passes the token around meanwhile instead of blocking.
+func (e *fiberExec) awaitOutside() {
+	l := e.s.l
+	if l.turns != nil {
+		l.turns.pass(e.s.index)
+	} else {
+		select {
+		case <-e.kick:
+		case <-l.stopCh:
+			return
+		}
+	}
+	e.inMu.Lock()
+	in := e.inbox
+	e.inbox = nil
+	e.inMu.Unlock()
+	for _, t := range in {
+		e.ext--
+		e.s.blk.unparkOutside(t)
+		e.push(t)
+	}
 }
 
 // close ends every fiber of the slot. A fiber still parked (its launch

@@ -17,6 +17,9 @@ func (e *goExec) run() {
 	e.gen = make(chan struct{})
 	var wg sync.WaitGroup
 	for i := range e.s.threads {
+		if o := e.s.blk.order; o != nil {
+			i = o[i]
+		}
 		t := &e.s.threads[i]
 		wg.Go(func() { e.s.runThread(t) })
 	}
@@ -56,3 +59,31 @@ func (e *goExec) exit(t *Thread) {
 func (e *goExec) yield(*Thread) { runtime.Gosched() }
 
 func (e *goExec) close() {}
+
+func (e *goExec) lock()   { e.mu.Lock() }
+func (e *goExec) unlock() { e.mu.Unlock() }
+
+func (e *goExec) wait(t *Thread) {
+	e.mu.Unlock()
+	e.await(t)
+}
+
+// await blocks t until it is woken or the launch stops.
+func (e *goExec) await(t *Thread) {
+	select {
+	case <-t.wakeCh:
+	case <-e.s.l.stopCh:
+		t.stopped()
+	}
+}
+
+func (e *goExec) wakeOne(t *Thread) { t.wakeCh <- struct{}{} }
+
+func (e *goExec) waitOutside(t *Thread) {
+	e.await(t)
+	e.mu.Lock()
+	e.s.blk.unparkOutside(t)
+	e.mu.Unlock()
+}
+
+func (e *goExec) wakeOutside(t *Thread) { t.wakeCh <- struct{}{} }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Config describes one launch: CUDA's <<<grid, block, sharedBytes>>> plus
@@ -20,8 +21,24 @@ type Config struct {
 	Executor      Executor
 	Observer      Observer // nil for no observer
 	// Cooperative makes this a cooperative launch
-	// (cudaLaunchCooperativeKernel): every block must be resident at once.
+	// (cudaLaunchCooperativeKernel): every block must be resident at once,
+	// which [Grid.Sync] of [ThisGrid] needs.
 	Cooperative bool
+	// Divergence chooses what a divergent barrier or collective does (see
+	// [DivergenceMode]); the zero value is DivergenceFail.
+	Divergence DivergenceMode
+	// Timeout, if positive, stops a launch still running after it, like a
+	// context deadline; the error lists where every unfinished thread is.
+	Timeout time.Duration
+	// Schedule orders blocks, thread starts and wake-ups (see [Schedule]);
+	// Seed seeds ScheduleRandom.
+	Schedule Schedule
+	Seed     uint64
+	// Deterministic runs the launch so that, for a fixed Schedule and Seed,
+	// its threads interleave identically on every run: resident blocks take
+	// turns on one token, switching only where a thread waits or yields.
+	// It requires the Fibers executor.
+	Deterministic bool
 }
 
 // An Executor is the strategy that runs a block's threads on goroutines.
@@ -70,9 +87,16 @@ type launch struct {
 	stopCh   chan struct{}
 	haltOnce sync.Once
 
-	mu      sync.Mutex // guards errs and dropped
+	mu      sync.Mutex // guards errs, others and dropped
 	errs    []*ThreadError
+	others  []error // divergence errors and warnings, in the order found
 	dropped int
+
+	coop      *coop       // grid-sync state of a cooperative launch; nil otherwise
+	reporting atomic.Bool // unfinished threads report where they are as they stop
+	report    stallReport
+	turns     *turns // the token of a Deterministic launch; nil otherwise
+	sched     scheduler
 }
 
 // Launch runs kernel k over the grid cfg describes and returns when every
@@ -106,14 +130,20 @@ func (d *Device) Launch(ctx context.Context, cfg Config, k Kernel) error {
 }
 
 func (l *launch) run(ctx context.Context) error {
+	if l.cfg.Timeout > 0 {
+		var cancel context.CancelFunc
+		cause := fmt.Errorf("%w after %v", ErrTimeout, l.cfg.Timeout)
+		ctx, cancel = context.WithTimeoutCause(ctx, l.cfg.Timeout, cause)
+		defer cancel()
+	}
 	halted := make(chan struct{})
-	cancelWatch := context.AfterFunc(ctx, func() { l.halt(); close(halted) })
+	cancelWatch := context.AfterFunc(ctx, func() { l.reporting.Store(true); l.halt(); close(halted) })
 	if l.cfg.Observer != nil {
 		l.cfg.Observer.LaunchStart(&l.g)
 	}
 	var wg sync.WaitGroup
-	for range l.slots {
-		wg.Go(l.runSlot)
+	for i := range l.slots {
+		wg.Go(func() { l.runSlot(i) })
 	}
 	wg.Wait()
 	if !cancelWatch() {
@@ -126,16 +156,20 @@ func (l *launch) run(ctx context.Context) error {
 	return err
 }
 
-// runSlot is one resident block slot: it runs blocks until none are left.
-func (l *launch) runSlot() {
-	s := newSlot(l)
+// runSlot is resident block slot i: it runs blocks until none are left.
+func (l *launch) runSlot(i int) {
+	s := newSlot(l, i)
 	defer s.close()
+	if l.turns != nil {
+		l.turns.hold(i)
+		defer l.turns.leave(i)
+	}
 	for !l.stop.Load() {
-		id := int(l.next.Add(1) - 1)
-		if id >= l.g.Blocks {
+		k := int(l.next.Add(1) - 1)
+		if k >= l.g.Blocks {
 			return
 		}
-		s.runBlock(id)
+		s.runBlock(l.sched.block(k))
 	}
 }
 
@@ -159,16 +193,33 @@ func (l *launch) record(e *ThreadError) {
 	l.dropped++
 }
 
-// result joins the recorded errors in global thread order, after the
-// cancellation cause if ctx ended the launch.
+// recordOther keeps an error that is not one thread's, such as a
+// divergence.
+func (l *launch) recordOther(err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.others) < maxErrors {
+		l.others = append(l.others, err)
+		return
+	}
+	l.dropped++
+}
+
+// result joins the recorded errors: the stall report if the launch stalled
+// or ctx ended it, divergences, then thread errors in global thread order.
 func (l *launch) result(ctx context.Context) error {
+	var errs []error
+	if err := ctx.Err(); err == nil || !l.stop.Load() {
+		if s := l.stallError(nil, nil); s != nil {
+			errs = append(errs, s)
+		}
+	} else if s := l.stallError(err, context.Cause(ctx)); s != nil {
+		errs = append(errs, s)
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	slices.SortStableFunc(l.errs, func(a, b *ThreadError) int { return cmp.Compare(a.GlobalID, b.GlobalID) })
-	var errs []error
-	if err := ctx.Err(); err != nil && l.stop.Load() {
-		errs = append(errs, fmt.Errorf("gpu: %s: stopped: %w", l.g.Name, err))
-	}
+	errs = append(errs, l.others...)
 	for _, e := range l.errs {
 		errs = append(errs, e)
 	}

@@ -155,9 +155,14 @@ const (
 	SyncThreads SyncKind = iota // __syncthreads and its count/and/or variants; cg block sync
 	SyncWarp                    // __syncwarp(mask) and warp-collective intrinsics
 	SyncGrid                    // cg::grid_group::sync
+	// SyncTile is the sync of a cooperative-groups tile larger than a warp:
+	// the block's ranks First to First+Count-1 met (less any that had
+	// exited, under DivergenceWarn or DivergenceAllow). Tiles up to a warp
+	// report SyncWarp.
+	SyncTile
 )
 
-// String returns "syncthreads", "syncwarp" or "grid.sync".
+// String returns "syncthreads", "syncwarp", "grid.sync" or "tile.sync".
 func (k SyncKind) String() string {
 	switch k {
 	case SyncThreads:
@@ -166,6 +171,8 @@ func (k SyncKind) String() string {
 		return "syncwarp"
 	case SyncGrid:
 		return "grid.sync"
+	case SyncTile:
+		return "tile.sync"
 	}
 	return fmt.Sprintf("sync(%d)", uint8(k))
 }
@@ -177,6 +184,9 @@ type Sync struct {
 	Warp  int    // global warp id for SyncWarp; -1 otherwise
 	Mask  uint64 // SyncWarp: the lanes that met; others: 0
 	// Op names the collective for SyncWarp ("syncwarp", "shfl", "ballot",
-	// ...) and is empty for barriers.
+	// "tile.sync", ...) and SyncTile ("tile.sync"), and is empty for
+	// block and grid barriers.
 	Op string
+	// First and Count give the block ranks of a SyncTile; zero otherwise.
+	First, Count int
 }

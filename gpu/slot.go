@@ -1,6 +1,9 @@
 package gpu
 
-import "errors"
+import (
+	"errors"
+	"math/rand/v2"
+)
 
 // An executor runs the threads of one block and provides the block-level
 // waiting they need. Each slot has its own executor value, used by one block
@@ -16,6 +19,21 @@ type executor interface {
 	yield(t *Thread)
 	// close releases the executor's resources when its slot ends.
 	close()
+
+	// lock and unlock guard the block state that collectives share.
+	lock()
+	unlock()
+	// wait parks t, which the block state records as waiting, until wake.
+	// Preconditions: locked; wait returns unlocked.
+	wait(t *Thread)
+	// wake makes a waiting thread of the block runnable. Preconditions:
+	// locked.
+	wakeOne(t *Thread)
+	// waitOutside parks t until wakeOutside; no lock is held.
+	waitOutside(t *Thread)
+	// wakeOutside makes t, waiting in waitOutside, runnable; it may be
+	// called from any goroutine.
+	wakeOutside(t *Thread)
 }
 
 // A slot is one resident block slot of an SM: the block it is running, its
@@ -23,25 +41,30 @@ type executor interface {
 // so a grid of any size runs in memory bounded by its resident blocks.
 type slot struct {
 	l       *launch
+	index   int // the slot's index in its launch
 	blk     block
 	threads []Thread
 	exec    executor
+	rng     *rand.Rand // ScheduleRandom's source for the current block
 }
 
-func newSlot(l *launch) *slot {
-	s := &slot{l: l, threads: make([]Thread, l.g.BlockSize)}
+func newSlot(l *launch, index int) *slot {
+	s := &slot{l: l, index: index, threads: make([]Thread, l.g.BlockSize)}
 	if l.cfg.Executor == Goroutines {
 		s.exec = &goExec{s: s}
 	} else {
-		s.exec = &fiberExec{s: s}
+		s.exec = &fiberExec{s: s, kick: make(chan struct{}, 1)}
 	}
-	s.blk.l, s.blk.exec = l, s.exec
+	s.blk.l, s.blk.exec, s.blk.threads = l, s.exec, s.threads
 	for i := range s.threads {
 		t := &s.threads[i]
 		t.blk, t.obs, t.stop, t.rank = &s.blk, l.cfg.Observer, &l.stop, i
 		t.slowAt = spinYield
 		if t.obs != nil {
 			t.slowAt = 0
+		}
+		if l.cfg.Executor == Goroutines {
+			t.wakeCh = make(chan struct{}, 1)
 		}
 	}
 	return s
@@ -56,6 +79,11 @@ func (s *slot) runBlock(id int) {
 	for i := range s.threads {
 		t := &s.threads[i]
 		t.gid, t.spins, t.obsState, t.fib = base+i, 0, nil, nil
+		t.done, t.at, t.parked = false, waitInfo{}, false
+	}
+	if s.l.sched.kind != ScheduleDefault {
+		s.rng = s.l.sched.rng(id)
+		s.blk.order = s.l.sched.order(s.blk.order, len(s.threads), s.rng)
 	}
 	obs := s.l.cfg.Observer
 	if obs != nil {
@@ -90,6 +118,9 @@ func (s *slot) result(t *Thread, r any, normal bool) {
 	err := recovered(r)
 	if r == nil && !normal {
 		err = errGoexit
+	}
+	if err == errStopped && s.l.reporting.Load() {
+		s.l.noteStuck(t, r)
 	}
 	if err != nil && err != errStopped {
 		s.l.record(t.threadError(err))

@@ -28,6 +28,16 @@ type Thread struct {
 	barResult int    // true predicates in the barrier round the thread last left
 	barN      int    // participants in that round
 	obsState  any
+
+	// Collective state, touched only on the slow path.
+	done   bool          // the kernel returned
+	at     waitInfo      // what the thread waits at, while it waits; written by the thread itself
+	parked bool          // waiting, in the block's count; guarded by the block
+	waitPC callSite      // the call site of its last barrier, when divergence is checked
+	coll   *round        // the warp collective it last completed
+	conv   uint64        // the group its last convergence point found
+	tile   *tileRound    // the block-level tile sync it waits at
+	wakeCh chan struct{} // Goroutines: wakes it from wait
 }
 
 // ThreadIdx returns the thread's index in its block, CUDA's threadIdx.

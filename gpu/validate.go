@@ -43,6 +43,13 @@ func (d *Device) newLaunch(cfg Config, k Kernel) (*launch, error) {
 			ErrCooperativeLaunchTooLarge, cfg.Name, l.g.Blocks, l.g.BlockSize, resident)
 	}
 	l.slots = min(resident, l.g.Blocks)
+	l.sched = newScheduler(cfg, l.g.Blocks)
+	if cfg.Cooperative {
+		l.coop = &coop{live: l.g.Threads, unfinished: l.g.Blocks}
+	}
+	if cfg.Deterministic {
+		l.turns = newTurns(l.slots, l.stopCh)
+	}
 	return l, nil
 }
 
@@ -62,6 +69,14 @@ func (d *Device) validate(cfg Config, grid, block Dim3) error {
 		return fmt.Errorf("dynamic shared memory of %d bytes; the device allows 0 to %d per block", cfg.DynamicShared, d.cfg.SharedMemPerBlock)
 	case cfg.Executor > Goroutines:
 		return fmt.Errorf("unknown %v", cfg.Executor)
+	case cfg.Divergence > DivergenceAllow:
+		return fmt.Errorf("unknown %v mode", cfg.Divergence)
+	case cfg.Schedule > ScheduleRandom:
+		return fmt.Errorf("unknown %v", cfg.Schedule)
+	case cfg.Deterministic && cfg.Executor != Fibers:
+		return fmt.Errorf("a deterministic launch needs the fibers executor, not %v", cfg.Executor)
+	case cfg.Timeout < 0:
+		return fmt.Errorf("negative timeout %v", cfg.Timeout)
 	}
 	if int64(grid.Size())*int64(block.Size()) > 1<<40 {
 		return fmt.Errorf("grid %v of blocks %v has more than 2^40 threads", grid, block)

@@ -1,0 +1,68 @@
+package gpu
+
+import "math/bits"
+
+// A Coalesced is cooperative groups' coalesced_group: lanes of one warp,
+// ranked in lane order, that the emulator found converged (see
+// [CoalescedThreads]) or that a partition split from such a group.
+type Coalesced struct {
+	t    *Thread
+	mask uint64
+}
+
+// CoalescedThreads is cg::coalesced_threads(): the group of lanes of t's
+// warp converged with it here. The emulator decides convergence
+// deterministically, as [ActiveMask] documents: the lanes that wait at the
+// same call site once every other lane of the warp has exited or waits.
+// So the warp-aggregated atomic idiom, `if pred { g := CoalescedThreads(t)
+// ... }`, groups exactly the lanes whose pred held.
+func CoalescedThreads(t *Thread) Coalesced { return Coalesced{t, t.converge()} }
+
+// Size returns the number of lanes in the group.
+func (g Coalesced) Size() int { return bits.OnesCount64(g.mask) }
+
+// ThreadRank returns the caller's rank in the group: how many of its
+// lanes are below the caller's.
+func (g Coalesced) ThreadRank() int { return rankIn(g.mask, g.t.Lane()) }
+
+// Mask returns the group's lanes.
+func (g Coalesced) Mask() uint64 { return g.mask }
+
+// MetaGroupRank and MetaGroupSize are 0 and 1: a coalesced group is not
+// cut from a parent by a tiled partition.
+func (g Coalesced) MetaGroupRank() int { return 0 }
+
+// MetaGroupSize is 1; see MetaGroupRank.
+func (g Coalesced) MetaGroupSize() int { return 1 }
+
+// Sync is coalesced_group::sync, [Thread.SyncWarp] of the group's lanes.
+func (g Coalesced) Sync() { g.t.warpCollective(opSyncWarp, g.mask, 0) }
+
+func (g Coalesced) warpGroup(string) (*Thread, uint64) { return g.t, g.mask }
+
+func (g Coalesced) fromRank(r int) int { return laneOf(g.mask, r) }
+
+func (g Coalesced) width() int { return 0 }
+
+func (g Coalesced) rankOf(lane int) int { return rankIn(g.mask, lane) }
+
+// LabeledPartition is cg::labeled_partition(g, label): it splits the
+// group into the lanes passing equal labels and returns the caller's part.
+// It is a collective of the whole group, like [MatchAnySync].
+func LabeledPartition[G WarpGroup](g G, label uint64) Coalesced {
+	t, mask := g.warpGroup("labeled_partition")
+	r := t.warpCollective(opMatchAny, mask, label)
+	return Coalesced{t, matching(r, label)}
+}
+
+// BinaryPartition is cg::binary_partition(g, pred): LabeledPartition with
+// a boolean label.
+func BinaryPartition[G WarpGroup](g G, pred bool) Coalesced {
+	t, mask := g.warpGroup("binary_partition")
+	r := t.warpCollective(opBallot, mask, b2u(pred))
+	m := votes(r)
+	if !pred {
+		m = r.arrived &^ m
+	}
+	return Coalesced{t, m}
+}

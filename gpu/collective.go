@@ -1,0 +1,303 @@
+package gpu
+
+import (
+	"fmt"
+	"math/bits"
+	"slices"
+)
+
+// A collOp is a warp-level collective. Lanes meet only in a round of the
+// same operation and mask.
+type collOp uint8
+
+const (
+	opSyncWarp collOp = iota
+	opShfl
+	opShflUp
+	opShflDown
+	opShflXor
+	opBallot
+	opAny
+	opAll
+	opUni
+	opMatchAny
+	opMatchAll
+	opReduceAdd
+	opReduceMin
+	opReduceMax
+	opReduceAnd
+	opReduceOr
+	opReduceXor
+	opTileSync
+	opScan
+)
+
+var collNames = [...]string{"syncwarp", "shfl", "shfl_up", "shfl_down", "shfl_xor", "ballot", "any", "all", "uni",
+	"match_any", "match_all", "reduce_add", "reduce_min", "reduce_max", "reduce_and", "reduce_or", "reduce_xor",
+	"tile.sync", "cg.reduce"}
+
+func (o collOp) String() string { return collNames[o] }
+
+// A round is one warp collective in progress or done: the lanes it names,
+// those that arrived, and the value each contributed. A completed round is
+// never changed again, so every participant reads its result from it after
+// waking.
+type round struct {
+	op      collOp
+	warp    int    // warp index in the block
+	mask    uint64 // member lanes that exist
+	arrived uint64
+	vals    [64]uint64
+	pcs     [64]callSite
+	waiters []*Thread
+}
+
+// val returns lane's contribution and whether lane took part.
+func (r *round) val(lane int) (uint64, bool) {
+	if lane < 0 || lane >= 64 || r.arrived&(1<<lane) == 0 {
+		return 0, false
+	}
+	return r.vals[lane], true
+}
+
+// A warpState is the collective state of one warp of a block.
+type warpState struct {
+	exists uint64   // lanes that exist: all, or fewer in a partial last warp
+	exited uint64   // lanes whose kernel returned
+	parked uint64   // lanes waiting at any barrier or collective
+	conv   uint64   // lanes waiting at a convergence point
+	rounds []*round // collectives in progress
+}
+
+// enableWarps starts tracking the block's warps, on its first warp-level
+// operation, so that barrier-free and SyncThreads-only blocks never pay
+// for it: lanes that exited or wait so far are read off the threads.
+// Preconditions: block locked.
+func (b *block) enableWarps() {
+	g := &b.l.g
+	if b.warps == nil {
+		b.warps = make([]warpState, g.Warps)
+	}
+	for w := range b.warps {
+		n := min(g.WarpSize, g.BlockSize-w*g.WarpSize)
+		b.warps[w] = warpState{exists: laneMask(n), rounds: b.warps[w].rounds[:0]}
+	}
+	b.warpOps, b.tiles, b.conv = true, b.tiles[:0], b.conv[:0]
+	for i := range b.threads {
+		t := &b.threads[i]
+		w := &b.warps[t.Warp()]
+		if t.done {
+			w.exited |= 1 << t.Lane()
+		}
+		if t.parked {
+			w.parked |= 1 << t.Lane()
+		}
+	}
+}
+
+// laneMask returns the mask of the low n lanes.
+func laneMask(n int) uint64 {
+	if n >= 64 {
+		return FullMask
+	}
+	return 1<<n - 1
+}
+
+// warpCollective makes t take part in op over the lanes of mask, with
+// value v, and returns the completed round. It must be called directly by
+// the exported collective the kernel called, so that the call site is
+// found at a fixed depth.
+func (t *Thread) warpCollective(op collOp, mask, v uint64) *round {
+	t.check()
+	var pc callSite
+	if t.blk.l.checks() {
+		pc = callerPC(1)
+	}
+	lane := t.Lane()
+	if mask&(1<<lane) == 0 {
+		t.failf("%v with mask %#x, which does not name the calling lane %d", op, mask, lane)
+	}
+	b, ex := t.blk, t.blk.exec
+	ex.lock()
+	if !b.warpOps {
+		b.enableWarps()
+	}
+	r, done := b.arriveWarp(t, op, mask, v, pc)
+	if done {
+		ex.unlock()
+		t.check()
+		return r
+	}
+	t.at = waitInfo{op: op.String(), mask: r.mask}
+	ex.wait(t)
+	t.at = waitInfo{}
+	t.check()
+	return t.coll
+}
+
+// arriveWarp adds t to the round of op and mask in its warp, creating it if
+// needed, and reports whether t completed it. If not, t is parked: the
+// caller must wait. Preconditions: block locked.
+func (b *block) arriveWarp(t *Thread, op collOp, mask, v uint64, pc callSite) (*round, bool) {
+	w := &b.warps[t.Warp()]
+	lane := t.Lane()
+	bit := uint64(1) << lane
+	mask &= w.exists
+	var r *round
+	for _, p := range w.rounds {
+		if p.mask&bit == 0 {
+			continue
+		}
+		if p.mask != mask || p.op != op {
+			b.mismatchWarp(t, p, op, mask, pc)
+			return p, true
+		}
+		r = p
+		break
+	}
+	if r == nil {
+		r = &round{op: op, warp: t.Warp(), mask: mask}
+		w.rounds = append(w.rounds, r)
+	}
+	r.arrived |= bit
+	r.vals[lane], r.pcs[lane] = v, pc
+	if r.arrived|w.exited&r.mask == r.mask {
+		b.completeWarp(w, r, t)
+		return r, true
+	}
+	r.waiters = append(r.waiters, t)
+	b.park(t)
+	return r, false
+}
+
+// completeWarp ends round r, which by completed: it checks for divergence,
+// reports the round to the observer and wakes the waiters.
+func (b *block) completeWarp(w *warpState, r *round, by *Thread) {
+	w.rounds = slices.DeleteFunc(w.rounds, func(p *round) bool { return p == r })
+	if b.l.checks() {
+		b.checkWarp(w, r)
+	}
+	if by.obs != nil {
+		gw := b.id*b.l.g.Warps + r.warp
+		by.obs.Sync(by, Sync{Kind: SyncWarp, Block: b.id, Warp: gw, Mask: r.arrived, Op: r.op.String()})
+	}
+	by.coll = r
+	for _, t := range r.waiters {
+		t.coll = r
+		b.unpark(t)
+		b.exec.wakeOne(t)
+	}
+}
+
+// checkWarp reports lanes of r that exited, and lanes that arrived at
+// another call site than the first.
+func (b *block) checkWarp(w *warpState, r *round) {
+	exited := r.mask &^ r.arrived
+	first := bits.TrailingZeros64(r.arrived)
+	var other uint64
+	for m := r.arrived; m != 0; m &= m - 1 {
+		if l := bits.TrailingZeros64(m); r.pcs[l] != r.pcs[first] {
+			other |= 1 << l
+		}
+	}
+	if exited == 0 && other == 0 {
+		return
+	}
+	base := r.warp * b.l.g.WarpSize
+	e := &DivergenceError{
+		Block: b.id, Warp: r.warp, Barrier: fmt.Sprintf("%v(mask %#x)", r.op, r.mask),
+		Site: b.l.d.site(r.pcs[first]), Waiting: laneRanks(base, r.arrived&^other), Exited: laneRanks(base, exited),
+	}
+	for m := other; m != 0; {
+		l := bits.TrailingZeros64(m)
+		same := uint64(0)
+		for n := m; n != 0; n &= n - 1 {
+			if k := bits.TrailingZeros64(n); r.pcs[k] == r.pcs[l] {
+				same |= 1 << k
+			}
+		}
+		e.Elsewhere = append(e.Elsewhere, Divergent{What: r.op.String(), Site: b.l.d.site(r.pcs[l]), Threads: laneRanks(base, same)})
+		m &^= same
+	}
+	b.diverged(e)
+}
+
+// mismatchWarp reports lanes that name each other in collectives of
+// different masks or operations: they can never meet.
+func (b *block) mismatchWarp(t *Thread, p *round, op collOp, mask uint64, pc callSite) {
+	base := p.warp * b.l.g.WarpSize
+	first := bits.TrailingZeros64(p.arrived)
+	b.mismatch(&DivergenceError{
+		Block: b.id, Warp: p.warp, Barrier: fmt.Sprintf("%v(mask %#x)", p.op, p.mask),
+		Site: b.l.d.site(p.pcs[first]), Waiting: laneRanks(base, p.arrived),
+		Elsewhere: []Divergent{{What: fmt.Sprintf("%v(mask %#x)", op, mask), Site: b.l.d.site(pc), Threads: []int{t.rank}}},
+	})
+}
+
+// laneRanks returns the block ranks of the lanes in m of the warp starting
+// at rank base.
+func laneRanks(base int, m uint64) []int {
+	var r []int
+	for ; m != 0; m &= m - 1 {
+		r = append(r, base+bits.TrailingZeros64(m))
+	}
+	return r
+}
+
+// exitWarp records that t exited and completes the rounds that were
+// waiting only for it. Preconditions: block locked.
+func (b *block) exitWarp(t *Thread) {
+	w := &b.warps[t.Warp()]
+	bit := uint64(1) << t.Lane()
+	w.exited |= bit
+	for i := 0; i < len(w.rounds); {
+		r := w.rounds[i]
+		if r.mask&bit != 0 && r.arrived|w.exited&r.mask == r.mask && r.arrived != 0 {
+			b.completeWarp(w, r, r.waiters[0])
+			continue
+		}
+		i++
+	}
+	if len(b.tiles) > 0 {
+		b.exitTiles(t)
+	}
+	if w.conv != 0 {
+		b.converge(w, nil)
+	}
+}
+
+// releaseAll makes every thread waiting at a warp collective, tile sync or
+// convergence point runnable with wake, after the launch stopped, so that
+// each sees the stop and unwinds. Preconditions: block locked.
+func (b *block) releaseAll(wake func(*Thread)) {
+	if !b.warpOps {
+		return
+	}
+	for i := range b.warps {
+		w := &b.warps[i]
+		for _, r := range w.rounds {
+			for _, t := range r.waiters {
+				wake(t)
+			}
+		}
+		w.rounds, w.conv = w.rounds[:0], 0
+	}
+	for _, r := range b.tiles {
+		for _, t := range r.waiters {
+			wake(t)
+		}
+	}
+	for _, t := range b.conv {
+		wake(t)
+	}
+	b.tiles, b.conv = b.tiles[:0], b.conv[:0]
+}
+
+// unparkOutside counts t, woken from a grid sync, as running again.
+// Preconditions: block locked.
+func (b *block) unparkOutside(t *Thread) {
+	t.parked = false
+	if b.warpOps {
+		b.warps[t.Warp()].parked &^= 1 << t.Lane()
+	}
+}

@@ -1,0 +1,193 @@
+package gpu
+
+import (
+	"fmt"
+	"slices"
+	"runtime"
+	"strings"
+)
+
+// A DivergenceMode chooses what happens when the threads of a barrier or
+// collective do not all reach it together, the errors compute-sanitizer's
+// synccheck reports: a thread that exits while others wait at
+// SyncThreads, SyncWarp, a warp collective or a group sync, or that waits
+// at a different call site of it.
+type DivergenceMode uint8
+
+// The divergence modes.
+const (
+	// DivergenceFail, the default, fails the launch with a
+	// *DivergenceError naming the barrier's file:line and the threads on
+	// each side; the launch stops and every waiting thread is released.
+	DivergenceFail DivergenceMode = iota
+	// DivergenceWarn lets the launch go on, exited threads counting as
+	// arrived, and returns a *DivergenceError with Warn set (once per
+	// barrier site and block) among Launch's errors.
+	DivergenceWarn
+	// DivergenceAllow lets the launch go on silently, as the hardware
+	// does, and skips recording call sites at barriers.
+	DivergenceAllow
+)
+
+// String returns "error", "warn" or "allow".
+func (m DivergenceMode) String() string {
+	switch m {
+	case DivergenceFail:
+		return "error"
+	case DivergenceWarn:
+		return "warn"
+	case DivergenceAllow:
+		return "allow"
+	}
+	return fmt.Sprintf("divergence(%d)", uint8(m))
+}
+
+// A DivergenceError reports a barrier or collective the threads named in
+// it did not reach together. Threads are named by their rank in the block
+// (for Block >= 0) or by global id (grid sync, Block -1).
+type DivergenceError struct {
+	Launch  string
+	Block   int    // linear block id; -1 for a grid sync
+	Warp    int    // warp index in the block for warp collectives; -1 otherwise
+	Barrier string // "syncthreads", "syncwarp", "shfl", "tile.sync", "grid.sync", ...
+	Site    Site   // where the waiting threads wait
+	Waiting []int  // the threads that reached it at Site
+	// Exited are threads that should have taken part but had exited.
+	Exited []int
+	// Elsewhere are threads that met the waiting ones at another call
+	// site, or called the collective with another mask or operation.
+	Elsewhere []Divergent
+	Warn      bool // DivergenceWarn: the launch went on
+}
+
+// A Divergent is a group of threads that reached a barrier at a different
+// site, or with a different mask or operation, than the others.
+type Divergent struct {
+	What    string // the barrier or collective, with its mask if any
+	Site    Site
+	Threads []int
+}
+
+func (e *DivergenceError) Error() string {
+	var b strings.Builder
+	kind := "error"
+	if e.Warn {
+		kind = "warning"
+	}
+	who := "thread"
+	if e.Block < 0 {
+		who = "global thread"
+	}
+	fmt.Fprintf(&b, "gpu: %s: divergence %s: %s at %s", e.Launch, kind, e.Barrier, e.Site)
+	if e.Block >= 0 {
+		fmt.Fprintf(&b, " in block %d", e.Block)
+	}
+	if e.Warp >= 0 {
+		fmt.Fprintf(&b, " warp %d", e.Warp)
+	}
+	fmt.Fprintf(&b, ": %ss %s wait there", who, ranges(e.Waiting))
+	if len(e.Exited) > 0 {
+		fmt.Fprintf(&b, "; %ss %s exited", who, ranges(e.Exited))
+	}
+	for _, d := range e.Elsewhere {
+		fmt.Fprintf(&b, "; %ss %s are at %s at %s", who, ranges(d.Threads), d.What, d.Site)
+	}
+	return b.String()
+}
+
+// ranges formats sorted ids compactly, as "0-3,7,9-12".
+func ranges(ids []int) string {
+	var b strings.Builder
+	for i := 0; i < len(ids); {
+		j := i
+		for j+1 < len(ids) && ids[j+1] == ids[j]+1 {
+			j++
+		}
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		if j > i {
+			fmt.Fprintf(&b, "%d-%d", ids[i], ids[j])
+		} else {
+			fmt.Fprintf(&b, "%d", ids[i])
+		}
+		i = j + 1
+	}
+	return b.String()
+}
+
+// A callSite is the return addresses of the innermost gpu frame of a
+// barrier call and of the kernel frame that made it: enough to tell
+// barrier sites apart and to resolve one to a Site.
+type callSite [2]uintptr
+
+// callerPC returns the callSite of the barrier call whose innermost gpu
+// API frame is skip frames above callerPC's caller. It costs a short
+// stack walk, so barriers take it only when divergence is checked.
+func callerPC(skip int) callSite {
+	var pc callSite
+	runtime.Callers(skip+2, pc[:])
+	return pc
+}
+
+// site resolves a callSite to the kernel's file:line.
+func (d *Device) site(c callSite) Site {
+	if c[0] == 0 {
+		return Site{}
+	}
+	var pcs stack
+	copy(pcs[:], c[:])
+	return d.sites.lookup(&pcs)
+}
+
+// checks reports whether the launch checks divergence at all.
+func (l *launch) checks() bool { return l.cfg.Divergence != DivergenceAllow }
+
+// diverged reports a divergence found in block context. In Error mode it
+// records the error and stops the launch; in Warn mode it records it once
+// per block and site. It reports whether the launch stops.
+func (b *block) diverged(e *DivergenceError) bool {
+	l := b.l
+	e.Launch = l.g.Name
+	if l.stop.Load() {
+		return true // threads unwinding from a stop are not divergent
+	}
+	switch l.cfg.Divergence {
+	case DivergenceAllow:
+		return false
+	case DivergenceWarn:
+		key := e.Site
+		for _, s := range b.warned {
+			if s == key {
+				return false
+			}
+		}
+		b.warned = append(b.warned, key)
+		e.Warn = true
+		l.recordOther(e)
+		return false
+	}
+	l.recordOther(e)
+	l.halt()
+	return true
+}
+
+// mismatch reports an always-fatal misuse: threads that cannot meet
+// because they name the same lanes with a different mask or operation.
+func (b *block) mismatch(e *DivergenceError) {
+	e.Launch = b.l.g.Name
+	if b.l.stop.Load() {
+		return
+	}
+	b.l.recordOther(e)
+	b.l.halt()
+}
+
+// sortAll sorts the thread lists of e.
+func sortAll(e *DivergenceError) {
+	slices.Sort(e.Waiting)
+	slices.Sort(e.Exited)
+	for _, d := range e.Elsewhere {
+		slices.Sort(d.Threads)
+	}
+}

@@ -1,0 +1,121 @@
+package gpu
+
+import "math/bits"
+
+// FullMask names every lane of a warp in a member mask, as 0xffffffff does
+// for CUDA's 32 lanes. Bits beyond the warp's lanes are ignored, so in a
+// partial last warp it names only the lanes that exist.
+const FullMask = ^uint64(0)
+
+// SyncWarp is CUDA's __syncwarp(mask): the lanes of mask wait for each
+// other. The calling lane must be in mask, and every lane of mask that
+// exists must call SyncWarp with the same mask; a lane of mask that exits
+// or waits elsewhere is a divergence (see [DivergenceMode]), never a hang.
+//
+// Under independent thread scheduling lanes are never in lockstep: outside
+// warp collectives two lanes of a warp are as unordered as two threads of
+// different blocks. In the terminology of [the Go memory model], every
+// access a lane of mask makes before SyncWarp "synchronizes before" every
+// access any lane of mask makes after it; lanes outside mask are not
+// ordered by it. The observer sees one Sync of kind SyncWarp whose Mask is
+// the lanes that met.
+//
+// [the Go memory model]: https://go.dev/ref/mem
+func (t *Thread) SyncWarp(mask uint64) {
+	t.warpCollective(opSyncWarp, mask, 0)
+}
+
+// ActiveMask is __activemask: the lanes of t's warp that are converged
+// with it at this call. It does not synchronize (the observer sees no
+// Sync), but the emulator must decide which lanes are converged, and does
+// so deterministically: the calling lane waits until every other lane of
+// its warp has exited, waits at a barrier or collective, or waits at a
+// convergence point (ActiveMask or [CoalescedThreads]); the lanes waiting
+// at the same call site are the converged ones. A lane that spins instead
+// of waiting delays the answer until it waits or exits.
+func ActiveMask(t *Thread) uint64 { return t.converge() }
+
+// converge waits at a convergence point and returns the converged lanes.
+func (t *Thread) converge() uint64 {
+	t.check()
+	pc := callerPC(1)
+	b, ex := t.blk, t.blk.exec
+	ex.lock()
+	if !b.warpOps {
+		b.enableWarps()
+	}
+	w := &b.warps[t.Warp()]
+	t.waitPC, t.conv = pc, 0
+	w.conv |= 1 << t.Lane()
+	b.conv = append(b.conv, t)
+	b.parked++
+	t.parked = true
+	w.parked |= 1 << t.Lane()
+	if b.converge(w, t) {
+		ex.unlock()
+		return t.conv
+	}
+	t.at = waitInfo{op: "convergence point"}
+	b.checkStall()
+	ex.wait(t)
+	t.at = waitInfo{}
+	t.check()
+	return t.conv
+}
+
+// converge completes the convergence points of warp w if every lane of it
+// has exited or waits: the lanes waiting at each call site form one group.
+// It reports whether self was released; self is not woken, as it runs.
+// Preconditions: block locked.
+func (b *block) converge(w *warpState, self *Thread) bool {
+	if w.conv == 0 || (w.parked|w.exited)&w.exists != w.exists {
+		return false
+	}
+	released := false
+	keep := b.conv[:0]
+	var in []*Thread
+	for _, t := range b.conv {
+		if &b.warps[t.Warp()] == w {
+			in = append(in, t)
+		} else {
+			keep = append(keep, t)
+		}
+	}
+	b.conv = keep
+	for _, t := range in {
+		for _, u := range in {
+			if u.waitPC == t.waitPC {
+				t.conv |= 1 << u.Lane()
+			}
+		}
+	}
+	w.conv = 0
+	for _, t := range in {
+		b.unpark(t)
+		if t == self {
+			released = true
+			continue
+		}
+		b.exec.wakeOne(t)
+	}
+	return released
+}
+
+// rankIn returns the rank of lane among the set lanes of mask.
+func rankIn(mask uint64, lane int) int {
+	return bits.OnesCount64(mask & (1<<lane - 1))
+}
+
+// laneOf returns the lane of the rank-th set lane of mask, or -1.
+func laneOf(mask uint64, rank int) int {
+	if rank < 0 {
+		return -1
+	}
+	for ; mask != 0; mask &= mask - 1 {
+		if rank == 0 {
+			return bits.TrailingZeros64(mask)
+		}
+		rank--
+	}
+	return -1
+}

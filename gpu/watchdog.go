@@ -1,0 +1,213 @@
+package gpu
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// ErrTimeout is the cause of a launch stopped by Config.Timeout. The
+// error Launch returns then also matches context.DeadlineExceeded.
+var ErrTimeout = errors.New("gpu: launch timeout")
+
+// maxStuck bounds the unfinished threads a StallError lists.
+const maxStuck = 1 << 12
+
+// A StallError reports a launch that stopped making progress: a deadlock
+// (every live thread waits at a barrier or collective none can complete),
+// a context that ended, or Config.Timeout. It lists where every unfinished
+// thread was.
+type StallError struct {
+	Launch string
+	// Cause is ErrDeadlock, or the context's cause: context.Canceled,
+	// context.DeadlineExceeded, an ErrTimeout, or a cause of the caller's.
+	Cause error
+	// Err is the context's error when the context ended the launch.
+	Err     error
+	Threads []Stuck // unfinished threads in global order, at most 4096
+	More    int     // unfinished threads beyond those listed
+	// NotStarted counts threads of started blocks that never started.
+	NotStarted int
+}
+
+// A Stuck is where an unfinished thread was when its launch stopped.
+type Stuck struct {
+	Block    Dim3
+	BlockID  int
+	Rank     int // linear index in the block
+	GlobalID int
+	// At is the barrier or collective the thread waited at, as
+	// "syncthreads" or "shfl(mask 0xffffffff)", or "running" for a thread
+	// that was running or spinning.
+	At string
+	// Access is the memory access it was making when stopped, such as
+	// `load global "flag"[0]`, or empty.
+	Access string
+	Site   Site // the kernel line of the wait or of the last runtime call
+}
+
+func (e *StallError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "gpu: %s: stopped: %v", e.Launch, e.Cause)
+	if len(e.Threads) == 0 {
+		return b.String()
+	}
+	b.WriteString("; unfinished threads:")
+	for i := 0; i < len(e.Threads); {
+		j := i
+		for j < len(e.Threads) && e.Threads[j].BlockID == e.Threads[i].BlockID {
+			j++
+		}
+		writeBlock(&b, e.Threads[i:j])
+		i = j
+	}
+	if e.More > 0 {
+		fmt.Fprintf(&b, "\n\t... and %d more", e.More)
+	}
+	if e.NotStarted > 0 {
+		fmt.Fprintf(&b, "\n\t%d threads of started blocks never started", e.NotStarted)
+	}
+	return b.String()
+}
+
+// writeBlock writes one block's unfinished threads, grouped by where they
+// were.
+func writeBlock(b *strings.Builder, ts []Stuck) {
+	fmt.Fprintf(b, "\n\tblock %v:", ts[0].Block)
+	type key struct {
+		at, access string
+		site       Site
+	}
+	groups := map[key][]int{}
+	var keys []key
+	for _, t := range ts {
+		k := key{t.At, t.Access, t.Site}
+		if _, ok := groups[k]; !ok {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], t.Rank)
+	}
+	for _, k := range keys {
+		fmt.Fprintf(b, "\n\t\tthreads %s %s", ranges(groups[k]), k.at)
+		if k.access != "" {
+			fmt.Fprintf(b, " (%s)", k.access)
+		}
+		fmt.Fprintf(b, " at %s", k.site)
+	}
+}
+
+// Unwrap returns the cause and the context's error.
+func (e *StallError) Unwrap() []error { return []error{e.Cause, e.Err} }
+
+// stallReport collects where the threads of a stopped launch were.
+type stallReport struct {
+	mu         sync.Mutex
+	cause      error // ErrDeadlock, when the runtime stopped the launch
+	threads    []Stuck
+	more       int
+	notStarted int
+	sites      map[siteFrame]Site
+}
+
+// stall stops the launch because it cannot make progress, and asks every
+// unfinished thread to report where it is as it unwinds.
+func (l *launch) stall(cause error) {
+	l.report.mu.Lock()
+	if l.report.cause == nil {
+		l.report.cause = cause
+	}
+	l.report.mu.Unlock()
+	l.reporting.Store(true)
+	l.halt()
+}
+
+// noteStuck records where t was when the launch stopped it; r is the value
+// its root recovered. It runs in the deferred recover, on top of the
+// unwinding stack, so the stack still shows the kernel's line.
+func (l *launch) noteStuck(t *Thread, r any) {
+	s := Stuck{Block: t.blk.idx, BlockID: t.blk.id, Rank: t.rank, GlobalID: t.gid, At: "running"}
+	if t.at.op != "" {
+		s.At = t.at.op
+		if t.at.mask != 0 {
+			s.At = fmt.Sprintf("%s(mask %#x)", t.at.op, t.at.mask)
+		}
+	}
+	if f, ok := r.(fault); ok && f.m != nil {
+		s.Access = fmt.Sprintf("%v %v[%d]", f.op, f.m, f.i)
+	}
+	l.report.mu.Lock()
+	defer l.report.mu.Unlock()
+	s.Site = l.panicSite()
+	if len(l.report.threads) < maxStuck {
+		l.report.threads = append(l.report.threads, s)
+		return
+	}
+	l.report.more++
+}
+
+// noteNotStarted counts threads a stopped block never started.
+func (l *launch) noteNotStarted(n int) {
+	l.report.mu.Lock()
+	l.report.notStarted += n
+	l.report.mu.Unlock()
+}
+
+// panicSite returns the kernel line on the stack of the panic being
+// recovered: below runtime.gopanic, the first frame outside this package
+// after one inside it. Sites are interned per launch so that equal lines
+// compare equal. Preconditions: l.report.mu held.
+func (l *launch) panicSite() Site {
+	var pcs [64]uintptr
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(1, pcs[:])])
+	panicking, inPkg := false, false
+	for {
+		f, more := frames.Next()
+		switch {
+		case f.Function == "runtime.gopanic":
+			panicking = true
+		case !panicking:
+		case strings.HasPrefix(f.Function, pkgPrefix):
+			inPkg = true
+		case inPkg && f.Function != "" && !strings.HasPrefix(f.Function, "runtime."):
+			return l.report.intern(f)
+		}
+		if !more {
+			return Site{}
+		}
+	}
+}
+
+// intern returns the report's Site for frame f.
+func (r *stallReport) intern(f runtime.Frame) Site {
+	k := siteFrame{file: f.File, line: f.Line, function: f.Function}
+	if s, ok := r.sites[k]; ok {
+		return s
+	}
+	if r.sites == nil {
+		r.sites = map[siteFrame]Site{}
+	}
+	s := Site{&k}
+	r.sites[k] = s
+	return s
+}
+
+// stallError builds the launch's StallError, or returns nil if the launch
+// did not stall. ctxErr is the context's error and cause its cause.
+func (l *launch) stallError(ctxErr, cause error) *StallError {
+	r := &l.report
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cause == nil && ctxErr == nil {
+		return nil
+	}
+	e := &StallError{Launch: l.g.Name, Cause: r.cause, Threads: r.threads, More: r.more, NotStarted: r.notStarted}
+	if e.Cause == nil {
+		e.Cause, e.Err = cause, ctxErr
+	}
+	slices.SortFunc(e.Threads, func(a, b Stuck) int { return cmp.Compare(a.GlobalID, b.GlobalID) })
+	return e
+}
