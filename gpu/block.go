@@ -9,13 +9,13 @@ import (
 // guarded by the executor: the fiber executor runs a block on one goroutine
 // at a time, the goroutine executor holds its mutex.
 type block struct {
-	l    *launch
-	exec executor
+	l       *launch
+	exec    executor
 	id      int
 	idx     Dim3
 	threads []Thread // the slot's threads
-	live int // threads whose kernel has not returned
-	bar  barrier
+	live    int      // threads whose kernel has not returned
+	bar     barrier
 
 	parked  int         // threads waiting at a barrier or collective of the block
 	warpOps bool        // a warp collective ran: warps is tracked

@@ -2,8 +2,8 @@ package gpu
 
 import (
 	"fmt"
-	"slices"
 	"runtime"
+	"slices"
 	"strings"
 )
 
