@@ -169,7 +169,13 @@ func (b *block) barrierDiverged(by *Thread, ws []*Thread) {
 		all = append(all, by)
 	}
 	all = append(all, ws...)
-	ref := all[0].waitPC
+	low := all[0]
+	for _, t := range all {
+		if t.rank < low.rank {
+			low = t // the lowest thread's site names the barrier
+		}
+	}
+	ref := low.waitPC
 	e := &DivergenceError{Block: b.id, Warp: -1, Barrier: "syncthreads", Site: b.l.d.site(ref)}
 	met := make([]bool, len(b.threads))
 	sites := map[callSite][]int{}

@@ -40,7 +40,7 @@ func (g GridGroup) Sync() {
 		t.failf("grid sync in a launch that is not cooperative (set Config.Cooperative)")
 	}
 	if l.checks() {
-		t.waitPC = callerPC(1)
+		t.waitPC = callerPC(0)
 	}
 	if l.coop.arrive(t) {
 		t.check()
@@ -125,6 +125,11 @@ func (c *coop) check(by *Thread) {
 	}
 	if c.live == l.g.Threads && !diff || l.stop.Load() {
 		return
+	}
+	for _, w := range all {
+		if w.gid < by.gid {
+			by = w // the lowest thread's site names the barrier
+		}
 	}
 	e := &DivergenceError{Launch: l.g.Name, Block: -1, Warp: -1, Barrier: "grid.sync", Site: l.d.site(by.waitPC)}
 	met := make([]bool, l.g.Threads)

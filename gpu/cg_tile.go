@@ -238,12 +238,18 @@ func (b *block) checkTile(r *tileRound) {
 	if r.arrived == r.n && !differ(r.pcs) {
 		return
 	}
-	e := &DivergenceError{Block: b.id, Warp: -1, Barrier: fmt.Sprintf("tile.sync(ranks %d-%d)", r.lo, r.lo+r.n-1), Site: b.l.d.site(r.pcs[0])}
+	low := 0
+	for i, k := range r.ranks {
+		if k < r.ranks[low] {
+			low = i // the lowest thread's site names the barrier
+		}
+	}
+	e := &DivergenceError{Block: b.id, Warp: -1, Barrier: fmt.Sprintf("tile.sync(ranks %d-%d)", r.lo, r.lo+r.n-1), Site: b.l.d.site(r.pcs[low])}
 	in := make([]bool, r.n)
 	var other []int
 	for i, k := range r.ranks {
 		in[k-r.lo] = true
-		if r.pcs[i] == r.pcs[0] {
+		if r.pcs[i] == r.pcs[low] {
 			e.Waiting = append(e.Waiting, k)
 		} else {
 			other = append(other, k)

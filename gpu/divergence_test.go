@@ -1,0 +1,198 @@
+package gpu_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/warpguard/warpguard/gpu"
+)
+
+// line returns the caller's line, to name the barrier a test expects.
+func line() int {
+	_, _, l, _ := runtime.Caller(1)
+	return l
+}
+
+// divergenceShape is a kernel whose threads do not all reach a barrier
+// together, with what the error must say.
+type divergenceShape struct {
+	name    string
+	threads int
+	coop    bool
+	kernel  func(site *atomic.Int64) gpu.Kernel
+	want    []string // substrings of the DivergenceError; %d is the site's line
+	// warnOK is whether the launch completes under DivergenceWarn: exits
+	// count as arrived, but barriers at different sites still meet.
+	warnOK bool
+}
+
+var divergenceShapes = []divergenceShape{
+	{
+		name: "exit at syncthreads", threads: 64, warnOK: true,
+		kernel: func(site *atomic.Int64) gpu.Kernel {
+			return func(t *gpu.Thread) {
+				if t.Rank() >= 60 {
+					return
+				}
+				site.Store(int64(line() + 1))
+				t.SyncThreads()
+			}
+		},
+		want: []string{"syncthreads at", "divergence_test.go:%d in block 0: threads 0-59 wait there; threads 60-63 exited"},
+	},
+	{
+		name: "syncthreads at two sites", threads: 64, warnOK: true,
+		kernel: func(site *atomic.Int64) gpu.Kernel {
+			return func(t *gpu.Thread) {
+				if t.Rank() < 32 {
+					site.Store(int64(line() + 1))
+					t.SyncThreads()
+				} else {
+					t.SyncThreads()
+				}
+			}
+		},
+		want: []string{"divergence_test.go:%d in block 0: threads 0-31 wait there; threads 32-63 are at syncthreads at"},
+	},
+	{
+		name: "exit at syncwarp", threads: 32, warnOK: true,
+		kernel: func(site *atomic.Int64) gpu.Kernel {
+			return func(t *gpu.Thread) {
+				if t.Lane() == 7 {
+					return
+				}
+				site.Store(int64(line() + 1))
+				t.SyncWarp(gpu.FullMask)
+			}
+		},
+		want: []string{"syncwarp(mask 0xffffffff) at", "divergence_test.go:%d in block 0 warp 0: threads 0-6,8-31 wait there; threads 7 exited"},
+	},
+	{
+		name: "exit at shfl", threads: 32, warnOK: true,
+		kernel: func(site *atomic.Int64) gpu.Kernel {
+			return func(t *gpu.Thread) {
+				if t.Lane() >= 30 {
+					return
+				}
+				site.Store(int64(line() + 1))
+				gpu.ShflSync(t, 0xffffffff, int32(t.Lane()), 31, 32)
+			}
+		},
+		want: []string{"shfl(mask 0xffffffff) at", "divergence_test.go:%d in block 0 warp 0: threads 0-29 wait there; threads 30-31 exited"},
+	},
+	{
+		name: "exit at large tile sync", threads: 128, warnOK: true,
+		kernel: func(site *atomic.Int64) gpu.Kernel {
+			return func(t *gpu.Thread) {
+				tile := gpu.TiledPartition(t, 64)
+				if t.Rank() == 70 {
+					return
+				}
+				site.Store(int64(line() + 1))
+				tile.Sync()
+			}
+		},
+		want: []string{"tile.sync(ranks 64-127) at", "divergence_test.go:%d in block 0: threads 64-69,71-127 wait there; threads 70 exited"},
+	},
+	{
+		name: "exit at grid sync", threads: 32, coop: true, warnOK: true,
+		kernel: func(site *atomic.Int64) gpu.Kernel {
+			return func(t *gpu.Thread) {
+				if t.GlobalID() == 40 {
+					return
+				}
+				site.Store(int64(line() + 1))
+				gpu.ThisGrid(t).Sync()
+			}
+		},
+		want: []string{"grid.sync at", "divergence_test.go:%d: global threads 0-39,41-63 wait there; global threads 40 exited"},
+	},
+}
+
+func TestDivergence(t *testing.T) {
+	for _, sh := range divergenceShapes {
+		for _, mode := range []gpu.DivergenceMode{gpu.DivergenceFail, gpu.DivergenceWarn, gpu.DivergenceAllow} {
+			t.Run(sh.name+"/"+mode.String(), func(t *testing.T) {
+				eachExecutor(t, func(t *testing.T, ex gpu.Executor) {
+					d := newDevice(t)
+					var site atomic.Int64
+					cfg := gpu.Config{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: sh.threads}, Executor: ex, Divergence: mode, Cooperative: sh.coop}
+					if !sh.coop {
+						cfg.Grid.X = 1
+					}
+					ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+					defer cancel()
+					err := d.Launch(ctx, cfg, sh.kernel(&site))
+					if mode == gpu.DivergenceAllow {
+						require.NoError(t, err)
+						return
+					}
+					var de *gpu.DivergenceError
+					require.ErrorAs(t, err, &de)
+					require.Equal(t, mode == gpu.DivergenceWarn, de.Warn)
+					require.Equal(t, int(site.Load()), de.Site.Line(), "the barrier's line: %v", err)
+					for _, w := range sh.want {
+						if strings.Contains(w, "%d") {
+							w = fmt.Sprintf(w, site.Load())
+						}
+						require.Contains(t, err.Error(), w)
+					}
+					if mode == gpu.DivergenceWarn {
+						require.Contains(t, err.Error(), "divergence warning")
+						require.Len(t, err.(interface{ Unwrap() []error }).Unwrap(), 1, "only the warning: %v", err)
+					}
+				})
+			})
+		}
+	}
+}
+
+// TestDivergenceDeadlock makes threads wait at different kinds of barrier,
+// which can never meet: the launch ends with ErrDeadlock and the report
+// names where each thread waits.
+func TestDivergenceDeadlock(t *testing.T) {
+	eachExecutor(t, func(t *testing.T, ex gpu.Executor) {
+		d := newDevice(t)
+		var warpLine, blockLine atomic.Int64
+		cfg := gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 64}, Executor: ex}
+		start := time.Now()
+		err := d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
+			if t.Rank() == 0 {
+				warpLine.Store(int64(line() + 1))
+				t.SyncWarp(gpu.FullMask) // lanes 1-31 are at the block barrier
+				return
+			}
+			blockLine.Store(int64(line() + 1))
+			t.SyncThreads()
+		})
+		require.Less(t, time.Since(start), 5*time.Second)
+		require.ErrorIs(t, err, gpu.ErrDeadlock)
+		var se *gpu.StallError
+		require.ErrorAs(t, err, &se)
+		require.Contains(t, err.Error(), fmt.Sprintf("threads 0 syncwarp(mask 0xffffffff) at %s", siteOf(warpLine.Load())))
+		require.Contains(t, err.Error(), fmt.Sprintf("threads 1-63 syncthreads at %s", siteOf(blockLine.Load())))
+		require.Len(t, se.Threads, 64)
+	})
+}
+
+func siteOf(line int64) string {
+	_, file, _, _ := runtime.Caller(0)
+	return fmt.Sprintf("%s:%d", file, line)
+}
+
+func TestDivergenceModeString(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, "divergence(9)", gpu.DivergenceMode(9).String())
+	d := newDevice(t)
+	err := d.Launch(context.Background(), gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Divergence: 9}, func(*gpu.Thread) {})
+	require.ErrorContains(t, err, "unknown divergence(9) mode")
+	require.False(t, errors.Is(err, gpu.ErrDeadlock))
+}
