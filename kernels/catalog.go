@@ -57,6 +57,11 @@ type Injection struct {
 	// that holds the injected code; a report is at the injected code when
 	// one of its two sites is in that function.
 	Where string
+	// Corrupts reports that the race can change the kernel's output on this
+	// emulator (the Fibers executor runs a warp's lanes one after another,
+	// the worst case for warp-synchronous code), so a configuration with
+	// this injection is not required to pass its output check.
+	Corrupts bool
 }
 
 // Params selects one configuration of a kernel.
@@ -102,6 +107,17 @@ func (k *Kernel) Injection(name string) (Injection, bool) {
 		return Injection{}, false
 	}
 	return k.Injections[i], true
+}
+
+// Prepare checks that p names one of k's injections (or none) and sets the
+// configuration up on d.
+func (k *Kernel) Prepare(d *gpu.Device, p Params) (*Run, error) {
+	if p.Inject != "" {
+		if _, ok := k.Injection(p.Inject); !ok {
+			return nil, fmt.Errorf("kernels: %s has no injection %q", k.Name, p.Inject)
+		}
+	}
+	return k.Setup(d, p)
 }
 
 // Expected returns the race kinds the detector must report for a

@@ -1,0 +1,117 @@
+package kernels_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/kernels"
+	"github.com/warpguard/warpguard/race"
+)
+
+// run sets up and runs one configuration of k on a fresh device with the
+// executor and observer given, and returns the launch error and the
+// output check's error.
+func run(t *testing.T, k *kernels.Kernel, inject string, ex gpu.Executor, obs gpu.Observer) (launchErr, checkErr error) {
+	t.Helper()
+	d, err := gpu.NewDevice(gpu.DeviceConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := k.Prepare(d, kernels.Params{Seed: 1, Inject: inject})
+	if err != nil {
+		t.Fatalf("%s [%s]: setup: %v", k.Name, inject, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	launchErr = r.Launch(ctx, func(ctx context.Context, cfg gpu.Config, kern gpu.Kernel) error {
+		cfg.Executor, cfg.Observer = ex, obs
+		return d.Launch(ctx, cfg, kern)
+	})
+	return launchErr, r.Check()
+}
+
+// nonMicro is every catalog entry but ScoR's microbenchmarks, which
+// package race's corpus tests.
+func nonMicro() kernels.Catalog {
+	var c kernels.Catalog
+	for _, k := range kernels.All() {
+		if !strings.HasPrefix(k.Name, "micro/") {
+			c = append(c, k)
+		}
+	}
+	return c
+}
+
+// TestCleanOutputs checks every clean kernel's output against its
+// sequential reference on every executor, with no observer.
+func TestCleanOutputs(t *testing.T) {
+	for _, k := range kernels.All() {
+		if k.Racy {
+			continue
+		}
+		for _, ex := range []gpu.Executor{gpu.Fibers, gpu.Goroutines} {
+			t.Run(fmt.Sprintf("%s/%v", k.Name, ex), func(t *testing.T) {
+				t.Parallel()
+				launchErr, checkErr := run(t, k, "", ex, nil)
+				if launchErr != nil || checkErr != nil {
+					t.Errorf("launch: %v; check: %v", launchErr, checkErr)
+				}
+			})
+		}
+	}
+}
+
+// TestCleanNoRaces runs every clean kernel under the detector: it must
+// report nothing and still compute the right output.
+func TestCleanNoRaces(t *testing.T) {
+	for _, k := range nonMicro() {
+		t.Run(k.Name, func(t *testing.T) {
+			t.Parallel()
+			det := race.New(race.Options{History: true})
+			launchErr, checkErr := run(t, k, "", gpu.Fibers, det)
+			if launchErr != nil || checkErr != nil {
+				t.Errorf("launch: %v; check: %v", launchErr, checkErr)
+			}
+			for _, r := range det.Reports() {
+				t.Errorf("false positive:\n%v", r)
+			}
+		})
+	}
+}
+
+// TestInjections runs every injection under the detector: some race of an
+// expected kind must be reported with a site in the injected code.
+func TestInjections(t *testing.T) {
+	for _, k := range nonMicro() {
+		for _, in := range k.Injections {
+			t.Run(k.Name+"/"+in.Name, func(t *testing.T) {
+				t.Parallel()
+				det := race.New(race.Options{History: true})
+				launchErr, checkErr := run(t, k, in.Name, gpu.Fibers, det)
+				if launchErr != nil {
+					t.Errorf("launch: %v", launchErr)
+				}
+				if checkErr != nil && !in.Corrupts {
+					t.Errorf("check: %v", checkErr)
+				}
+				if !found(det.Reports(), in) {
+					t.Errorf("no %v race reported in %s; got %d reports:\n%v", in.Expect, in.Where, len(det.Reports()), det.Reports())
+				}
+			})
+		}
+	}
+}
+
+// found reports whether some report has an expected kind and a site in
+// the injection's function.
+func found(reps []race.Report, in kernels.Injection) bool {
+	return slices.ContainsFunc(reps, func(r race.Report) bool {
+		return slices.Contains(in.Expect, r.Kind) &&
+			(strings.HasSuffix(r.Current.Site.Function(), in.Where) || strings.HasSuffix(r.Previous.Site.Function(), in.Where))
+	})
+}
