@@ -32,6 +32,7 @@ type record struct {
 	bar    uint32         // th's block's barrier epoch
 	wep    uint32         // th's lane epoch in its warp
 	grid   uint32         // the launch's grid.Sync epoch
+	tile   uint32         // th's tile syncs completed
 	site   gpu.Site       // where, if history is on
 	op     gpu.Op
 	order  gpu.Order
@@ -46,17 +47,32 @@ type access struct {
 	locks *lockSet // locks the thread holds
 }
 
-// now returns th's record for access a.
-func (th *thread) now(a gpu.Access) record {
-	return record{
-		th:     th,
-		fences: [nFence]uint32{th.fences[0].Load(), th.fences[1].Load(), th.fences[2].Load()},
-		bar:    th.blk.bar.Load(),
-		wep:    th.w.epoch(th.lane),
-		grid:   th.l.grid.Load(),
-		op:     a.Op, order: a.Order, scope: a.Scope,
-		strong: isStrong(a),
+// fill sets r to th's record of access a. It fills in place: returning a
+// record, which holds pointers, costs three times as much.
+func (th *thread) fill(r *record, a *gpu.Access) {
+	r.th = th
+	r.fences[0], r.fences[1], r.fences[2] = th.fences[0].Load(), th.fences[1].Load(), th.fences[2].Load()
+	r.bar = th.blk.bar.Load()
+	r.wep = th.w.epoch(th.lane)
+	r.grid = th.l.grid.Load()
+	r.tile = th.tileN.Load()
+	r.op, r.order, r.scope = a.Op, a.Order, a.Scope
+	r.strong = isStrong(a)
+}
+
+// stamp summarizes r for the entry's repeat test: the thread, the
+// operation, and a sum of every counter the record holds and of the
+// versions of the thread's lock tables. The counters only grow, so the sum
+// changes whenever one of them does. Threads past 2^22 get no stamp.
+func (r *record) stamp() uint64 {
+	th := r.th
+	if th.gid >= 1<<22 {
+		return 0
 	}
+	gen := r.fences[0] + r.fences[1] + r.fences[2] + r.bar + r.wep + r.grid + r.tile +
+		th.locks.ver.Load() + th.w.table.ver.Load()
+	class := uint64(r.op)<<5 | uint64(r.order)<<3 | uint64(r.scope)
+	return uint64(th.gid+1)<<42 | class<<32 | uint64(gen)
 }
 
 // isStrong reports whether a is an atomic access in the sense of the scope
@@ -68,7 +84,7 @@ func (th *thread) now(a gpu.Access) record {
 // spinning on a flag with a volatile load is CUDA's idiom (CUB's grid
 // barrier, cooperative groups); iGUARD flags such a poll as a missing fence
 // whenever the flag's atomic writer has not fenced since.
-func isStrong(a gpu.Access) bool {
+func isStrong(a *gpu.Access) bool {
 	switch {
 	case a.Op.IsRMW() || a.Order >= gpu.Acquire:
 		return true
@@ -87,32 +103,35 @@ type finding struct {
 	locks  *lockSet // the entry's lockset at the check
 }
 
-// check runs the race checks for c against the entry and updates it.
+// check runs the race checks for c against the entry and updates it. It
+// returns the kind of race found, 0 for none, and then fills f.
 // Preconditions: e locked.
-func (e *entry) check(c *access) finding {
+func (e *entry) check(c *access, f *finding) Kind {
 	if e.flags&fValid == 0 {
 		e.flags, e.locks = fValid, c.locks
 		e.record(c)
-		return finding{}
+		return 0
 	}
 	md := &e.r // stores and atomics are checked against the last accessor
 	if !c.store {
 		if e.flags&fWriter == 0 {
 			e.record(c) // nothing written yet: a read conflicts with nothing
-			return finding{}
+			return 0
 		}
 		md = &e.w // loads only against the last writer
 	}
-	f := finding{shared: e.flags & fShared, locks: e.locks}
-	if f.kind = e.decide(md, c); f.kind != 0 {
-		f.prev = *md
-	} else if c.store && e.o.th != nil {
-		if f.kind = e.otherRace(c); f.kind != 0 {
-			f.prev = e.o
+	shared, locks := e.flags&fShared, e.locks
+	k := e.decide(md, c)
+	if k == 0 && c.store && e.o.th != nil {
+		if k = e.otherRace(c); k != 0 {
+			md = &e.o
 		}
 	}
+	if k != 0 {
+		*f = finding{kind: k, prev: *md, shared: shared, locks: locks}
+	}
 	e.record(c)
-	return f
+	return k
 }
 
 // otherRace checks a store against the reader the last accessor replaced.
@@ -176,6 +195,7 @@ const (
 	programOrder // the same thread, or lanes a collective ordered
 	gridSync     // a grid.Sync between the accesses
 	barrier      // a __syncthreads between the accesses
+	tileSync     // a sync of a tile wider than a warp, holding both threads
 	bothAtomic   // two atomics whose scopes cover both threads
 )
 
@@ -191,6 +211,8 @@ func (e *entry) shortcut(md *record, c *access) int {
 		return gridSync
 	case md.th.blk == cur.th.blk && md.bar != cur.bar && e.flags&fDevShared == 0:
 		return barrier
+	case md.th.blk == cur.th.blk && e.flags&fDevShared == 0 && md.th.tiledWith(md.tile, cur.th):
+		return tileSync
 	case md.strong && cur.strong && covers(md.scope, md, cur) && covers(cur.scope, md, cur):
 		// Morally strong: both atomic, each scope covering both threads.
 		// iGUARD checks only the earlier access's scope (one-sided), so a
@@ -216,7 +238,7 @@ func (e *entry) ordered(md *record, c *access) bool {
 	case barrier:
 		e.flags &^= fBlkShared
 		e.locks = c.locks
-	case bothAtomic:
+	case bothAtomic, tileSync:
 		e.locks = e.locks.intersect(c.locks)
 	default:
 		return false

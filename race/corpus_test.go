@@ -76,7 +76,7 @@ func corpus() []corpusCase {
 		warpLocks(false), warpLocks(true),
 		reductionTail(nil),
 	}
-	return cs
+	return append(cs, warpCases()...)
 }
 
 // sharedNeighbour: each thread of a 64-thread block writes its shared slot

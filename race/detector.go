@@ -1,6 +1,7 @@
 package race
 
 import (
+	"math/bits"
 	"sync"
 	"sync/atomic"
 
@@ -16,6 +17,7 @@ import (
 // metadata, and reports accumulate until [Detector.Reset].
 type Detector struct {
 	opt    Options
+	shift  uint         // log2 of opt.Granularity
 	halted atomic.Bool  // HaltOnFirst fired: record nothing more
 	bytes  atomic.Int64 // metadata bytes now allocated
 	peak   atomic.Int64 // most metadata bytes allocated at once
@@ -28,7 +30,7 @@ type Detector struct {
 // New returns a detector configured by opt.
 func New(opt Options) *Detector {
 	opt = opt.withDefaults()
-	return &Detector{opt: opt, launches: make(map[*gpu.Grid]*launch), reports: newReports(opt.MaxReports)}
+	return &Detector{opt: opt, shift: uint(bits.TrailingZeros(uint(opt.Granularity))), launches: make(map[*gpu.Grid]*launch), reports: newReports(opt.MaxReports)}
 }
 
 // LaunchStart implements [gpu.Observer]: it starts the launch with clean
@@ -72,8 +74,7 @@ func (d *Detector) Access(t *gpu.Thread, a gpu.Access) {
 		return
 	}
 	th := d.threadOf(t)
-	first := a.Offset / uint64(d.opt.Granularity)
-	last := (a.Offset + uint64(max(a.Size, 1)) - 1) / uint64(d.opt.Granularity)
+	first, last := a.Offset>>d.shift, (a.Offset+uint64(max(a.Size, 1))-1)>>d.shift
 	if a.Order == gpu.Release {
 		// A release store is PTX's release pattern, a fence of its scope
 		// then a relaxed store: it publishes what the thread wrote before
@@ -86,17 +87,26 @@ func (d *Detector) Access(t *gpu.Thread, a gpu.Access) {
 	if a.Op == gpu.OpCAS || a.Op == gpu.OpExch || a.Op == gpu.OpStore && a.Order != gpu.Weak {
 		th.lockAccess(a, first)
 	}
-	c := access{rec: th.now(a), store: a.Op.Writes(), locks: th.lockSet()}
+	var c access
+	th.fill(&c.rec, &a)
+	c.store = a.Op.Writes()
+	s := th.shadowOf(a.Mem)
+	stamp := c.rec.stamp()
+	if first == last && !d.opt.History && s.entry(first).stamp.Load() == stamp {
+		return // a repeat: checking it again would change nothing
+	}
+	c.locks = th.lockSet()
 	if d.opt.History {
 		c.rec.site = t.Caller()
 	}
-	s := th.shadowOf(a.Mem)
+	var f finding
 	for g := first; g <= last; g++ {
 		e := s.entry(g)
 		e.lock()
-		f := e.check(&c)
+		e.stamp.Store(stamp)
+		k := e.check(&c, &f)
 		e.unlock()
-		if f.kind != 0 {
+		if k != 0 {
 			d.found(t, a, &c, &f)
 		}
 	}
@@ -122,6 +132,8 @@ func (d *Detector) Sync(t *gpu.Thread, s gpu.Sync) {
 		th.w.sync(s.Mask)
 	case gpu.SyncGrid:
 		th.l.grid.Add(1)
+	case gpu.SyncTile:
+		th.blk.tileSync(s.First, s.Count)
 	}
 }
 

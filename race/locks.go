@@ -91,7 +91,8 @@ type heldLock struct {
 type held struct {
 	locks []heldLock
 	set   atomic.Pointer[lockSet]
-	n     atomic.Int32 // len(locks), for fences to skip an empty table
+	n     atomic.Int32  // len(locks), for fences to skip an empty table
+	ver   atomic.Uint32 // bumped at every change, for entry stamps
 }
 
 func (h *held) acquire(l heldLock) {
@@ -121,6 +122,7 @@ func (h *held) activate(s scope.Scope) {
 // publish recomputes the snapshot of active identities.
 func (h *held) publish() {
 	h.n.Store(int32(len(h.locks)))
+	h.ver.Add(1)
 	var ids []lockID
 	for _, l := range h.locks {
 		if !l.active {

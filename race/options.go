@@ -1,10 +1,12 @@
 package race
 
+import "math/bits"
+
 // Options configure a [Detector]. The zero value is usable: 4-byte
 // granules, no history, at most 100 reports.
 type Options struct {
 	// Granularity is the bytes of memory one metadata entry covers: 4 by
-	// default, as iGUARD. An access spanning several granules is checked
+	// default, as iGUARD; a power of two (others are rounded up). An access spanning several granules is checked
 	// once per granule. 1 tells apart byte-sized neighbours of a
 	// DynamicShared view; 8 halves the metadata of 8-byte data.
 	Granularity int
@@ -26,6 +28,7 @@ func (o Options) withDefaults() Options {
 	if o.Granularity <= 0 {
 		o.Granularity = 4
 	}
+	o.Granularity = 1 << bits.Len(uint(o.Granularity-1))
 	if o.MaxReports <= 0 {
 		o.MaxReports = 100
 	}

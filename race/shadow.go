@@ -24,6 +24,11 @@ func (g *gate) unlock() { g.mu.Unlock() }
 // entry is the metadata of one granule of memory.
 type entry struct {
 	gate
+	// stamp is the stamp of the access that last updated the entry. An
+	// access whose stamp matches is a repeat of it by the same thread with
+	// no synchronization since, whose check would change nothing and find
+	// nothing new; it skips the lock.
+	stamp atomic.Uint64
 	flags flags
 	w, r  record   // the last writer (if flags has fWriter) and last accessor
 	o     record   // the reader of another thread r replaced (see otherRace)

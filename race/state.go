@@ -42,7 +42,11 @@ type thread struct {
 	gwarp  int // global warp id
 	idx    gpu.Dim3
 	fences [nFence]atomic.Uint32 // fences executed, by fenceSlot
-	locks  held                  // this thread's own lock table
+	// The cooperative-groups tile syncs (tiles wider than a warp) the
+	// thread completed, and the block ranks [tileLo, tileHi) of the last.
+	tileN          atomic.Uint32
+	tileLo, tileHi atomic.Int32
+	locks          held // this thread's own lock table
 
 	cacheMem *gpu.Memory // the memory last accessed, and its metadata
 	cache    *shadow
@@ -141,4 +145,25 @@ func (d *Detector) lookupThread(t *gpu.Thread) *thread {
 func dimIndex(d gpu.Dim3, i int) gpu.Dim3 {
 	x, y := max(d.X, 1), max(d.Y, 1)
 	return gpu.Dim3{X: i % x, Y: i / x % y, Z: i / (x * y)}
+}
+
+// tileSync records a sync of the tile of ranks [first, first+n).
+func (b *block) tileSync(first, n int) {
+	for r := first; r < first+n && r < len(b.threads); r++ {
+		th := &b.threads[r]
+		th.tileLo.Store(int32(first))
+		th.tileHi.Store(int32(first + n))
+		th.tileN.Add(1)
+	}
+}
+
+// tiledWith reports whether th has completed a tile sync since its count
+// was n, and the last one held o: then o passed that sync after th's
+// access at count n, which it orders.
+func (th *thread) tiledWith(n uint32, o *thread) bool {
+	if th.tileN.Load() == n {
+		return false
+	}
+	r := int32(o.rank)
+	return th.tileLo.Load() <= r && r < th.tileHi.Load()
 }

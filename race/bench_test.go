@@ -1,0 +1,78 @@
+package race_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/race"
+	"github.com/warpguard/warpguard/scope"
+)
+
+// perLaunch is how many accesses each thread makes per launch, enough to
+// hide the launch's own cost.
+const perLaunch = 1 << 14
+
+// accessKernel returns a kernel in which each thread makes perLaunch
+// accesses of one kind to x, all to one word or each to its own word.
+func accessKernel(x gpu.Buffer[uint32], op string, spread bool) gpu.Kernel {
+	return func(t *gpu.Thread) {
+		for i := range perLaunch {
+			w := 0
+			if spread {
+				w = i
+			}
+			switch op {
+			case "store":
+				x.Store(t, w, uint32(i))
+			case "load":
+				x.Load(t, w)
+			case "atomicAdd":
+				x.AtomicAdd(t, w, 1, scope.Device)
+			}
+		}
+	}
+}
+
+// benchAccess measures ns per access of kernel k on blocks one-thread
+// blocks (one goroutine each), with and without the detector.
+func benchAccess(b *testing.B, blocks int, op string, spread bool) {
+	for _, on := range []bool{false, true} {
+		name := "off"
+		if on {
+			name = "detector"
+		}
+		b.Run(name, func(b *testing.B) {
+			d, err := gpu.NewDevice(gpu.DeviceConfig{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			x := gpu.Alloc[uint32](d, "x", perLaunch)
+			cfg := gpu.Config{Name: "bench", Grid: gpu.Dim3{X: blocks}, Block: gpu.Dim3{X: 1}}
+			if on {
+				cfg.Observer = race.New(race.Options{})
+			}
+			k := accessKernel(x, op, spread)
+			for b.Loop() {
+				if err := d.Launch(context.Background(), cfg, k); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*perLaunch), "ns/access")
+		})
+	}
+}
+
+// BenchmarkAccess is the cost of one instrumented access with the detector
+// on, beside the same access with no observer. "uncontended" is one thread;
+// "same-word" repeats one word (program order decides every check),
+// "spread" touches a new word each time (metadata allocated per launch);
+// "contended" is two blocks, so two goroutines, on one word.
+func BenchmarkAccess(b *testing.B) {
+	for _, op := range []string{"store", "load", "atomicAdd"} {
+		b.Run("uncontended/same-word/"+op, func(b *testing.B) { benchAccess(b, 1, op, false) })
+		b.Run("uncontended/spread/"+op, func(b *testing.B) { benchAccess(b, 1, op, true) })
+	}
+	b.Run("contended/two-goroutines/atomicAdd", func(b *testing.B) { benchAccess(b, 2, "atomicAdd", false) })
+	b.Run("contended/two-goroutines/store", func(b *testing.B) { benchAccess(b, 2, "store", false) })
+}
