@@ -1,0 +1,59 @@
+// Command warpguard runs the kernel catalog under the scoped race
+// detector.
+//
+//	warpguard list
+//	warpguard run KERNEL [-inject NAME] [-size default|paper] [-detector on|off] [-seed N] [-json]
+//	warpguard suite [-size default|paper] [-json] [-kernels GLOB]
+//
+// List prints every kernel with its injectable races. Run runs one
+// configuration and prints the output check and every race report; it
+// exits 0 when the output is right and no race was reported, 66 when races
+// were reported (the Go race detector's convention) and 1 on an error: a
+// bad flag, a failed launch, or a wrong output with no race to explain
+// it. Suite runs every kernel clean and with each injection, with
+// detection off and on, and prints one row per configuration; it exits 0
+// only when every configuration is ok.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitError = 1
+	exitRaces = 66 // as Go's race detector exits
+)
+
+const usage = `usage:
+  warpguard list
+  warpguard run KERNEL [-inject NAME] [-size default|paper] [-detector on|off] [-seed N] [-json]
+  warpguard suite [-size default|paper] [-json] [-kernels GLOB]
+`
+
+// run is the command with its arguments and outputs, returning the exit
+// code, so tests can run it in process.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitError
+	}
+	switch args[0] {
+	case "list":
+		return list(args[1:], stdout, stderr)
+	case "run":
+		return runOne(args[1:], stdout, stderr)
+	case "suite":
+		return suite(args[1:], stdout, stderr)
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "warpguard: unknown command %q\n%s", args[0], usage)
+	return exitError
+}

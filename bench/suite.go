@@ -1,0 +1,215 @@
+// Package bench runs catalog kernels with and without race detection and
+// judges the outcome: is the output right, did the detector report the
+// injected race at the injected code, and nothing on clean code, and what
+// did detection cost. The warpguard command is a front end to it.
+package bench
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/kernels"
+	"github.com/warpguard/warpguard/race"
+)
+
+// A Detector is a race detector the harness can run: a gpu.Observer that
+// collects reports.
+type Detector interface {
+	gpu.Observer
+	Reports() []race.Report
+}
+
+// NewDetector returns the default detector: package race's, with history
+// on so that every report names both sites.
+func NewDetector() Detector { return race.New(race.Options{History: true}) }
+
+// A Config is one configuration of one kernel.
+type Config struct {
+	Kernel   *kernels.Kernel
+	Inject   string // an injection's name, or "" for the clean kernel
+	Size     kernels.Size
+	Seed     int64
+	Executor gpu.Executor
+	// Detector makes the detector for the run with detection on; nil
+	// means NewDetector.
+	Detector func() Detector
+	// Timeout bounds each run; 0 means one minute.
+	Timeout time.Duration
+}
+
+// A Run is the outcome of running one configuration once.
+type Run struct {
+	Elapsed   time.Duration // the launches alone, not the input setup
+	LaunchErr error
+	CheckErr  error
+	Reports   []race.Report // nil when detection was off
+}
+
+// Once runs c once, with the detector det (nil for none).
+func Once(ctx context.Context, c Config, det Detector) Run {
+	d, err := gpu.NewDevice(gpu.DeviceConfig{})
+	if err != nil {
+		return Run{LaunchErr: err}
+	}
+	r, err := c.Kernel.Prepare(d, kernels.Params{Size: c.Size, Seed: c.Seed, Inject: c.Inject})
+	if err != nil {
+		return Run{LaunchErr: err}
+	}
+	timeout := c.Timeout
+	if timeout == 0 {
+		timeout = time.Minute
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var obs gpu.Observer
+	if det != nil {
+		obs = det
+	}
+	start := time.Now()
+	launchErr := r.Launch(ctx, func(ctx context.Context, cfg gpu.Config, k gpu.Kernel) error {
+		cfg.Executor, cfg.Observer = c.Executor, obs
+		return d.Launch(ctx, cfg, k)
+	})
+	out := Run{Elapsed: time.Since(start), LaunchErr: launchErr}
+	if launchErr == nil {
+		out.CheckErr = r.Check()
+	}
+	if det != nil {
+		out.Reports = det.Reports()
+	}
+	return out
+}
+
+// A Result judges one configuration, run once with detection off and once
+// with it on.
+type Result struct {
+	Kernel, Inject string
+	Expect         []race.Kind // kinds the detector must report; none for a clean kernel
+	Where          string      // the function holding the injected code; "" for the whole kernel
+	Corrupts       bool        // the injection may spoil the output (see kernels.Injection)
+	Off, On        Run
+	// Matched counts the reports of an expected kind with a site in the
+	// injected code; FalsePositives every other report.
+	Matched, FalsePositives int
+}
+
+// Evaluate runs c with detection off and on and judges the result.
+func Evaluate(ctx context.Context, c Config) Result {
+	res := Result{Kernel: c.Kernel.Name, Inject: c.Inject, Expect: c.Kernel.Expected(c.Inject)}
+	if in, ok := c.Kernel.Injection(c.Inject); ok {
+		res.Where, res.Corrupts = in.Where, in.Corrupts
+	}
+	newDet := c.Detector
+	if newDet == nil {
+		newDet = NewDetector
+	}
+	res.Off = Once(ctx, c, nil)
+	res.On = Once(ctx, c, newDet())
+	for _, r := range res.On.Reports {
+		if res.attributable(r) {
+			res.Matched++
+		} else {
+			res.FalsePositives++
+		}
+	}
+	return res
+}
+
+// attributable reports whether r is the expected race: of an expected kind
+// and with one of its sites in the injected code.
+func (res *Result) attributable(r race.Report) bool {
+	if !slices.Contains(res.Expect, r.Kind) {
+		return false
+	}
+	return res.Where == "" || inFunc(r.Current.Site, res.Where) || inFunc(r.Previous.Site, res.Where)
+}
+
+func inFunc(s gpu.Site, where string) bool { return strings.HasSuffix(s.Function(), where) }
+
+// Missed returns 1 if a race was expected and none was reported at the
+// injected code, else 0.
+func (res *Result) Missed() int {
+	if len(res.Expect) > 0 && res.Matched == 0 {
+		return 1
+	}
+	return 0
+}
+
+// OutputOK reports whether both runs launched and computed the right
+// output. For an injection that may spoil the output only the launches
+// must succeed.
+func (res *Result) OutputOK() bool {
+	if res.Off.LaunchErr != nil || res.On.LaunchErr != nil {
+		return false
+	}
+	return res.Corrupts || res.Off.CheckErr == nil && res.On.CheckErr == nil
+}
+
+// OK reports whether the configuration passed: the output is right, the
+// expected race was reported at the injected code, and nothing else was.
+func (res *Result) OK() bool {
+	return res.OutputOK() && res.Missed() == 0 && res.FalsePositives == 0
+}
+
+// Found returns the distinct kinds reported, in Kind order.
+func (res *Result) Found() []race.Kind {
+	var ks []race.Kind
+	for _, r := range res.On.Reports {
+		if !slices.Contains(ks, r.Kind) {
+			ks = append(ks, r.Kind)
+		}
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+// Overhead returns the run time with detection on over that with it off.
+func (res *Result) Overhead() float64 {
+	if res.Off.Elapsed <= 0 {
+		return 0
+	}
+	return float64(res.On.Elapsed) / float64(res.Off.Elapsed)
+}
+
+// Problem describes why the configuration is not OK, or returns "".
+func (res *Result) Problem() string {
+	var p []string
+	for _, r := range []Run{res.Off, res.On} {
+		if r.LaunchErr != nil {
+			p = append(p, "launch: "+r.LaunchErr.Error())
+		} else if r.CheckErr != nil && !res.Corrupts {
+			p = append(p, "output: "+r.CheckErr.Error())
+		}
+	}
+	if res.Missed() > 0 {
+		p = append(p, fmt.Sprintf("no %v race reported in %s", res.Expect, orKernel(res.Where)))
+	}
+	if res.FalsePositives > 0 {
+		p = append(p, fmt.Sprintf("%d unexpected reports", res.FalsePositives))
+	}
+	return strings.Join(p, "; ")
+}
+
+func orKernel(where string) string {
+	if where == "" {
+		return "the kernel"
+	}
+	return where
+}
+
+// Configs returns every configuration of the suite for the kernels of c:
+// each kernel clean, then with each of its injections.
+func Configs(c kernels.Catalog, size kernels.Size, seed int64) []Config {
+	var out []Config
+	for _, k := range c {
+		out = append(out, Config{Kernel: k, Size: size, Seed: seed})
+		for _, in := range k.Injections {
+			out = append(out, Config{Kernel: k, Inject: in.Name, Size: size, Seed: seed})
+		}
+	}
+	return out
+}
