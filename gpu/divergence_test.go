@@ -183,8 +183,9 @@ func TestDivergenceDeadlock(t *testing.T) {
 	})
 }
 
+// siteOf returns "file:line" for line of the caller's file.
 func siteOf(line int64) string {
-	_, file, _, _ := runtime.Caller(0)
+	_, file, _, _ := runtime.Caller(1)
 	return fmt.Sprintf("%s:%d", file, line)
 }
 

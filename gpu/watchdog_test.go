@@ -1,0 +1,102 @@
+package gpu_test
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/scope"
+)
+
+// TestWatchdogTimeout spins forever on a flag nobody sets while the rest
+// of the block waits at a barrier: Config.Timeout ends the launch, and the
+// error says where every thread was.
+func TestWatchdogTimeout(t *testing.T) {
+	eachExecutor(t, func(t *testing.T, ex gpu.Executor) {
+		d := newDevice(t)
+		flag := gpu.Alloc[int32](d, "flag", 4)
+		var spin, bar atomic.Int64
+		cfg := gpu.Config{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 64}, Executor: ex, Timeout: 50 * time.Millisecond}
+		start := time.Now()
+		err := d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
+			if t.Rank() == 0 {
+				spin.Store(int64(line() + 1))
+				for flag.AtomicLoad(t, 2, scope.Device) == 0 {
+				}
+			}
+			bar.Store(int64(line() + 1))
+			t.SyncThreads()
+		})
+		require.Less(t, time.Since(start), 5*time.Second)
+		require.ErrorIs(t, err, gpu.ErrTimeout)
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		require.ErrorContains(t, err, "gpu: kernel: stopped: gpu: launch timeout after 50ms; unfinished threads:")
+		for _, b := range []string{"(0,0,0)", "(1,0,0)"} {
+			require.ErrorContains(t, err, fmt.Sprintf("block %s:\n\t\tthreads 0 running (load global \"flag\"[2]) at %s\n\t\tthreads 1-63 syncthreads at %s",
+				b, siteOf(spin.Load()), siteOf(bar.Load())))
+		}
+		var se *gpu.StallError
+		require.ErrorAs(t, err, &se)
+		require.Len(t, se.Threads, 128)
+		require.Equal(t, "running", se.Threads[0].At)
+		require.Equal(t, int(spin.Load()), se.Threads[0].Site.Line())
+		require.Equal(t, "syncthreads", se.Threads[1].At)
+	})
+}
+
+// TestWatchdogContext ends a launch of weak-load spinners, which never
+// yield, by the context's deadline.
+func TestWatchdogContext(t *testing.T) {
+	eachExecutor(t, func(t *testing.T, ex gpu.Executor) {
+		d := newDevice(t)
+		flag := gpu.Alloc[int32](d, "flag", 1)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+		defer cancel()
+		var spin atomic.Int64
+		cfg := gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 8}, Executor: ex}
+		err := d.Launch(ctx, cfg, func(t *gpu.Thread) {
+			spin.Store(int64(line() + 1))
+			for flag.Load(t, 0) == 0 {
+			}
+		})
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		require.NotErrorIs(t, err, gpu.ErrTimeout)
+		var se *gpu.StallError
+		require.ErrorAs(t, err, &se)
+		var running int
+		for _, s := range se.Threads {
+			require.Equal(t, int(spin.Load()), s.Site.Line(), "%+v", s)
+			require.Equal(t, `load global "flag"[0]`, s.Access)
+			running++
+		}
+		require.Equal(t, 8, running+se.NotStarted, "every thread is listed or counted: %v", err)
+	})
+}
+
+// TestWatchdogCancelledWithCause keeps the caller's cancellation cause.
+func TestWatchdogCancelledWithCause(t *testing.T) {
+	t.Parallel()
+	d := newDevice(t)
+	cause := fmt.Errorf("test gave up")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	flag := gpu.Alloc[int32](d, "flag", 1)
+	go func() { time.Sleep(20 * time.Millisecond); cancel(cause) }()
+	err := d.Launch(ctx, gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}}, func(t *gpu.Thread) {
+		for flag.LoadVolatile(t, 0) == 0 {
+		}
+	})
+	require.ErrorIs(t, err, cause)
+	require.ErrorIs(t, err, context.Canceled)
+}
+
+func TestWatchdogNegativeTimeout(t *testing.T) {
+	t.Parallel()
+	d := newDevice(t)
+	err := d.Launch(context.Background(), gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Timeout: -1}, func(*gpu.Thread) {})
+	require.ErrorContains(t, err, "negative timeout")
+}
