@@ -117,8 +117,8 @@ func evidence(f *finding, c *access) string {
 		return fmt.Sprintf("The %v at %s has %v scope, which does not include %s; no fence orders the two accesses.",
 			narrow.Op, narrow.where(), narrow.Scope, other.Who())
 	case MissingSyncwarp:
-		return fmt.Sprintf("Lanes %d and %d of warp %d: no __syncwarp or warp collective ordered the %s's %s before %s, and the %s executed no fence since. Lanes of a warp do not run in lockstep (independent thread scheduling).",
-			prev.Lane, cur.Lane, cur.Warp, role, pw, cw, role)
+		return fmt.Sprintf("Lanes %d and %d of warp %d: no __syncwarp or warp collective ordered the %s's %s at %s before %s, and the %s executed no fence since. Lanes of a warp do not run in lockstep (independent thread scheduling).",
+			prev.Lane, cur.Lane, cur.Warp, role, prev.Op, prev.where(), cw, role)
 	case MissingBlockFence:
 		if f.shared&fDevShared != 0 {
 			return fmt.Sprintf("The %s, %s, executed no device-scope fence between %s and %s; threads of other blocks have read this word too.", role, prev.Who(), pw, cw)

@@ -8,8 +8,8 @@ import (
 	"github.com/warpguard/warpguard/gpu"
 )
 
-// pageBits sets the entries per metadata page: 512, about 60 KiB.
-const pageBits = 9
+// pageBits sets the entries per metadata page: 256, about 50 KiB.
+const pageBits = 8
 
 // gate is the lock on one metadata entry. It is the seam where other
 // locking disciplines (striped mutexes, spinlocks with backoff, packed CAS

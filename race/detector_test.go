@@ -1,0 +1,179 @@
+package race_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/race"
+	"github.com/warpguard/warpguard/scope"
+)
+
+// twoWarps launches k on one 64-thread block under det.
+func twoWarps(t *testing.T, d *gpu.Device, det *race.Detector, k gpu.Kernel) error {
+	t.Helper()
+	return d.Launch(context.Background(), gpu.Config{Name: "k", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 64}, Observer: det}, k)
+}
+
+func TestHaltOnFirst(t *testing.T) {
+	t.Parallel()
+	d := newDevice(t)
+	x := gpu.Alloc[int32](d, "x", 64)
+	det := race.New(race.Options{HaltOnFirst: true})
+	err := twoWarps(t, d, det, func(t *gpu.Thread) {
+		x.Store(t, 0, 1) // every thread: a race at the second one
+		x.Store(t, t.Rank(), 2)
+	})
+	var h *race.Halt
+	require.ErrorAs(t, err, &h)
+	require.Equal(t, race.MissingSyncwarp, h.Report.Kind)
+	require.Len(t, det.Reports(), 1)
+	det.Reset()
+	require.Empty(t, det.Reports())
+}
+
+func TestDedupeAndMaxReports(t *testing.T) {
+	t.Parallel()
+	d := newDevice(t)
+	x := gpu.Alloc[int32](d, "x", 64)
+	det := race.New(race.Options{History: true, MaxReports: 1})
+	racy := func(t *gpu.Thread) {
+		x.Store(t, 0, 1)
+		x.Store(t, 1, 1)
+	}
+	require.NoError(t, twoWarps(t, d, det, racy))
+	// 64 threads race on x[0] and on x[1], at two lines, within a warp
+	// (missing-syncwarp) and across warps (missing-block-fence): four
+	// distinct (kind, site, site) races, one kept.
+	require.Len(t, det.Reports(), 1)
+	require.Equal(t, 3, det.Dropped())
+	require.Equal(t, race.Stats{Reports: 1, Dropped: 3, PeakMetadata: det.Stats().PeakMetadata}, det.Stats())
+	require.NoError(t, twoWarps(t, d, det, racy))
+	require.Equal(t, 3, det.Dropped(), "the same races in a second launch are deduplicated")
+	det.Reset()
+	require.Zero(t, det.Dropped())
+}
+
+func TestReportsAccumulateAcrossLaunches(t *testing.T) {
+	t.Parallel()
+	d := newDevice(t)
+	x := gpu.Alloc[int32](d, "x", 64)
+	det := race.New(race.Options{History: true})
+	require.NoError(t, twoWarps(t, d, det, func(t *gpu.Thread) { x.Store(t, 0, 1) }))
+	require.NoError(t, twoWarps(t, d, det, func(t *gpu.Thread) { x.Load(t, 0) }))
+	require.Len(t, det.Reports(), 2, "a launch boundary orders everything: loads after the racy launch are clean")
+	require.NoError(t, twoWarps(t, d, det, func(t *gpu.Thread) { x.AtomicAdd(t, 0, 1, scope.Block) }))
+	require.NoError(t, twoWarps(t, d, det, func(t *gpu.Thread) { x.Store(t, t.Rank(), 1) }))
+	require.Len(t, det.Reports(), 2)
+}
+
+func TestMetadataIsLazyAndFreed(t *testing.T) {
+	t.Parallel()
+	d := newDevice(t)
+	big := gpu.Alloc[float64](d, "big", 1<<20)
+	det := race.New(race.Options{})
+	require.NoError(t, d.Launch(context.Background(), gpu.Config{Grid: gpu.Dim3{X: 64}, Block: gpu.Dim3{X: 32}, Observer: det},
+		func(t *gpu.Thread) {
+			s := gpu.Shared[int32](t, "s", 4096)
+			s.Store(t, t.Rank()*128, 1)
+			if t.GlobalID() == 0 {
+				big.Store(t, 1<<19, 1)
+			}
+		}))
+	st := det.Stats()
+	require.Zero(t, st.MetadataBytes, "freed at the launch's end")
+	require.Positive(t, st.PeakMetadata)
+	// 1M elements untouched but one, and 64 blocks' shared arrays that die
+	// with their blocks: a few pages resident at once, where tracking all
+	// of big would take its 2M granules times about 200 bytes.
+	require.Less(t, st.PeakMetadata, int64(16<<20))
+}
+
+func TestGranularity(t *testing.T) {
+	t.Parallel()
+	neighbours := func(t *gpu.Thread, x gpu.Buffer[int32]) {
+		if r := t.Rank(); r == 0 || r == 32 {
+			x.Store(t, r/32, 1) // x[0] and x[1]: different words
+		}
+	}
+	for _, c := range []struct {
+		gran  int
+		races int
+	}{{4, 0}, {8, 1}, {3, 0}} {
+		d := newDevice(t)
+		x := gpu.Alloc[int32](d, "x", 2)
+		det := race.New(race.Options{Granularity: c.gran})
+		require.NoError(t, twoWarps(t, d, det, func(t *gpu.Thread) { neighbours(t, x) }))
+		require.Len(t, det.Reports(), c.races, "granularity %d", c.gran)
+	}
+}
+
+func TestReportFields(t *testing.T) {
+	t.Parallel()
+	d := newDevice(t)
+	x := gpu.Alloc[uint64](d, "x", 4)
+	det := race.New(race.Options{History: true})
+	require.NoError(t, d.Launch(context.Background(), gpu.Config{Name: "fields", Grid: gpu.Dim3{X: 2, Y: 2}, Block: gpu.Dim3{X: 2, Y: 2}, Observer: det},
+		func(t *gpu.Thread) {
+			if t.Block() == 0 && t.Rank() == 3 {
+				x.AtomicAdd(t, 2, 1, scope.Block)
+			}
+			if t.Block() == 3 && t.Rank() == 1 {
+				for x.AtomicAdd(t, 2, 0, scope.Block) == 0 {
+				}
+			}
+		}))
+	rs := det.Reports()
+	require.NotEmpty(t, rs)
+	r := rs[0]
+	require.Equal(t, race.ScopedAtomic, r.Kind)
+	require.Equal(t, "fields", r.Launch)
+	require.Equal(t, "x", r.Mem.Name)
+	require.Equal(t, 2, r.Index)
+	require.Equal(t, gpu.Dim3{X: 1, Y: 1}, r.Current.Block)
+	require.Equal(t, gpu.Dim3{X: 1, Y: 0}, r.Current.Thread)
+	require.Equal(t, 13, r.Current.GlobalID)
+	require.Equal(t, gpu.Dim3{X: 1, Y: 1}, r.Previous.Thread)
+	require.Equal(t, gpu.OpAdd, r.Previous.Op)
+	require.Equal(t, scope.Block, r.Previous.Scope)
+	s := r.String()
+	for _, want := range []string{"WARNING: SCOPED RACE (scoped-atomic)", `global "x"[2]`,
+		"by thread (1,0,0) of block (1,1,0)", "Previous atomic update by thread (1,1,0) of block (0,0,0)",
+		"block-scope atomicAdd at detector_test.go:", "has block scope, which does not include thread (1,0,0) of block (1,1,0)"} {
+		require.Contains(t, s, want)
+	}
+	require.True(t, strings.HasPrefix(s, "==================\n") && strings.HasSuffix(s, "\n=================="))
+}
+
+func TestDetectorIsAllocationFreeOnRepeats(t *testing.T) {
+	d := newDevice(t)
+	x := gpu.Alloc[int32](d, "x", 1)
+	det := race.New(race.Options{})
+	launch := func(n int) float64 {
+		return testing.AllocsPerRun(5, func() {
+			err := d.Launch(context.Background(), gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Observer: det},
+				func(t *gpu.Thread) {
+					for i := range n {
+						x.Store(t, 0, x.Load(t, 0)+int32(i))
+						t.ThreadFenceBlock()
+					}
+				})
+			if err != nil {
+				panic(err)
+			}
+		})
+	}
+	require.Equal(t, launch(1), launch(1000), "checks allocate nothing; only the launch does")
+}
+
+func TestHaltIsAnError(t *testing.T) {
+	t.Parallel()
+	h := &race.Halt{Report: race.Report{Kind: race.MissingDeviceFence, Mem: &gpu.Memory{Name: "m"}}}
+	var err error = h
+	require.True(t, errors.As(err, &h))
+	require.Contains(t, err.Error(), "missing-device-fence")
+}

@@ -1,0 +1,68 @@
+package racetest_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/race/racetest"
+	"github.com/warpguard/warpguard/scope"
+)
+
+// recorder is a testing.TB that keeps its failures.
+type recorder struct {
+	testing.TB
+	errs []string
+}
+
+func (r *recorder) Helper() {}
+func (r *recorder) Errorf(format string, args ...any) {
+	r.errs = append(r.errs, fmt.Sprintf(format, args...))
+}
+
+func TestLaunchFailsOnEveryRace(t *testing.T) {
+	t.Parallel()
+	d, err := gpu.NewDevice(gpu.DeviceConfig{})
+	require.NoError(t, err)
+	x := gpu.Alloc[int32](d, "x", 2)
+	rec := &recorder{}
+	racetest.Launch(rec, d, gpu.Config{Name: "racy", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}}, func(t *gpu.Thread) {
+		x.AtomicAdd(t, 0, 1, scope.Block) // scoped atomic across blocks
+		x.Store(t, 1, 1)                  // missing device fence
+	})
+	require.Len(t, rec.errs, 2)
+	all := strings.Join(rec.errs, "\n")
+	require.Contains(t, all, "(scoped-atomic)")
+	require.Contains(t, all, "(missing-device-fence)")
+}
+
+func TestLaunchPassesCleanKernels(t *testing.T) {
+	t.Parallel()
+	d, err := gpu.NewDevice(gpu.DeviceConfig{})
+	require.NoError(t, err)
+	x := gpu.Alloc[int32](d, "x", 64)
+	n := gpu.Alloc[int32](d, "n", 1)
+	rec := &recorder{}
+	det := racetest.Launch(rec, d, gpu.Config{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 32}}, func(t *gpu.Thread) {
+		n.AtomicAdd(t, 0, 1, scope.Device)
+		x.Store(t, t.GlobalID(), 1)
+	})
+	require.Empty(t, rec.errs)
+	require.Empty(t, det.Reports())
+}
+
+func TestLaunchReportsLaunchErrors(t *testing.T) {
+	t.Parallel()
+	d, err := gpu.NewDevice(gpu.DeviceConfig{})
+	require.NoError(t, err)
+	x := gpu.Alloc[int32](d, "x", 1)
+	rec := &recorder{}
+	racetest.Launch(rec, d, gpu.Config{Name: "oob", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}}, func(t *gpu.Thread) {
+		x.Store(t, 5, 1)
+	})
+	require.Len(t, rec.errs, 1)
+	require.Contains(t, rec.errs[0], "index 5 out of range")
+}
