@@ -21,10 +21,15 @@ func executors() []gpu.Executor { return []gpu.Executor{gpu.Fibers, gpu.Goroutin
 // returns the reports. It fails t if the launch or the output check fails.
 func runKernel(t *testing.T, k *kernels.Kernel, e gpu.Executor) []race.Report {
 	t.Helper()
+	return runKernelWith(t, k, e, racetest.New())
+}
+
+// runKernelWith is runKernel under a given detector.
+func runKernelWith(t *testing.T, k *kernels.Kernel, e gpu.Executor, det *race.Detector) []race.Report {
+	t.Helper()
 	d := newDevice(t)
 	run, err := k.Setup(d, kernels.Params{})
 	require.NoError(t, err)
-	det := racetest.New()
 	require.NoError(t, run.Launch(context.Background(), racetest.LaunchFunc(d, det, e)))
 	require.NoError(t, run.Check())
 	return det.Reports()

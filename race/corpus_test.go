@@ -52,9 +52,13 @@ func (c corpusCase) run(t *testing.T) {
 
 // reports runs c once under executor e and returns what the detector saw.
 func (c corpusCase) reports(t testing.TB, e gpu.Executor) []race.Report {
+	return c.reportsWith(t, e, racetest.New())
+}
+
+// reportsWith is reports under a given detector.
+func (c corpusCase) reportsWith(t testing.TB, e gpu.Executor, det *race.Detector) []race.Report {
 	d := newDevice(t)
 	k, check := c.kernel(d)
-	det := racetest.New()
 	cfg := gpu.Config{Name: c.name, Grid: gpu.Dim3{X: c.blocks}, Block: gpu.Dim3{X: c.block},
 		Cooperative: c.cooperative}
 	require.NoError(t, racetest.LaunchFunc(d, det, e)(context.Background(), cfg, k))
@@ -371,12 +375,16 @@ func TestCorpusTotals(t *testing.T) {
 			t.Errorf("%s: false positive:\n%v", name, r)
 		}
 	}
-	for _, e := range executors() {
-		for _, k := range kernels.Micros() {
-			tally(k.Name+"/"+e.String(), k.Expect, k.Racy, runKernel(t, k, e))
-		}
-		for _, c := range corpus() {
-			tally(c.name+"/"+e.String(), c.expect, c.expect != nil, c.reports(t, e))
+	// Without history the detector takes its lock-free repeat path, which
+	// must not change a verdict.
+	for _, history := range []bool{true, false} {
+		for _, e := range executors() {
+			for _, k := range kernels.Micros() {
+				tally(k.Name+"/"+e.String(), k.Expect, k.Racy, runKernelWith(t, k, e, race.New(race.Options{History: history})))
+			}
+			for _, c := range corpus() {
+				tally(c.name+"/"+e.String(), c.expect, c.expect != nil, c.reportsWith(t, e, race.New(race.Options{History: history})))
+			}
 		}
 	}
 	t.Logf("corpus: %d runs (%d racy): %d races found, %d false positives, %d false negatives",
