@@ -1,10 +1,11 @@
 package kernels
 
 // All returns the whole catalog: ScoR's microbenchmarks, then its
-// applications.
+// applications and the library algorithms.
 func All() Catalog {
 	c := Micros()
 	c = append(c, ScoR()...)
+	c = append(c, Library()...)
 	return c
 }
 
@@ -14,4 +15,10 @@ func All() Catalog {
 // and the tree search.
 func ScoR() Catalog {
 	return Catalog{MatMul(), Reduction(), Rule110(), Coloring(), Connectivity(), Conv1D(), TreeSearch()}
+}
+
+// Library returns GPU-style library algorithms a Go programmer reaches for,
+// each race-free and with realistic races to inject.
+func Library() Catalog {
+	return Catalog{Reduce(), Scan(), Histogram(), HashTable(), BFS(), Components()}
 }

@@ -66,3 +66,45 @@ func (g graph) checkColoring(color []int32) error {
 	}
 	return nil
 }
+
+// csr returns the graph's adjacency in compressed sparse rows: the
+// neighbours of v are adj[off[v]:off[v+1]], each edge listed both ways.
+func (g graph) csr() (off, adj []int32) {
+	off = make([]int32, g.v+1)
+	for i := range g.eu {
+		off[g.eu[i]+1]++
+		off[g.ev[i]+1]++
+	}
+	for v := range g.v {
+		off[v+1] += off[v]
+	}
+	adj = make([]int32, len(g.eu)*2)
+	next := append([]int32(nil), off[:g.v]...)
+	for i := range g.eu {
+		u, v := g.eu[i], g.ev[i]
+		adj[next[u]], adj[next[v]] = v, u
+		next[u]++
+		next[v]++
+	}
+	return off, adj
+}
+
+// bfs returns the distance from src of every vertex, -1 if unreachable.
+func (g graph) bfs(src int) []int32 {
+	off, adj := g.csr()
+	dist := make([]int32, g.v)
+	for i := range dist {
+		dist[i] = -1
+	}
+	dist[src] = 0
+	for q := []int32{int32(src)}; len(q) > 0; q = q[1:] {
+		u := q[0]
+		for _, v := range adj[off[u]:off[u+1]] {
+			if dist[v] < 0 {
+				dist[v] = dist[u] + 1
+				q = append(q, v)
+			}
+		}
+	}
+	return dist
+}

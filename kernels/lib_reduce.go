@@ -1,0 +1,100 @@
+package kernels
+
+import (
+	"fmt"
+
+	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/race"
+	"github.com/warpguard/warpguard/scope"
+)
+
+// Reduce is a device-wide sum of int32s, the shape CUB's DeviceReduce and
+// every tutorial use: each thread sums a grid-strided slice, each warp
+// folds its lanes' sums with shuffles, warp 0 folds the warps' sums from
+// shared memory after __syncthreads, and thread 0 of each block adds the
+// block's sum into the total with a device-scope atomic. Nothing waits on
+// another block.
+func Reduce() *Kernel {
+	return &Kernel{
+		Name: "lib/reduce",
+		Doc:  "device-wide sum: grid-stride loads, shuffle warp reduction, shared-memory block reduction, device atomic total",
+		Injections: []Injection{
+			{Name: "block-scope-total", Doc: "blocks add into the total with a block-scope atomic",
+				Expect: []race.Kind{race.ScopedAtomic}, Where: "kernels.(*reduce).addTotal"},
+			{Name: "no-block-sync", Doc: "warp 0 reads the warps' sums without the __syncthreads after they are stored",
+				Expect: []race.Kind{race.MissingBlockFence}, Where: "kernels.(*reduce).blockSum", Corrupts: true},
+		},
+		Setup: setupReduce,
+	}
+}
+
+type reduce struct {
+	n, blocks, threads int
+	in, total          gpu.Buffer[int32]
+	inject             string
+	want               int32
+}
+
+func setupReduce(d *gpu.Device, p Params) (*Run, error) {
+	if err := warpSize32(d, "lib/reduce"); err != nil {
+		return nil, err
+	}
+	r := &reduce{n: 100_000, blocks: 8, threads: 256, inject: p.Inject}
+	if p.Size == Paper {
+		r.n, r.blocks = 10_000_000, 64
+	}
+	host := randInt32s(newRand(p.Seed), r.n, 100)
+	for _, v := range host {
+		r.want += v
+	}
+	r.in, r.total = gpu.FromHost(d, "in", host), gpu.Alloc[int32](d, "total", 1)
+	return &Run{Launch: single(launchCfg("reduce", r.blocks, r.threads), r.kernel), Check: r.check}, nil
+}
+
+func (r *reduce) kernel(t *gpu.Thread) {
+	var sum int32
+	for i := t.GlobalID(); i < r.n; i += r.blocks * r.threads {
+		sum += r.in.Load(t, i)
+	}
+	sum = gpu.ReduceAddSync(t, gpu.FullMask, sum)
+	if sum = r.blockSum(t, sum); t.Rank() == 0 {
+		r.addTotal(t, sum)
+	}
+}
+
+// blockSum returns, in thread 0, the sum of the warps' sums: lane 0 of
+// each warp stores its warp's in shared memory, and warp 0 folds them.
+func (r *reduce) blockSum(t *gpu.Thread, warpSum int32) int32 {
+	warps := ceilDiv(r.threads, 32)
+	sums := gpu.Shared[int32](t, "warpSums", warps)
+	if t.Lane() == 0 {
+		sums.Store(t, t.Warp(), warpSum)
+	}
+	if r.inject != "no-block-sync" {
+		t.SyncThreads()
+	}
+	if t.Warp() != 0 {
+		return 0
+	}
+	var v int32
+	if t.Lane() < warps {
+		v = sums.Load(t, t.Lane())
+	}
+	return gpu.ReduceAddSync(t, gpu.FullMask, v)
+}
+
+// addTotal adds a block's sum into the total.
+func (r *reduce) addTotal(t *gpu.Thread, sum int32) {
+	s := scope.Device
+	if r.inject == "block-scope-total" {
+		s = scope.Block
+	}
+	r.total.AtomicAdd(t, 0, sum, s)
+}
+
+func (r *reduce) check() error {
+	if got := r.total.Host()[0]; got != r.want {
+		return fmt.Errorf("sum of %d ints = %d, want %d", r.n, got, r.want)
+	}
+	return nil
+}
