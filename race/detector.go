@@ -22,6 +22,8 @@ type Detector struct {
 	bytes  atomic.Int64 // metadata bytes now allocated
 	peak   atomic.Int64 // most metadata bytes allocated at once
 
+	sites sites // the kernel sites of call paths, for history
+
 	mu       sync.Mutex // guards the fields below
 	launches map[*gpu.Grid]*launch
 	reports  reports
@@ -97,7 +99,7 @@ func (d *Detector) Access(t *gpu.Thread, a gpu.Access) {
 	}
 	c.locks = th.lockSet()
 	if d.opt.History {
-		c.rec.site = t.Caller()
+		c.rec.site = d.sites.of(t)
 	}
 	var f finding
 	for g := first; g <= last; g++ {

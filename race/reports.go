@@ -18,15 +18,24 @@ type reports struct {
 // as `go test -race` reports each pair of racing lines once.
 type reportKey struct {
 	kind      Kind
-	cur, prev gpu.Site
+	cur, prev location
 }
+
+// location is a site by value: gpu.Site values of one line reached
+// through different call stacks are not always equal.
+type location struct {
+	file string
+	line int
+}
+
+func locate(s gpu.Site) location { return location{s.File(), s.Line()} }
 
 func newReports(max int) reports { return reports{max: max, seen: make(map[reportKey]bool)} }
 
 // add keeps r unless a race with the same key was kept; it reports whether
 // r is new.
 func (rs *reports) add(r Report) bool {
-	k := reportKey{r.Kind, r.Current.Site, r.Previous.Site}
+	k := reportKey{r.Kind, locate(r.Current.Site), locate(r.Previous.Site)}
 	if rs.seen[k] {
 		return false
 	}
