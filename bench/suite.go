@@ -39,6 +39,11 @@ type Config struct {
 	Detector func() Detector
 	// Timeout bounds each run; 0 means one minute.
 	Timeout time.Duration
+	// Attempts bounds the runs with detection on of an injected
+	// configuration: a detector sees only the interleavings that happen,
+	// so when a run misses the injected race it is run again, up to
+	// Attempts runs in all; 0 means 3. A clean configuration runs once.
+	Attempts int
 }
 
 // A Run is the outcome of running one configuration once.
@@ -93,8 +98,10 @@ type Result struct {
 	Corrupts       bool        // the injection may spoil the output (see kernels.Injection)
 	Off, On        Run
 	// Matched counts the reports of an expected kind with a site in the
-	// injected code; FalsePositives every other report.
+	// injected code; FalsePositives every other report. Both are of the
+	// last run with detection on.
 	Matched, FalsePositives int
+	Attempts                int // runs with detection on
 }
 
 // Evaluate runs c with detection off and on and judges the result.
@@ -107,8 +114,23 @@ func Evaluate(ctx context.Context, c Config) Result {
 	if newDet == nil {
 		newDet = NewDetector
 	}
+	attempts := c.Attempts
+	if attempts <= 0 {
+		attempts = 3
+	}
 	res.Off = Once(ctx, c, nil)
-	res.On = Once(ctx, c, newDet())
+	for res.Attempts = 1; ; res.Attempts++ {
+		res.On = Once(ctx, c, newDet())
+		res.judge()
+		if res.Missed() == 0 || res.Attempts >= attempts || res.On.LaunchErr != nil {
+			return res
+		}
+	}
+}
+
+// judge sorts the reports of the run with detection on.
+func (res *Result) judge() {
+	res.Matched, res.FalsePositives = 0, 0
 	for _, r := range res.On.Reports {
 		if res.attributable(r) {
 			res.Matched++
@@ -116,7 +138,6 @@ func Evaluate(ctx context.Context, c Config) Result {
 			res.FalsePositives++
 		}
 	}
-	return res
 }
 
 // attributable reports whether r is the expected race: of an expected kind

@@ -61,7 +61,7 @@ func setupUTS(d *gpu.Device, p Params) (*Run, error) {
 	if err := warpSize32(d, "scor/uts"); err != nil {
 		return nil, err
 	}
-	u := &uts{tree: utsTree{maxHeight: 6, avgChildren: 3}, blocks: 4, threads: 64, stealCap: 4000, inject: p.Inject, seed: p.Seed}
+	u := &uts{tree: utsTree{maxHeight: 6, avgChildren: 3}, blocks: 8, threads: 64, stealCap: 4000, inject: p.Inject, seed: p.Seed}
 	if p.Size == Paper {
 		u.tree.maxHeight, u.blocks, u.threads = 9, 60, 256
 	}

@@ -137,6 +137,7 @@ type resultOut struct {
 	OffNS          int64    `json:"off_ns"`
 	OnNS           int64    `json:"on_ns"`
 	Overhead       float64  `json:"overhead"`
+	Attempts       int      `json:"attempts"`
 	Problem        string   `json:"problem,omitempty"`
 }
 
@@ -147,7 +148,7 @@ func writeJSON(w io.Writer, results []bench.Result) error {
 			Kernel: r.Kernel, Inject: r.Inject, ExpectRaces: kindStrings(r.Expect), FoundRaces: kindStrings(r.Found()),
 			Reports: len(r.On.Reports), Matched: r.Matched, FalsePositives: r.FalsePositives, Missed: r.Missed(),
 			OutputOK: r.OutputOK(), OK: r.OK(), OffNS: r.Off.Elapsed.Nanoseconds(), OnNS: r.On.Elapsed.Nanoseconds(),
-			Overhead: r.Overhead(), Problem: r.Problem(),
+			Overhead: r.Overhead(), Attempts: r.Attempts, Problem: r.Problem(),
 		}
 		if err := enc.Encode(o); err != nil {
 			return err
