@@ -37,21 +37,26 @@ func accessKernel(x gpu.Buffer[uint32], op string, spread bool) gpu.Kernel {
 // benchAccess measures ns per access of kernel k on blocks one-thread
 // blocks (one goroutine each), with and without the detector.
 func benchAccess(b *testing.B, blocks int, op string, spread bool) {
-	for _, on := range []bool{false, true} {
-		name := "off"
-		if on {
-			name = "detector"
-		}
-		b.Run(name, func(b *testing.B) {
+	configs := []struct {
+		name string
+		det  func() *race.Detector
+	}{
+		{"off", nil},
+		{"detector", func() *race.Detector { return race.New(race.Options{}) }},
+		{"detector-history", func() *race.Detector { return race.New(race.Options{History: true}) }},
+	}
+	for _, c := range configs {
+		b.Run(c.name, func(b *testing.B) {
 			d, err := gpu.NewDevice(gpu.DeviceConfig{})
 			if err != nil {
 				b.Fatal(err)
 			}
 			x := gpu.Alloc[uint32](d, "x", perLaunch)
 			cfg := gpu.Config{Name: "bench", Grid: gpu.Dim3{X: blocks}, Block: gpu.Dim3{X: 1}}
-			if on {
-				cfg.Observer = race.New(race.Options{})
+			if c.det != nil {
+				cfg.Observer = c.det()
 			}
+			b.ReportAllocs()
 			k := accessKernel(x, op, spread)
 			for b.Loop() {
 				if err := d.Launch(context.Background(), cfg, k); err != nil {
@@ -64,7 +69,8 @@ func benchAccess(b *testing.B, blocks int, op string, spread bool) {
 }
 
 // BenchmarkAccess is the cost of one instrumented access with the detector
-// on, beside the same access with no observer. "uncontended" is one thread;
+// on, without and with history (sites), beside the same access with no
+// observer. "uncontended" is one thread;
 // "same-word" repeats one word (program order decides every check),
 // "spread" touches a new word each time (metadata allocated per launch);
 // "contended" is two blocks, so two goroutines, on one word.
