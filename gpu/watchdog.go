@@ -141,12 +141,12 @@ func (l *launch) noteStuck(t *Thread, r any) {
 	}
 	l.report.mu.Lock()
 	defer l.report.mu.Unlock()
-	s.Site = l.panicSite()
-	if len(l.report.threads) < maxStuck {
-		l.report.threads = append(l.report.threads, s)
+	if len(l.report.threads) >= maxStuck {
+		l.report.more++
 		return
 	}
-	l.report.more++
+	s.Site = l.panicSite()
+	l.report.threads = append(l.report.threads, s)
 }
 
 // noteNotStarted counts threads a stopped block never started.
