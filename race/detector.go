@@ -22,7 +22,8 @@ type Detector struct {
 	bytes  atomic.Int64 // metadata bytes now allocated
 	peak   atomic.Int64 // most metadata bytes allocated at once
 
-	sites sites // the kernel sites of call paths, for history
+	sites sites     // the kernel sites of call paths, for history
+	pages sync.Pool // spare metadata pages, of 1<<pageBits entries
 
 	mu       sync.Mutex // guards the fields below
 	launches map[*gpu.Grid]*launch

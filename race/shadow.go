@@ -42,6 +42,7 @@ type shadow struct {
 	n     uint64 // granules
 	pages []atomic.Pointer[[]entry]
 	bytes *atomic.Int64 // the detector's byte count
+	pool  *sync.Pool    // the detector's spare full pages
 }
 
 // entry returns granule g's metadata.
@@ -56,12 +57,47 @@ func (s *shadow) entry(g uint64) *entry {
 //go:noinline
 func (s *shadow) alloc(i uint64) *[]entry {
 	n := min(1<<pageBits, s.n-i<<pageBits)
-	p := make([]entry, n)
-	if s.pages[i].CompareAndSwap(nil, &p) {
+	p := s.newPage(n)
+	if s.pages[i].CompareAndSwap(nil, p) {
 		s.bytes.Add(int64(n) * int64(unsafe.Sizeof(entry{})))
-		return &p
+		return p
 	}
+	s.recycle(p)
 	return s.pages[i].Load()
+}
+
+// newPage returns a zeroed page of n entries, reusing a full page an
+// earlier launch or block freed: a launch starts from clean metadata, and
+// allocating it afresh each time made the garbage collector most of the
+// cost of a first touch.
+func (s *shadow) newPage(n uint64) *[]entry {
+	if n == 1<<pageBits {
+		if p, ok := s.pool.Get().(*[]entry); ok {
+			clear(*p)
+			return p
+		}
+	}
+	p := make([]entry, n)
+	return &p
+}
+
+// recycle keeps a full page for reuse.
+func (s *shadow) recycle(p *[]entry) {
+	if len(*p) == 1<<pageBits {
+		s.pool.Put(p)
+	}
+}
+
+// release recycles s's pages and returns the bytes they held. Nothing may
+// access s afterwards.
+func (s *shadow) release() int64 {
+	b := s.size()
+	for i := range s.pages {
+		if p := s.pages[i].Swap(nil); p != nil {
+			s.recycle(p)
+		}
+	}
+	return b
 }
 
 // size returns the bytes s's pages use.
@@ -79,12 +115,13 @@ func (s *shadow) size() int64 {
 type shadows struct {
 	gran  uint64
 	bytes *atomic.Int64
+	pool  *sync.Pool
 	mu    sync.RWMutex
 	m     map[uint64]*shadow
 }
 
 func newShadows(d *Detector) shadows {
-	return shadows{gran: uint64(d.opt.Granularity), bytes: &d.bytes, m: make(map[uint64]*shadow)}
+	return shadows{gran: uint64(d.opt.Granularity), bytes: &d.bytes, pool: &d.pages, m: make(map[uint64]*shadow)}
 }
 
 // get returns m's metadata, creating it on first use.
@@ -99,7 +136,7 @@ func (ss *shadows) get(m *gpu.Memory) *shadow {
 	defer ss.mu.Unlock()
 	if s = ss.m[m.ID]; s == nil {
 		n := (uint64(m.Bytes()) + ss.gran - 1) / ss.gran
-		s = &shadow{mem: m, n: n, pages: make([]atomic.Pointer[[]entry], (n+1<<pageBits-1)>>pageBits), bytes: ss.bytes}
+		s = &shadow{mem: m, n: n, pages: make([]atomic.Pointer[[]entry], (n+1<<pageBits-1)>>pageBits), bytes: ss.bytes, pool: ss.pool}
 		ss.m[m.ID] = s
 	}
 	return s
@@ -112,7 +149,7 @@ func (ss *shadows) freeBlock(id int) {
 	defer ss.mu.Unlock()
 	for k, s := range ss.m {
 		if s.mem.Space == gpu.SharedSpace && s.mem.Block == id {
-			ss.bytes.Add(-s.size())
+			ss.bytes.Add(-s.release())
 			delete(ss.m, k)
 		}
 	}
@@ -123,7 +160,7 @@ func (ss *shadows) free() {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	for k, s := range ss.m {
-		ss.bytes.Add(-s.size())
+		ss.bytes.Add(-s.release())
 		delete(ss.m, k)
 	}
 }
