@@ -18,6 +18,12 @@ func (g GridGroup) Size() int { return g.t.blk.l.g.Threads }
 // ThreadRank returns the thread's rank in the grid: its GlobalID.
 func (g GridGroup) ThreadRank() int { return g.t.gid }
 
+// NumBlocks returns the number of blocks in the grid.
+func (g GridGroup) NumBlocks() int { return g.t.blk.l.g.Blocks }
+
+// BlockRank returns the rank of the thread's block in the grid.
+func (g GridGroup) BlockRank() int { return g.t.blk.id }
+
 // IsValid reports whether the launch is cooperative, so that Sync works.
 func (g GridGroup) IsValid() bool { return g.t.blk.l.coop != nil }
 

@@ -274,7 +274,8 @@ func TestGridSyncNeedsCooperative(t *testing.T) {
 	d := newDevice(t)
 	ran := false
 	err := launch1D(d, gpu.Fibers, 2, 32, func(t *gpu.Thread) {
-		ran = ran || gpu.ThisGrid(t).IsValid()
+		g := gpu.ThisGrid(t)
+		ran = ran || g.IsValid() || g.NumBlocks() != 2 || g.BlockRank() != t.Block() || g.Size() != 64
 		gpu.ThisGrid(t).Sync()
 	})
 	require.False(t, ran)

@@ -22,10 +22,12 @@ type Config struct {
 	Observer      Observer // nil for no observer
 	// Cooperative makes this a cooperative launch
 	// (cudaLaunchCooperativeKernel): every block must be resident at once,
-	// which [Grid.Sync] of [ThisGrid] needs.
+	// which [GridGroup.Sync] needs.
 	Cooperative bool
 	// Divergence chooses what a divergent barrier or collective does (see
-	// [DivergenceMode]); the zero value is DivergenceFail.
+	// [DivergenceMode]); the zero value is DivergenceFail. Checking records
+	// each barrier arrival's call site, a stack walk of about 60 ns;
+	// DivergenceAllow skips it.
 	Divergence DivergenceMode
 	// Timeout, if positive, stops a launch still running after it, like a
 	// context deadline; the error lists where every unfinished thread is.
@@ -108,9 +110,17 @@ type launch struct {
 // its stack, ...), each naming the thread and block, in global thread
 // order; past 64 of them the rest are counted. A panic stops the whole
 // launch, as a fault aborts a CUDA kernel: the other threads stop at their
-// next runtime call and every barrier is released. Cancelling ctx, or its
-// deadline passing, stops the launch the same way and Launch returns an
-// error wrapping ctx.Err().
+// next runtime call and every barrier is released.
+//
+// A launch never hangs on a barrier. Threads that do not reach a barrier or
+// collective together give a *[DivergenceError] (see [DivergenceMode]). If
+// every live thread waits at a barrier or collective no other can complete,
+// the launch stops at once with a *[StallError] wrapping [ErrDeadlock].
+// Cancelling ctx, its deadline passing or Config.Timeout elapsing stops
+// the launch the same way, and the *StallError wraps ctx.Err() and its
+// cause; either way it lists, per block, where each unfinished thread was:
+// the barrier or collective and its file:line, or the line (and access) it
+// was running, as a spinning thread is.
 //
 // In the terminology of [the Go memory model], every write made by every
 // thread of the launch "synchronizes before" Launch returns, and the call
