@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/bits"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -272,13 +273,15 @@ func TestGridSync(t *testing.T) {
 func TestGridSyncNeedsCooperative(t *testing.T) {
 	t.Parallel()
 	d := newDevice(t)
-	ran := false
+	var wrong atomic.Bool
 	err := launch1D(d, gpu.Fibers, 2, 32, func(t *gpu.Thread) {
 		g := gpu.ThisGrid(t)
-		ran = ran || g.IsValid() || g.NumBlocks() != 2 || g.BlockRank() != t.Block() || g.Size() != 64
+		if g.IsValid() || g.NumBlocks() != 2 || g.BlockRank() != t.Block() || g.Size() != 64 {
+			wrong.Store(true)
+		}
 		gpu.ThisGrid(t).Sync()
 	})
-	require.False(t, ran)
+	require.False(t, wrong.Load())
 	require.ErrorContains(t, err, "grid sync in a launch that is not cooperative (set Config.Cooperative)")
 	// A grid larger than the resident slots is refused before it runs.
 	d, err = gpu.NewDevice(gpu.DeviceConfig{SMs: 1, MaxBlocksPerSM: 3})
