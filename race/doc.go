@@ -36,7 +36,48 @@
 // its write"); it does not check that the later thread observed a flag. The
 // comments at each rule say where and why it departs from iGUARD's code.
 //
+// Where this detector departs from iGUARD's code, on purpose:
+//
+//   - Warp barriers are per-lane vector clocks, advanced only for the lanes
+//     a __syncwarp or collective really held, so a partial-mask __syncwarp
+//     orders only its mask (iGUARD bumps one counter for the whole warp).
+//   - Lanes are never treated as converged at a plain access.
+//   - With other blocks among a word's readers, a same-block store needs a
+//     device-scope fence (ScoRD); iGUARD checked nothing there.
+//   - The sharing bits compare the last reader's counters with its own
+//     thread's, not the last writer's; a word never written has no phantom
+//     writer; and one more reader of another thread is remembered, so the
+//     lanes of a warp-synchronous reduction cannot hide each other's reads.
+//   - The atomic scope check is symmetric: either atomic's scope may be
+//     too narrow. It applies to pairs no fence orders.
+//   - Locksets are exact, locks are inferred as ScoRD does (a successful
+//     CAS(0→v), then a fence at least as wide as the CAS; an exchange or
+//     strong store of 0 releases), and warp and per-thread lock tables are
+//     separate.
+//   - grid.Sync and cooperative-groups tiles wider than a warp order their
+//     threads; iGUARD saw only the instructions they lower to.
+//
+// Explicit acquire and release operations, which neither paper handles,
+// follow PTX's release pattern: a release store of scope s is a fence of
+// scope s followed by a relaxed store, so it publishes the thread's earlier
+// accesses to every thread s covers, exactly as the fence does in the
+// checks. An acquire load whose scope does not cover the releaser fails
+// the atomic scope check on the flag itself. This costs nothing beyond a
+// fence counter and needs no vector clocks; like the fences it models, it
+// trusts the reader to have observed the flag.
+//
+// Volatile loads count as strong (a poll of a flag is CUDA's idiom), while
+// volatile stores count as plain data, which keeps ScoR's verdicts.
+//
 // Each launch starts from clean metadata: a kernel boundary orders
 // everything, as on a GPU. Reports accumulate across launches until
 // [Detector.Reset].
+//
+// # Cost
+//
+// A check costs tens of ns, most of it one lock on the granule's metadata;
+// a repeated access by the same thread with no synchronization since skips
+// the lock. Metadata takes about 200 bytes per 4-byte granule touched,
+// allocated in pages on first touch and reused across launches. History
+// (Options.History) adds a site lookup per access, cached per call path.
 package race

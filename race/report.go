@@ -85,13 +85,25 @@ func (s Side) verb() string {
 	return "Read"
 }
 
+// Element names the raced element, as `global "x"[3]` or
+// `shared "tile"[3] of block 2`.
+func (r Report) Element() string {
+	if r.Mem == nil {
+		return fmt.Sprintf("?[%d]", r.Index)
+	}
+	if r.Mem.Space == gpu.SharedSpace {
+		return fmt.Sprintf("shared %q[%d] of block %d", r.Mem.Name, r.Index, r.Mem.Block)
+	}
+	return fmt.Sprintf("global %q[%d]", r.Mem.Name, r.Index)
+}
+
 // String formats the report the way `go test -race` prints a data race.
 func (r Report) String() string {
 	var b strings.Builder
 	b.WriteString("==================\n")
 	fmt.Fprintf(&b, "WARNING: SCOPED RACE (%v)\n", r.Kind)
-	fmt.Fprintf(&b, "%s of %v[%d] by %s:\n  %s at %s\n\n",
-		r.Current.verb(), r.Mem, r.Index, r.Current.Who(), r.Current.What(), r.Current.where())
+	fmt.Fprintf(&b, "%s of %s by %s:\n  %s at %s\n\n",
+		r.Current.verb(), r.Element(), r.Current.Who(), r.Current.What(), r.Current.where())
 	fmt.Fprintf(&b, "Previous %s by %s:\n  %s at %s\n\n",
 		strings.ToLower(r.Previous.verb()), r.Previous.Who(), r.Previous.What(), r.Previous.where())
 	b.WriteString(r.Evidence)

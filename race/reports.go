@@ -93,7 +93,8 @@ func (d *Detector) Reset() {
 	d.halted.Store(false)
 }
 
-// String summarizes the detector's findings, one line per report kind.
+// String summarizes the detector's findings: how many races it keeps and
+// how many it dropped past MaxReports.
 func (d *Detector) String() string {
 	rs := d.Reports()
 	return fmt.Sprintf("race.Detector: %d races, %d dropped", len(rs), d.Dropped())
