@@ -178,3 +178,26 @@ func TestHaltIsAnError(t *testing.T) {
 	require.True(t, errors.As(err, &h))
 	require.Contains(t, err.Error(), "missing-device-fence")
 }
+
+func TestConcurrentLaunchesShareADetector(t *testing.T) {
+	t.Parallel()
+	d := newDevice(t)
+	det := race.New(race.Options{History: true})
+	errs := make(chan error, 4)
+	for i := range 4 {
+		go func() {
+			x := gpu.Alloc[int32](d, "x", 256)
+			errs <- d.Launch(context.Background(), gpu.Config{Grid: gpu.Dim3{X: 4}, Block: gpu.Dim3{X: 64}, Observer: det,
+				Executor: gpu.Executor(i % 2)}, func(t *gpu.Thread) {
+				x.Store(t, t.GlobalID(), 1)
+				t.SyncThreads()
+				x.Store(t, t.Block()*64+(t.Rank()+1)%64, 2)
+			})
+		}()
+	}
+	for range 4 {
+		require.NoError(t, <-errs)
+	}
+	require.Empty(t, det.Reports(), "each launch has its own metadata")
+	require.Zero(t, det.MetadataBytes())
+}
