@@ -1,12 +1,20 @@
 package kernels
 
 // All returns the whole catalog: ScoR's microbenchmarks, then its
-// applications and the library algorithms.
+// applications, iGUARD's extra workloads and the library algorithms.
 func All() Catalog {
 	c := Micros()
 	c = append(c, ScoR()...)
+	c = append(c, Extras()...)
 	c = append(c, Library()...)
 	return c
+}
+
+// Extras returns the workloads iGUARD (SOSP'21) adds to ScoR: cooperative
+// groups, a hand-written grid barrier, per-thread locking in a warp and
+// warp-aggregated atomics (shared/research/iguard.md §7).
+func Extras() Catalog {
+	return Catalog{ReduceMultiBlock(), ConjugateGradient(), GridBarrier(), ThreadLock(), WarpAggregated()}
 }
 
 // ScoR returns ScoR's seven applications (shared/research/scor.md §3), each

@@ -1,0 +1,105 @@
+package kernels
+
+import (
+	"fmt"
+
+	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/race"
+	"github.com/warpguard/warpguard/scope"
+)
+
+// GridBarrier is a hand-written grid barrier, the kind CUB's GridBarrier
+// and cuML's GridSync implement, used between the rounds of a stencil:
+// each round, every thread sets next[i] = cur[i] + cur[i+blockDim], a
+// value from the next block over, so blocks must wait for each other.
+//
+// The barrier: every thread executes a device fence, the block meets at
+// __syncthreads, thread 0 adds its block's arrival to a device-scope
+// counter and spins until all blocks of this round have arrived, fences,
+// and the block meets again. The fence must be every thread's: a fence
+// orders only the accesses of the thread that executes it, so a barrier
+// whose fence only the leader executes (CUDA 11's sync_grids, cuML's
+// GridSync: iGUARD Fig. 10, cuml#4157) leaves the other threads' writes
+// unordered with the other blocks' reads. The blocks spin on each other,
+// so the launch is cooperative.
+func GridBarrier() *Kernel {
+	return &Kernel{
+		Name:        "iguard/grid-barrier",
+		Doc:         "stencil rounds separated by a hand-written grid barrier (device fence by every thread, atomic arrival counter)",
+		Cooperative: true,
+		Injections: []Injection{
+			{Name: "leader-only-fence", Doc: "only thread 0 of each block fences before arriving (iGUARD Fig. 10)",
+				Expect: []race.Kind{race.MissingDeviceFence}, Where: "kernels.(*gridBarrier).round"},
+		},
+		Setup: setupGridBarrier,
+	}
+}
+
+type gridBarrier struct {
+	blocks, threads, rounds int
+	a, b                    gpu.Buffer[int32]
+	arrived                 gpu.Buffer[int32]
+	inject                  string
+	host                    []int32
+}
+
+func setupGridBarrier(d *gpu.Device, p Params) (*Run, error) {
+	g := &gridBarrier{blocks: 4, threads: 64, rounds: 4, inject: p.Inject}
+	if p.Size == Paper {
+		g.blocks, g.threads, g.rounds = 16, 1024, 10
+	}
+	g.host = randInt32s(newRand(p.Seed), g.blocks*g.threads, 1000)
+	g.a, g.b = gpu.FromHost(d, "a", g.host), gpu.Alloc[int32](d, "b", len(g.host))
+	g.arrived = gpu.Alloc[int32](d, "arrived", 1)
+	return &Run{Launch: single(coopCfg("grid-barrier", g.blocks, g.threads), g.kernel), Check: g.check}, nil
+}
+
+func (g *gridBarrier) kernel(t *gpu.Thread) {
+	cur, next := g.a, g.b
+	for r := range g.rounds {
+		g.round(t, cur, next, r)
+		cur, next = next, cur
+	}
+}
+
+// round computes one stencil round, then waits at the grid barrier.
+func (g *gridBarrier) round(t *gpu.Thread, cur, next gpu.Buffer[int32], r int) {
+	i, n := t.GlobalID(), g.blocks*g.threads
+	next.Store(t, i, cur.Load(t, i)+cur.Load(t, (i+g.threads)%n))
+	g.sync(t, int32(r+1))
+}
+
+// sync is the grid barrier for the gen-th time.
+func (g *gridBarrier) sync(t *gpu.Thread, gen int32) {
+	leaderOnly := g.inject == "leader-only-fence"
+	if !leaderOnly {
+		t.ThreadFence()
+	}
+	t.SyncThreads()
+	if t.Rank() == 0 {
+		if leaderOnly {
+			t.ThreadFence()
+		}
+		g.arrived.AtomicAdd(t, 0, 1, scope.Device)
+		for g.arrived.AtomicAdd(t, 0, 0, scope.Device) < gen*int32(g.blocks) {
+		}
+		t.ThreadFence()
+	}
+	t.SyncThreads()
+}
+
+func (g *gridBarrier) check() error {
+	cur := append([]int32(nil), g.host...)
+	next := make([]int32, len(cur))
+	for range g.rounds {
+		for i := range cur {
+			next[i] = cur[i] + cur[(i+g.threads)%len(cur)]
+		}
+		cur, next = next, cur
+	}
+	out := g.a
+	if g.rounds%2 == 1 {
+		out = g.b
+	}
+	return sameAll(fmt.Sprintf("stencil after %d rounds", g.rounds), out.Host(), cur)
+}
