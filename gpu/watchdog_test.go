@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 
 	"github.com/warpguard/warpguard/gpu"
 	"github.com/warpguard/warpguard/scope"
@@ -99,4 +100,58 @@ func TestWatchdogNegativeTimeout(t *testing.T) {
 	d := newDevice(t)
 	err := d.Launch(context.Background(), gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Timeout: -1}, func(*gpu.Thread) {})
 	require.ErrorContains(t, err, "negative timeout")
+}
+
+// TestNoLeakAfterStalls ends launches in every way this package's
+// never-hang machinery ends them, on every executor, and checks that none
+// leaves a goroutine behind. It is not parallel, so no other test's
+// goroutines are counted.
+func TestNoLeakAfterStalls(t *testing.T) {
+	baseline := goleak.IgnoreCurrent()
+	d := newDevice(t)
+	flag := gpu.Alloc[int32](d, "flag", 1)
+	endings := map[string]gpu.Kernel{
+		"divergence": func(t *gpu.Thread) {
+			if t.Rank() < 5 {
+				return
+			}
+			t.SyncWarp(gpu.FullMask)
+		},
+		"deadlock": func(t *gpu.Thread) {
+			if t.Rank() == 0 {
+				t.SyncWarp(gpu.FullMask)
+				return
+			}
+			t.SyncThreads()
+		},
+		"grid deadlock": func(t *gpu.Thread) {
+			if t.Block() == 1 {
+				t.SyncThreads()
+				gpu.ActiveMask(t)
+				return
+			}
+			gpu.ThisGrid(t).Sync()
+		},
+		"timeout at grid sync": func(t *gpu.Thread) {
+			if t.GlobalID() == 0 {
+				for flag.LoadVolatile(t, 0) == 0 {
+				}
+			}
+			gpu.ThisGrid(t).Sync()
+		},
+	}
+	for _, ex := range []gpu.Executor{gpu.Fibers, gpu.Goroutines} {
+		for _, det := range []bool{false, true} {
+			if det && ex == gpu.Goroutines {
+				continue
+			}
+			for name, k := range endings {
+				cfg := gpu.Config{Grid: gpu.Dim3{X: 4}, Block: gpu.Dim3{X: 64}, Executor: ex, Cooperative: true,
+					Deterministic: det, Timeout: 30 * time.Millisecond}
+				err := d.Launch(context.Background(), cfg, k)
+				require.Error(t, err, "%v %s", ex, name)
+				goleak.VerifyNone(t, baseline)
+			}
+		}
+	}
 }
