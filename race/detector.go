@@ -95,17 +95,19 @@ func (d *Detector) Access(t *gpu.Thread, a gpu.Access) {
 	c.store = a.Op.Writes()
 	s := th.shadowOf(a.Mem)
 	stamp := c.rec.stamp()
-	if first == last && !d.opt.History && s.entry(first).stamp.Load() == stamp {
+	var path *siteSlot // with history, the access's call path
+	if d.opt.History {
+		c.rec.site, path = d.sites.of(t)
+	}
+	if first == last && s.entry(first).repeats(stamp, path) {
 		return // a repeat: checking it again would change nothing
 	}
 	c.locks = th.lockSet()
-	if d.opt.History {
-		c.rec.site = d.sites.of(t)
-	}
 	var f finding
 	for g := first; g <= last; g++ {
 		e := s.entry(g)
 		e.lock()
+		e.path.Store(path)
 		e.stamp.Store(stamp)
 		k := e.check(&c, &f)
 		e.unlock()

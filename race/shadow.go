@@ -29,10 +29,23 @@ type entry struct {
 	// no synchronization since, whose check would change nothing and find
 	// nothing new; it skips the lock.
 	stamp atomic.Uint64
+	// path is the call path of that access, with history on: a repeat
+	// from another line must be recorded, for its site.
+	path  atomic.Pointer[siteSlot]
 	flags flags
 	w, r  record   // the last writer (if flags has fWriter) and last accessor
 	o     record   // the reader of another thread r replaced (see otherRace)
 	locks *lockSet // locks every recent access held: the lockset
+}
+
+// repeats reports whether an access with stamp and call path would repeat
+// the last update of e. Reading the two words without the lock may pair
+// one access's stamp with another's path; a match then still means an
+// access of this thread, in this synchronization state, was the last to
+// complete, and another thread's update in progress checks against that
+// access, which is what it would check against this one.
+func (e *entry) repeats(stamp uint64, path *siteSlot) bool {
+	return e.stamp.Load() == stamp && e.path.Load() == path
 }
 
 // A shadow is the metadata of one gpu.Memory, allocated a page at a time

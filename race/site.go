@@ -29,14 +29,15 @@ type siteSlot struct {
 	site gpu.Site
 }
 
-// of returns the kernel site of the access t is making now. It must be
-// called directly by an Observer method, as Caller must.
+// of returns the kernel site of the access t is making now, and the cache
+// slot of its call path (nil when not cached). It must be called directly
+// by an Observer method, as Caller must.
 //
 //go:noinline
-func (c *sites) of(t *gpu.Thread) gpu.Site {
+func (c *sites) of(t *gpu.Thread) (gpu.Site, *siteSlot) {
 	var key [framePCsLen]uintptr
 	if framePCs(&key) < 3 {
-		return t.Caller()
+		return t.Caller(), nil
 	}
 	h := uint64(17)
 	for _, pc := range key {
@@ -44,13 +45,15 @@ func (c *sites) of(t *gpu.Thread) gpu.Site {
 	}
 	slot := &c.slots[(h^h>>29)&(siteSlots-1)]
 	if s := slot.Load(); s != nil && s.key == key {
-		return s.site
+		return s.site, s
 	}
 	site := t.Caller()
-	if keyHolds(&key, site) {
-		slot.Store(&siteSlot{key: key, site: site})
+	if !keyHolds(&key, site) {
+		return site, nil
 	}
-	return site
+	s := &siteSlot{key: key, site: site}
+	slot.Store(s)
+	return site, s
 }
 
 // keyHolds reports whether the frames of key include site's frame, so the

@@ -27,7 +27,8 @@ func (s *siteChecker) Fence(*gpu.Thread, scope.Scope) {
 }
 func (s *siteChecker) Sync(*gpu.Thread, gpu.Sync) {}
 func (s *siteChecker) Access(t *gpu.Thread, _ gpu.Access) {
-	got, want := s.c.of(t), t.Caller()
+	got, _ := s.c.of(t)
+	want := t.Caller()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.n++
