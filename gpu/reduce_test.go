@@ -69,4 +69,3 @@ func TestReduceEveryType(t *testing.T) {
 		require.Equal(t, ^uint64(0)-31+5, gotU[l], "uint64 sums wrap")
 	}
 }
-
