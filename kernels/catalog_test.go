@@ -1,0 +1,62 @@
+package kernels_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/kernels"
+)
+
+// TestCatalogWellFormed checks the catalog's invariants the suite relies
+// on: unique names, documented entries and injections, unique injection
+// names within a kernel, expected kinds and a site for every injection.
+func TestCatalogWellFormed(t *testing.T) {
+	names := map[string]bool{}
+	for _, k := range kernels.All() {
+		if names[k.Name] {
+			t.Errorf("duplicate kernel %s", k.Name)
+		}
+		names[k.Name] = true
+		if k.Doc == "" || k.Setup == nil {
+			t.Errorf("%s: missing Doc or Setup", k.Name)
+		}
+		inj := map[string]bool{}
+		for _, in := range k.Injections {
+			if inj[in.Name] || in.Name == "" || in.Doc == "" || len(in.Expect) == 0 || !strings.HasPrefix(in.Where, "kernels.") {
+				t.Errorf("%s: bad injection %+v", k.Name, in)
+			}
+			inj[in.Name] = true
+		}
+	}
+}
+
+// TestScoRCoversItsRaces checks that the ScoR applications have one
+// injection per race ScoR injects (26, shared/research/scor.md §4) plus
+// the independent-thread-scheduling races of the reduction's warp tail
+// (5) and the tree search (1).
+func TestScoRCoversItsRaces(t *testing.T) {
+	want := map[string]int{
+		"scor/matrix-mult": 4, "scor/reduction": 2 + 5, "scor/rule-110": 2, "scor/graph-coloring": 6,
+		"scor/graph-connectivity": 5, "scor/1dconv": 1, "scor/uts": 6 + 1,
+	}
+	for _, k := range kernels.ScoR() {
+		if got := len(k.Injections); got != want[k.Name] {
+			t.Errorf("%s: %d injections, want %d", k.Name, got, want[k.Name])
+		}
+	}
+}
+
+func TestPrepareRejectsUnknownInjection(t *testing.T) {
+	d, _ := gpu.NewDevice(gpu.DeviceConfig{})
+	if _, err := kernels.Reduce().Prepare(d, kernels.Params{Inject: "nosuch"}); err == nil {
+		t.Error("unknown injection accepted")
+	}
+}
+
+func TestWarpSizeChecked(t *testing.T) {
+	d, _ := gpu.NewDevice(gpu.DeviceConfig{WarpSize: 16})
+	if _, err := kernels.Reduction().Prepare(d, kernels.Params{}); err == nil || !strings.Contains(err.Error(), "32-lane warps") {
+		t.Errorf("16-lane device: err = %v", err)
+	}
+}
