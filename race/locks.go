@@ -20,8 +20,9 @@ import (
 
 // A lockKey names the word a lock lives at.
 type lockKey struct {
-	mem  uint64 // gpu.Memory.ID
-	gran uint64 // granule index
+	mem   *gpu.Memory
+	gran  uint64 // granule index
+	index int    // the element the lock's CAS named, for reports
 }
 
 // A lockID is one identity of a held lock. A block-scope lock is the pair
@@ -68,7 +69,7 @@ func (s *lockSet) intersect(o *lockSet) *lockSet {
 func (s *lockSet) disjoint(o *lockSet) bool { return s.intersect(o) == nil }
 
 func compareLock(a, b lockID) int {
-	if c := cmp.Compare(a.key.mem, b.key.mem); c != 0 {
+	if c := cmp.Compare(a.key.mem.ID, b.key.mem.ID); c != 0 {
 		return c
 	}
 	if c := cmp.Compare(a.key.gran, b.key.gran); c != 0 {
@@ -169,7 +170,7 @@ func (th *thread) table(f func(h *held)) {
 // lockAccess updates th's locks for access a: a CAS(0→v) is an acquire
 // candidate; an Exch or strong store of 0 releases.
 func (th *thread) lockAccess(a gpu.Access, gran uint64) {
-	k := lockKey{a.Mem.ID, gran}
+	k := lockKey{a.Mem, gran, a.Index}
 	switch {
 	case a.Op == gpu.OpCAS && a.Cmp == 0 && a.Arg != 0 && a.Succeeded():
 		th.acquire(heldLock{key: k, scope: a.Scope, lane: th.lane, block: th.blk.id})

@@ -145,17 +145,31 @@ func evidence(f *finding, c *access) string {
 	return ""
 }
 
-// describeLocks names the locks of s for evidence.
+// lockWord names the word a lock lives at, as `global "lock"[0]`.
+func lockWord(k lockKey) string {
+	r := Report{Mem: k.mem, Index: k.index}
+	return r.Element()
+}
+
+// describeLocks names the locks of s for evidence, each word once: a
+// device lock also carries its block identity.
 func describeLocks(s *lockSet) string {
 	if s.empty() {
 		return "no lock"
 	}
-	var names []string
+	device := map[lockKey]bool{}
 	for _, id := range s.ids {
 		if id.block < 0 {
-			names = append(names, fmt.Sprintf("device lock at word %d of memory %d", id.key.gran, id.key.mem))
-		} else {
-			names = append(names, fmt.Sprintf("block-%d lock at word %d of memory %d", id.block, id.key.gran, id.key.mem))
+			device[id.key] = true
+		}
+	}
+	var names []string
+	for _, id := range s.ids {
+		switch {
+		case id.block < 0:
+			names = append(names, "the device-scope lock at "+lockWord(id.key))
+		case !device[id.key]:
+			names = append(names, fmt.Sprintf("block %d's block-scope lock at %s", id.block, lockWord(id.key)))
 		}
 	}
 	return strings.Join(names, ", ")

@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/warpguard/warpguard/gpu"
 	"github.com/warpguard/warpguard/scope"
 )
 
@@ -39,7 +40,7 @@ func TestWarpClockIgnoresLanesPastTheWarp(t *testing.T) {
 func TestLockSetIntersect(t *testing.T) {
 	t.Parallel()
 	var h held
-	k := lockKey{1, 2}
+	k := lockKey{&gpu.Memory{ID: 1}, 2, 2}
 	h.acquire(heldLock{key: k, scope: scope.Device, block: 5})
 	require.Nil(t, h.set.Load(), "a CAS alone does not hold the lock")
 	h.activate(scope.Block)
