@@ -48,8 +48,11 @@ type round struct {
 	mask    uint64 // member lanes that exist
 	arrived uint64
 	vals    [64]uint64
-	pcs     [64]callSite
-	waiters []*Thread
+}
+
+// lane returns the thread of lane l of r's warp.
+func (b *block) lane(r *round, l int) *Thread {
+	return &b.threads[r.warp*b.l.g.WarpSize+l]
 }
 
 // val returns lane's contribution and whether lane took part.
@@ -160,43 +163,50 @@ func (b *block) arriveWarp(t *Thread, op collOp, mask, v uint64, pc callSite) (*
 		w.rounds = append(w.rounds, r)
 	}
 	r.arrived |= bit
-	r.vals[lane], r.pcs[lane] = v, pc
+	r.vals[lane], t.waitPC = v, pc
 	if r.arrived|w.exited&r.mask == r.mask {
 		b.completeWarp(w, r, t)
 		return r, true
 	}
-	r.waiters = append(r.waiters, t)
 	b.park(t)
 	return r, false
 }
 
-// completeWarp ends round r, which by completed: it checks for divergence,
-// reports the round to the observer and wakes the waiters.
-func (b *block) completeWarp(w *warpState, r *round, by *Thread) {
+// completeWarp ends round r: it checks for divergence, reports the round
+// to the observer and wakes the waiting lanes. self is the lane that
+// completed it by arriving, or nil if an exit did.
+func (b *block) completeWarp(w *warpState, r *round, self *Thread) {
 	w.rounds = slices.DeleteFunc(w.rounds, func(p *round) bool { return p == r })
 	if b.l.checks() {
-		b.checkWarp(w, r)
+		b.checkWarp(r)
+	}
+	by := self
+	if by == nil {
+		by = b.lane(r, bits.TrailingZeros64(r.arrived))
 	}
 	if by.obs != nil {
 		gw := b.id*b.l.g.Warps + r.warp
 		by.obs.Sync(by, Sync{Kind: SyncWarp, Block: b.id, Warp: gw, Mask: r.arrived, Op: r.op.String()})
 	}
-	by.coll = r
-	for _, t := range r.waiters {
+	for m := r.arrived; m != 0; m &= m - 1 {
+		t := b.lane(r, bits.TrailingZeros64(m))
 		t.coll = r
-		b.unpark(t)
-		b.exec.wakeOne(t)
+		if t != self {
+			b.unpark(t)
+			b.exec.wakeOne(t)
+		}
 	}
 }
 
 // checkWarp reports lanes of r that exited, and lanes that arrived at
 // another call site than the first.
-func (b *block) checkWarp(w *warpState, r *round) {
+func (b *block) checkWarp(r *round) {
 	exited := r.mask &^ r.arrived
 	first := bits.TrailingZeros64(r.arrived)
+	pc := func(l int) callSite { return b.lane(r, l).waitPC }
 	var other uint64
 	for m := r.arrived; m != 0; m &= m - 1 {
-		if l := bits.TrailingZeros64(m); r.pcs[l] != r.pcs[first] {
+		if l := bits.TrailingZeros64(m); pc(l) != pc(first) {
 			other |= 1 << l
 		}
 	}
@@ -206,17 +216,17 @@ func (b *block) checkWarp(w *warpState, r *round) {
 	base := r.warp * b.l.g.WarpSize
 	e := &DivergenceError{
 		Block: b.id, Warp: r.warp, Barrier: fmt.Sprintf("%v(mask %#x)", r.op, r.mask),
-		Site: b.l.d.site(r.pcs[first]), Waiting: laneRanks(base, r.arrived&^other), Exited: laneRanks(base, exited),
+		Site: b.l.d.site(pc(first)), Waiting: laneRanks(base, r.arrived&^other), Exited: laneRanks(base, exited),
 	}
 	for m := other; m != 0; {
 		l := bits.TrailingZeros64(m)
 		same := uint64(0)
 		for n := m; n != 0; n &= n - 1 {
-			if k := bits.TrailingZeros64(n); r.pcs[k] == r.pcs[l] {
+			if k := bits.TrailingZeros64(n); pc(k) == pc(l) {
 				same |= 1 << k
 			}
 		}
-		e.Elsewhere = append(e.Elsewhere, Divergent{What: r.op.String(), Site: b.l.d.site(r.pcs[l]), Threads: laneRanks(base, same)})
+		e.Elsewhere = append(e.Elsewhere, Divergent{What: r.op.String(), Site: b.l.d.site(pc(l)), Threads: laneRanks(base, same)})
 		m &^= same
 	}
 	b.diverged(e)
@@ -229,7 +239,7 @@ func (b *block) mismatchWarp(t *Thread, p *round, op collOp, mask uint64, pc cal
 	first := bits.TrailingZeros64(p.arrived)
 	b.mismatch(&DivergenceError{
 		Block: b.id, Warp: p.warp, Barrier: fmt.Sprintf("%v(mask %#x)", p.op, p.mask),
-		Site: b.l.d.site(p.pcs[first]), Waiting: laneRanks(base, p.arrived),
+		Site: b.l.d.site(b.lane(p, first).waitPC), Waiting: laneRanks(base, p.arrived),
 		Elsewhere: []Divergent{{What: fmt.Sprintf("%v(mask %#x)", op, mask), Site: b.l.d.site(pc), Threads: []int{t.rank}}},
 	})
 }
@@ -253,7 +263,7 @@ func (b *block) exitWarp(t *Thread) {
 	for i := 0; i < len(w.rounds); {
 		r := w.rounds[i]
 		if r.mask&bit != 0 && r.arrived|w.exited&r.mask == r.mask && r.arrived != 0 {
-			b.completeWarp(w, r, r.waiters[0])
+			b.completeWarp(w, r, nil)
 			continue
 		}
 		i++
@@ -276,8 +286,8 @@ func (b *block) releaseAll(wake func(*Thread)) {
 	for i := range b.warps {
 		w := &b.warps[i]
 		for _, r := range w.rounds {
-			for _, t := range r.waiters {
-				wake(t)
+			for m := r.arrived; m != 0; m &= m - 1 {
+				wake(b.lane(r, bits.TrailingZeros64(m)))
 			}
 		}
 		w.rounds, w.conv = w.rounds[:0], 0
