@@ -68,6 +68,7 @@ type Divergent struct {
 	Threads []int
 }
 
+// Error names the barrier, its site and the threads on each side.
 func (e *DivergenceError) Error() string {
 	var b strings.Builder
 	kind := "error"

@@ -50,6 +50,8 @@ type Stuck struct {
 	Site   Site // the kernel line of the wait or of the last runtime call
 }
 
+// Error lists the cause, then per block the unfinished threads grouped by
+// where they were.
 func (e *StallError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "gpu: %s: stopped: %v", e.Launch, e.Cause)
