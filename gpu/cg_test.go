@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -337,3 +338,28 @@ func TestSizeTypes(t *testing.T) {
 }
 
 func tileOf[S gpu.TileSize](t *gpu.Thread) gpu.Tile { return gpu.StaticTile[S](t) }
+
+// TestSpinBlocksGridSync spins in one thread on a flag that is set only
+// after a grid sync that the spinner itself must reach: no thread can go
+// on, and since the spinner is not waiting, only the timeout ends it.
+func TestSpinBlocksGridSync(t *testing.T) {
+	eachExecutor(t, func(t *testing.T, ex gpu.Executor) {
+		d := newDevice(t)
+		flag := gpu.Alloc[int32](d, "flag", 1)
+		cfg := gpu.Config{Grid: gpu.Dim3{X: 4}, Block: gpu.Dim3{X: 32}, Executor: ex, Cooperative: true, Timeout: 50 * time.Millisecond}
+		err := d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
+			if t.GlobalID() == 0 {
+				for flag.AtomicLoad(t, 0, scope.Device) == 0 {
+				}
+			}
+			gpu.ThisGrid(t).Sync()
+			if t.GlobalID() == 1 {
+				flag.AtomicStore(t, 0, 1, scope.Device)
+			}
+		})
+		require.ErrorIs(t, err, gpu.ErrTimeout)
+		require.ErrorContains(t, err, "block (0,0,0):\n\t\tthreads 0 running")
+		require.ErrorContains(t, err, "threads 1-31 grid.sync at")
+		require.ErrorContains(t, err, "block (3,0,0):\n\t\tthreads 0-31 grid.sync at")
+	})
+}

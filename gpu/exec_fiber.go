@@ -51,6 +51,9 @@ func (e *fiberExec) run() {
 		}
 		// Start new threads before resuming waiting ones: a thread that
 		// yields while spinning may be waiting for one not started yet.
+		if e.ext > 0 {
+			e.drain()
+		}
 		var f *fiber
 		switch {
 		case e.started < n && !l.stop.Load():
@@ -196,7 +199,7 @@ func (e *fiberExec) wake(ws []*Thread) {
 func (e *fiberExec) exit(t *Thread) { e.wake(e.s.blk.depart(t)) }
 
 func (e *fiberExec) yield(t *Thread) {
-	if e.head == len(e.runq) && e.started == e.s.l.g.BlockSize && e.s.l.turns == nil {
+	if e.head == len(e.runq) && e.started == e.s.l.g.BlockSize && e.s.l.turns == nil && e.ext == 0 {
 		// Nothing else in this block can run: let other blocks' goroutines
 		// have the processor instead of switching to ourselves.
 		runtime.Gosched()
@@ -239,19 +242,22 @@ func (e *fiberExec) wakeOutside(t *Thread) {
 }
 
 // awaitOutside waits until a thread waiting outside the block is woken, or
-// the launch stops, and makes the woken threads runnable. A deterministic
-// launch passes the token around meanwhile instead of blocking.
+// the launch stops. A deterministic launch passes the token around
+// meanwhile instead of blocking.
 func (e *fiberExec) awaitOutside() {
 	l := e.s.l
 	if l.turns != nil {
 		l.turns.pass(e.s.index)
-	} else {
-		select {
-		case <-e.kick:
-		case <-l.stopCh:
-			return
-		}
+		return
 	}
+	select {
+	case <-e.kick:
+	case <-l.stopCh:
+	}
+}
+
+// drain makes the threads woken from outside the block runnable.
+func (e *fiberExec) drain() {
 	e.inMu.Lock()
 	in := e.inbox
 	e.inbox = nil
