@@ -199,11 +199,14 @@ func (e *fiberExec) wake(ws []*Thread) {
 func (e *fiberExec) exit(t *Thread) { e.wake(e.s.blk.depart(t)) }
 
 func (e *fiberExec) yield(t *Thread) {
-	if e.head == len(e.runq) && e.started == e.s.l.g.BlockSize && e.s.l.turns == nil && e.ext == 0 {
+	if e.head == len(e.runq) && e.started == e.s.l.g.BlockSize && e.s.l.turns == nil {
 		// Nothing else in this block can run: let other blocks' goroutines
-		// have the processor instead of switching to ourselves.
+		// have the processor instead of switching to ourselves, unless
+		// threads woken from a grid sync wait for the driver.
 		runtime.Gosched()
-		return
+		if e.ext == 0 {
+			return
+		}
 	}
 	e.push(t)
 	t.park()
