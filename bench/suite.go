@@ -37,7 +37,8 @@ type Config struct {
 	// Detector makes the detector for the run with detection on; nil
 	// means NewDetector.
 	Detector func() Detector
-	// Timeout bounds each run; 0 means one minute.
+	// Timeout bounds each run; 0 means one minute at the default size and
+	// ten at the paper size.
 	Timeout time.Duration
 	// Attempts bounds the runs with detection on of an injected
 	// configuration: a detector sees only the interleavings that happen,
@@ -65,7 +66,11 @@ func Once(ctx context.Context, c Config, det Detector) Run {
 		return Run{LaunchErr: err}
 	}
 	timeout := c.Timeout
-	if timeout == 0 {
+	switch {
+	case timeout > 0:
+	case c.Size == kernels.Paper:
+		timeout = 10 * time.Minute
+	default:
 		timeout = time.Minute
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
