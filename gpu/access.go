@@ -84,7 +84,7 @@ func (b Buffer[T]) Store(t *Thread, i int, v T) {
 func (b Buffer[T]) LoadVolatile(t *Thread, i int) T {
 	v := loadBits[T](b.at(t, i, OpLoad))
 	if t.obs != nil {
-		b.notify(t, i, OpLoad, Relaxed, scope.System, v, 0, 0)
+		b.notify(t, i, OpLoad, Volatile, scope.System, v, 0, 0)
 	}
 	t.strong()
 	return fromBits[T](v)
@@ -95,7 +95,7 @@ func (b Buffer[T]) LoadVolatile(t *Thread, i int) T {
 func (b Buffer[T]) StoreVolatile(t *Thread, i int, v T) {
 	storeBits[T](b.at(t, i, OpStore), toBits(v))
 	if t.obs != nil {
-		b.notify(t, i, OpStore, Relaxed, scope.System, 0, toBits(v), 0)
+		b.notify(t, i, OpStore, Volatile, scope.System, 0, toBits(v), 0)
 	}
 	t.strong()
 }

@@ -101,17 +101,20 @@ type Order uint8
 
 // The orders, from weakest.
 const (
-	Weak    Order = iota // a plain access: no ordering, may be torn or cached in CUDA
-	Relaxed              // a strong relaxed access: CUDA volatile, atomics, atomic_ref relaxed
-	Acquire              // atomic_ref load(memory_order_acquire)
-	Release              // atomic_ref store(memory_order_release)
+	Weak     Order = iota // a plain access: no ordering, may be torn or cached in CUDA
+	Volatile              // CUDA volatile: strong and relaxed at system scope (PTX ld/st.volatile), but not an atomic
+	Relaxed               // a relaxed atomic: read-modify-writes, atomic_ref relaxed loads and stores
+	Acquire               // atomic_ref load(memory_order_acquire)
+	Release               // atomic_ref store(memory_order_release)
 )
 
-// String returns "weak", "relaxed", "acquire" or "release".
+// String returns "weak", "volatile", "relaxed", "acquire" or "release".
 func (o Order) String() string {
 	switch o {
 	case Weak:
 		return "weak"
+	case Volatile:
+		return "volatile"
 	case Relaxed:
 		return "relaxed"
 	case Acquire:

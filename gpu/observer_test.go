@@ -74,7 +74,7 @@ func TestObserverEvents(t *testing.T) {
 		"t0 atomicCAS x[0] off=0 size=4 relaxed block old=5 arg=9 cmp=5 ok=true",
 		"t0 atomicCAS x[0] off=0 size=4 relaxed device old=9 arg=7 cmp=5 ok=false",
 		"t0 store x[1] off=4 size=4 release device old=0 arg=3 cmp=0 ok=true",
-		"t0 load x[1] off=4 size=4 relaxed system old=3 arg=0 cmp=0 ok=true",
+		"t0 load x[1] off=4 size=4 volatile system old=3 arg=0 cmp=0 ok=true",
 		"sync syncthreads block 0",
 		"block 0 end",
 		"end obs <nil>",
@@ -141,3 +141,29 @@ func TestSiteZero(t *testing.T) {
 	require.Zero(t, s.Line())
 	require.Empty(t, s.Function())
 }
+
+// TestSiteInterning: the same source line reached through two call paths
+// gives equal Sites; different lines give different ones.
+func TestSiteInterning(t *testing.T) {
+	t.Parallel()
+	d := newDevice(t)
+	x := gpu.Alloc[int32](d, "x", 2)
+	obs := &siteObserver{}
+	cfg := gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Observer: obs}
+	require.NoError(t, d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
+		storeVia(t, x)
+		func() { storeVia(t, x) }()
+		x.Store(t, 0, 1)
+	}))
+	require.Len(t, obs.sites, 3)
+	require.Equal(t, obs.sites[0], obs.sites[1], "one line, two call paths")
+	require.NotEqual(t, obs.sites[0], obs.sites[2])
+}
+
+// siteObserver records the Site of every access; it runs one thread.
+type siteObserver struct {
+	recorder
+	sites []gpu.Site
+}
+
+func (o *siteObserver) Access(t *gpu.Thread, _ gpu.Access) { o.sites = append(o.sites, t.Caller()) }

@@ -65,13 +65,17 @@ func (t *Thread) Caller() Site {
 	return t.blk.l.d.sites.lookup(&pcs)
 }
 
-// stack is a fixed-size call stack, usable as a map key.
-type stack [32]uintptr
+// stack is a fixed-size call stack, usable as a map key. Sixteen frames
+// reach from an observer's method, through the runtime, to the kernel;
+// fewer frames make the walk cheaper.
+type stack [16]uintptr
 
-// siteCache interns the Site of each distinct call stack.
+// siteCache interns the Site of each distinct call stack, and each
+// distinct source location, so that equal locations give equal Sites.
 type siteCache struct {
-	mu sync.RWMutex
-	m  map[stack]Site
+	mu    sync.RWMutex
+	m     map[stack]Site
+	lines map[siteFrame]Site
 }
 
 func (c *siteCache) lookup(pcs *stack) Site {
@@ -81,14 +85,17 @@ func (c *siteCache) lookup(pcs *stack) Site {
 	if ok {
 		return s
 	}
-	s = resolve(pcs)
+	f, ok := resolve(pcs)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil {
-		c.m = make(map[stack]Site)
+		c.m, c.lines = make(map[stack]Site), make(map[siteFrame]Site)
 	}
-	if old, ok := c.m[*pcs]; ok {
-		return old
+	if ok {
+		if s, ok = c.lines[f]; !ok {
+			s = Site{&f}
+			c.lines[f] = s
+		}
 	}
 	c.m[*pcs] = s
 	return s
@@ -96,7 +103,7 @@ func (c *siteCache) lookup(pcs *stack) Site {
 
 // resolve finds the first frame past this package's frames: the kernel
 // code that called the runtime. Frames above them belong to the observer.
-func resolve(pcs *stack) Site {
+func resolve(pcs *stack) (siteFrame, bool) {
 	frames := runtime.CallersFrames(pcs[:])
 	inPkg := false
 	for {
@@ -105,10 +112,10 @@ func resolve(pcs *stack) Site {
 		case strings.HasPrefix(fr.Function, pkgPrefix):
 			inPkg = true
 		case inPkg && fr.Function != "":
-			return Site{&siteFrame{file: fr.File, line: fr.Line, function: fr.Function}}
+			return siteFrame{file: fr.File, line: fr.Line, function: fr.Function}, true
 		}
 		if !more {
-			return Site{}
+			return siteFrame{}, false
 		}
 	}
 }

@@ -77,8 +77,7 @@ func (r *record) stamp() uint64 {
 
 // isStrong reports whether a is an atomic access in the sense of the scope
 // rules: a read-modify-write, an acquire or release, a relaxed atomic load
-// or store of block or device scope, or a volatile (relaxed, system-scope)
-// load. Volatile and system-scope stores count as plain data, as in ScoR's
+// or store, or a volatile load. Volatile stores count as plain data, as in ScoR's
 // labels, where a volatile store against an atomic is a race (PTX would
 // call the pair morally strong). Volatile loads count as strong because
 // spinning on a flag with a volatile load is CUDA's idiom (CUB's grid
@@ -89,7 +88,9 @@ func isStrong(a *gpu.Access) bool {
 	case a.Op.IsRMW() || a.Order >= gpu.Acquire:
 		return true
 	case a.Order == gpu.Relaxed:
-		return a.Scope < scope.System || a.Op == gpu.OpLoad
+		return true
+	case a.Order == gpu.Volatile:
+		return a.Op == gpu.OpLoad
 	}
 	return false
 }

@@ -60,7 +60,7 @@ func (s Side) What() string {
 		return fmt.Sprintf("%v-scope %v", s.Scope, s.Op)
 	case s.Order == gpu.Weak:
 		return "weak " + s.Op.String()
-	case s.Order == gpu.Relaxed && s.Scope == scope.System:
+	case s.Order == gpu.Volatile:
 		return "volatile " + s.Op.String()
 	}
 	return fmt.Sprintf("%v-scope %v %v", s.Scope, s.Order, s.Op)
