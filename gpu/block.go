@@ -18,6 +18,7 @@ type block struct {
 	bar     barrier
 
 	parked  int         // threads waiting at a barrier or collective of the block
+	slow    bool        // a thread has waited, a warp op ran or the launch is cooperative
 	warpOps bool        // a warp collective ran: warps is tracked
 	warps   []warpState // per warp, once warpOps
 	tiles   []*tileRound
@@ -47,7 +48,7 @@ func (b *block) reset(id int) {
 	b.id, b.idx, b.live = id, b.l.g.GridDim.index(id), b.l.g.BlockSize
 	b.bar.arrived, b.bar.count, b.bar.waiters = 0, 0, b.bar.waiters[:0]
 	b.shared, b.sharedTop, b.dyn = nil, 0, nil
-	b.parked, b.warpOps, b.warned = 0, false, nil
+	b.parked, b.warpOps, b.warned, b.slow = 0, false, nil, b.l.coop != nil
 }
 
 // arrive counts t at the barrier. It reports whether t completed it; if
@@ -69,10 +70,19 @@ func (b *block) arrive(t *Thread, pred bool) bool {
 
 // depart records that t's kernel ended. Threads that ended count as
 // arrived, so the barrier completes once every live thread is waiting; it
-// reports the released waiters, if that happened.
+// reports the released waiters, if that happened. It is small enough to
+// inline: a block no thread waits in pays a few compares per exit.
 func (b *block) depart(t *Thread) []*Thread {
 	b.live--
 	t.done = true
+	if b.slow {
+		return b.departSlow(t)
+	}
+	return nil
+}
+
+// departSlow is depart when threads may be waiting for t.
+func (b *block) departSlow(t *Thread) []*Thread {
 	if b.warpOps {
 		b.exitWarp(t)
 	}

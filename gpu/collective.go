@@ -85,7 +85,7 @@ func (b *block) enableWarps() {
 		n := min(g.WarpSize, g.BlockSize-w*g.WarpSize)
 		b.warps[w] = warpState{exists: laneMask(n), rounds: b.warps[w].rounds[:0]}
 	}
-	b.warpOps, b.tiles, b.conv = true, b.tiles[:0], b.conv[:0]
+	b.warpOps, b.slow, b.tiles, b.conv = true, true, b.tiles[:0], b.conv[:0]
 	for i := range b.threads {
 		t := &b.threads[i]
 		w := &b.warps[t.Warp()]

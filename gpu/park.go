@@ -18,6 +18,7 @@ type waitInfo struct {
 // launch if no thread of the block can go on. Preconditions: block locked.
 func (b *block) park(t *Thread) {
 	b.parked++
+	b.slow = true
 	t.parked = true
 	if b.warpOps {
 		w := &b.warps[t.Warp()]

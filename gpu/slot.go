@@ -44,12 +44,13 @@ type slot struct {
 	index   int // the slot's index in its launch
 	blk     block
 	threads []Thread
+	sync    []syncState // the threads' slow-path state
 	exec    executor
 	rng     *rand.Rand // ScheduleRandom's source for the current block
 }
 
 func newSlot(l *launch, index int) *slot {
-	s := &slot{l: l, index: index, threads: make([]Thread, l.g.BlockSize)}
+	s := &slot{l: l, index: index, threads: make([]Thread, l.g.BlockSize), sync: make([]syncState, l.g.BlockSize)}
 	if l.cfg.Executor == Goroutines {
 		s.exec = &goExec{s: s}
 	} else {
@@ -58,7 +59,7 @@ func newSlot(l *launch, index int) *slot {
 	s.blk.l, s.blk.exec, s.blk.threads = l, s.exec, s.threads
 	for i := range s.threads {
 		t := &s.threads[i]
-		t.blk, t.obs, t.stop, t.rank = &s.blk, l.cfg.Observer, &l.stop, i
+		t.blk, t.obs, t.stop, t.rank, t.syncState = &s.blk, l.cfg.Observer, &l.stop, i, &s.sync[i]
 		t.slowAt = spinYield
 		if t.obs != nil {
 			t.slowAt = 0
@@ -79,7 +80,7 @@ func (s *slot) runBlock(id int) {
 	for i := range s.threads {
 		t := &s.threads[i]
 		t.gid, t.spins, t.obsState, t.fib = base+i, 0, nil, nil
-		t.done, t.at, t.parked = false, waitInfo{}, false
+		t.done = false
 	}
 	if s.l.sched.kind != ScheduleDefault {
 		s.rng = s.l.sched.rng(id)

@@ -29,14 +29,19 @@ type Thread struct {
 	barN      int    // participants in that round
 	obsState  any
 
-	// Collective state, touched only on the slow path.
-	done   bool          // the kernel returned
+	done       bool // the kernel returned
+	parked     bool // waiting, in the block's count; guarded by the block
+	*syncState      // the slow path's state, kept apart to keep Thread small
+}
+
+// syncState is the state of a thread that only barriers and collectives
+// touch. It lives beside the slot's threads, so that the barrier-free path
+// does not stride over it.
+type syncState struct {
 	at     waitInfo      // what the thread waits at, while it waits; written by the thread itself
-	parked bool          // waiting, in the block's count; guarded by the block
 	waitPC callSite      // the call site of its last barrier, when divergence is checked
 	coll   *round        // the warp collective it last completed
 	conv   uint64        // the group its last convergence point found
-	tile   *tileRound    // the block-level tile sync it waits at
 	wakeCh chan struct{} // Goroutines: wakes it from wait
 }
 
