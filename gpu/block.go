@@ -1,9 +1,6 @@
 package gpu
 
-import (
-	"slices"
-	"sync"
-)
+import "sync"
 
 // block is the state of the block a slot is running. Its barrier fields are
 // guarded by the executor: the fiber executor runs a block on one goroutine
@@ -174,42 +171,15 @@ func (b *block) sitesDiffer(by *Thread, ws []*Thread) bool {
 // barrierDiverged reports a SyncThreads round that some threads of the
 // block reached at another call site, or missed because they exited.
 func (b *block) barrierDiverged(by *Thread, ws []*Thread) {
-	all := make([]*Thread, 0, len(ws)+1)
+	var ids []int
+	var pcs []callSite
 	if by.at.op == "" { // by arrived last, rather than exiting
-		all = append(all, by)
+		ids, pcs = append(ids, by.rank), append(pcs, by.waitPC)
 	}
-	all = append(all, ws...)
-	low := all[0]
-	for _, t := range all {
-		if t.rank < low.rank {
-			low = t // the lowest thread's site names the barrier
-		}
+	for _, w := range ws {
+		ids, pcs = append(ids, w.rank), append(pcs, w.waitPC)
 	}
-	ref := low.waitPC
-	e := &DivergenceError{Block: b.id, Warp: -1, Barrier: "syncthreads", Site: b.l.d.site(ref)}
-	met := make([]bool, len(b.threads))
-	sites := map[callSite][]int{}
-	var order []callSite
-	for _, t := range all {
-		met[t.rank] = true
-		if t.waitPC == ref {
-			e.Waiting = append(e.Waiting, t.rank)
-			continue
-		}
-		if _, ok := sites[t.waitPC]; !ok {
-			order = append(order, t.waitPC)
-		}
-		sites[t.waitPC] = append(sites[t.waitPC], t.rank)
-	}
-	for r, ok := range met {
-		if !ok && b.threads[r].done {
-			e.Exited = append(e.Exited, r)
-		}
-	}
-	slices.Sort(e.Waiting)
-	for _, pc := range order {
-		slices.Sort(sites[pc])
-		e.Elsewhere = append(e.Elsewhere, Divergent{What: "syncthreads", Site: b.l.d.site(pc), Threads: sites[pc]})
-	}
+	e := &DivergenceError{Block: b.id, Warp: -1, Barrier: "syncthreads"}
+	b.l.d.split(e, "syncthreads", ids, pcs, 0, len(b.threads), func(r int) bool { return b.threads[r].done })
 	b.diverged(e)
 }

@@ -1,9 +1,6 @@
 package gpu
 
-import (
-	"slices"
-	"sync"
-)
+import "sync"
 
 // A GridGroup is cooperative groups' grid_group: every thread of the
 // launch. Get it with [ThisGrid].
@@ -132,34 +129,12 @@ func (c *coop) check(by *Thread) {
 	if c.live == l.g.Threads && !diff || l.stop.Load() {
 		return
 	}
-	for _, w := range all {
-		if w.gid < by.gid {
-			by = w // the lowest thread's site names the barrier
-		}
+	ids, pcs := make([]int, len(all)), make([]callSite, len(all))
+	for i, w := range all {
+		ids[i], pcs[i] = w.gid, w.waitPC
 	}
-	e := &DivergenceError{Launch: l.g.Name, Block: -1, Warp: -1, Barrier: "grid.sync", Site: l.d.site(by.waitPC)}
-	met := make([]bool, l.g.Threads)
-	for _, w := range all {
-		met[w.gid] = true
-	}
-	var other []int
-	for _, w := range all {
-		if w.waitPC == by.waitPC {
-			e.Waiting = append(e.Waiting, w.gid)
-		} else {
-			other = append(other, w.gid)
-		}
-	}
-	for g, ok := range met {
-		if !ok {
-			e.Exited = append(e.Exited, g)
-		}
-	}
-	slices.Sort(e.Waiting)
-	if other != nil {
-		slices.Sort(other)
-		e.Elsewhere = []Divergent{{What: "grid.sync", Site: l.d.site(l.coop.pcOf(other[0], all)), Threads: other}}
-	}
+	e := &DivergenceError{Launch: l.g.Name, Block: -1, Warp: -1, Barrier: "grid.sync"}
+	l.d.split(e, "grid.sync", ids, pcs, 0, l.g.Threads, always)
 	switch l.cfg.Divergence {
 	case DivergenceWarn:
 		if !c.warned {
@@ -170,16 +145,6 @@ func (c *coop) check(by *Thread) {
 		l.recordOther(e)
 		l.halt()
 	}
-}
-
-// pcOf returns the call site of the thread with global id gid among ts.
-func (c *coop) pcOf(gid int, ts []*Thread) callSite {
-	for _, t := range ts {
-		if t.gid == gid {
-			return t.waitPC
-		}
-	}
-	return callSite{}
 }
 
 // exit records that a thread of block b exited: the grid round may now be

@@ -238,32 +238,8 @@ func (b *block) checkTile(r *tileRound) {
 	if r.arrived == r.n && !differ(r.pcs) {
 		return
 	}
-	low := 0
-	for i, k := range r.ranks {
-		if k < r.ranks[low] {
-			low = i // the lowest thread's site names the barrier
-		}
-	}
-	e := &DivergenceError{Block: b.id, Warp: -1, Barrier: fmt.Sprintf("tile.sync(ranks %d-%d)", r.lo, r.lo+r.n-1), Site: b.l.d.site(r.pcs[low])}
-	in := make([]bool, r.n)
-	var other []int
-	for i, k := range r.ranks {
-		in[k-r.lo] = true
-		if r.pcs[i] == r.pcs[low] {
-			e.Waiting = append(e.Waiting, k)
-		} else {
-			other = append(other, k)
-		}
-	}
-	for i, ok := range in {
-		if !ok {
-			e.Exited = append(e.Exited, r.lo+i)
-		}
-	}
-	if other != nil {
-		e.Elsewhere = []Divergent{{What: "tile.sync", Site: b.l.d.site(r.pcs[indexOf(r.ranks, other[0])]), Threads: other}}
-	}
-	sortAll(e)
+	e := &DivergenceError{Block: b.id, Warp: -1, Barrier: fmt.Sprintf("tile.sync(ranks %d-%d)", r.lo, r.lo+r.n-1)}
+	b.l.d.split(e, "tile.sync", r.ranks, r.pcs, r.lo, r.n, always)
 	b.diverged(e)
 }
 
@@ -274,15 +250,6 @@ func differ(pcs []callSite) bool {
 		}
 	}
 	return false
-}
-
-func indexOf(s []int, v int) int {
-	for i, x := range s {
-		if x == v {
-			return i
-		}
-	}
-	return 0
 }
 
 // exitTiles completes the tile syncs that were waiting only for t, which

@@ -192,3 +192,44 @@ func sortAll(e *DivergenceError) {
 		slices.Sort(d.Threads)
 	}
 }
+
+// split fills e's Site, Waiting, Elsewhere and Exited from the threads
+// that met at a barrier: thread ids[i] arrived at pcs[i]. The lowest id's
+// site names the barrier, the rest are grouped by site, and the ids in
+// [lo, lo+n) that did not meet and for which gone reports true are the
+// exited ones.
+func (d *Device) split(e *DivergenceError, what string, ids []int, pcs []callSite, lo, n int, gone func(id int) bool) {
+	low := 0
+	for i, id := range ids {
+		if id < ids[low] {
+			low = i
+		}
+	}
+	ref := pcs[low]
+	e.Site = d.site(ref)
+	met := make([]bool, n)
+	groups := map[callSite]int{} // index in e.Elsewhere
+	for i, id := range ids {
+		met[id-lo] = true
+		if pcs[i] == ref {
+			e.Waiting = append(e.Waiting, id)
+			continue
+		}
+		k, ok := groups[pcs[i]]
+		if !ok {
+			k = len(e.Elsewhere)
+			groups[pcs[i]] = k
+			e.Elsewhere = append(e.Elsewhere, Divergent{What: what, Site: d.site(pcs[i])})
+		}
+		e.Elsewhere[k].Threads = append(e.Elsewhere[k].Threads, id)
+	}
+	for i, ok := range met {
+		if !ok && gone(lo+i) {
+			e.Exited = append(e.Exited, lo+i)
+		}
+	}
+	sortAll(e)
+}
+
+// always reports true, for split when every absent thread has exited.
+func always(int) bool { return true }
