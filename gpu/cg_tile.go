@@ -243,6 +243,7 @@ func (b *block) checkTile(r *tileRound) {
 	b.diverged(e)
 }
 
+// differ reports whether the call sites are not all the same.
 func differ(pcs []callSite) bool {
 	for _, p := range pcs {
 		if p != pcs[0] {

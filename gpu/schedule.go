@@ -11,7 +11,8 @@ import (
 // waiting thread resumes next. A correct kernel gives the same results
 // under every schedule; a kernel whose results change has an
 // order-dependent bug. Combined with Config.Deterministic, a schedule and
-// seed reproduce one interleaving exactly.
+// seed reproduce one interleaving exactly. Under the Goroutines executor
+// only the block and start orders apply: the Go scheduler picks who runs.
 type Schedule uint8
 
 // The schedules.
