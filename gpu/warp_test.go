@@ -215,3 +215,30 @@ func TestShuffleReduction(t *testing.T) {
 		}
 	})
 }
+
+// TestCollectiveHoldsParticipants checks the Observer contract for warp
+// collectives: Sync comes after every participant's accesses before the
+// collective and before any of their accesses after it.
+func TestCollectiveHoldsParticipants(t *testing.T) {
+	eachExecutor(t, func(t *testing.T, ex gpu.Executor) {
+		d := newDevice(t)
+		x := gpu.Alloc[int32](d, "x", 64)
+		rec := &recorder{}
+		cfg := gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 32}, Executor: ex, Observer: rec}
+		require.NoError(t, d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
+			x.Store(t, t.Lane(), 1)
+			gpu.BallotSync(t, gpu.FullMask, true)
+			x.Store(t, 32+t.Lane(), 2)
+		}))
+		at := slices.IndexFunc(rec.events, func(e string) bool { return strings.HasPrefix(e, "sync syncwarp") })
+		require.Positive(t, at)
+		for i, e := range rec.events {
+			switch {
+			case strings.Contains(e, "store x[") && strings.Contains(e, "arg=1"):
+				require.Less(t, i, at, e)
+			case strings.Contains(e, "arg=2"):
+				require.Greater(t, i, at, e)
+			}
+		}
+	})
+}
