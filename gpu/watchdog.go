@@ -112,7 +112,6 @@ type stallReport struct {
 	threads    []Stuck
 	more       int
 	notStarted int
-	sites      map[siteFrame]Site
 }
 
 // stall stops the launch because it cannot make progress, and asks every
@@ -160,41 +159,18 @@ func (l *launch) noteNotStarted(n int) {
 
 // panicSite returns the kernel line on the stack of the panic being
 // recovered: below runtime.gopanic, the first frame outside this package
-// after one inside it. Sites are interned per launch so that equal lines
-// compare equal. Preconditions: l.report.mu held.
+// after one inside it, as [Thread.Caller] finds it.
 func (l *launch) panicSite() Site {
 	var pcs [64]uintptr
-	frames := runtime.CallersFrames(pcs[:runtime.Callers(1, pcs[:])])
-	panicking, inPkg := false, false
-	for {
-		f, more := frames.Next()
-		switch {
-		case f.Function == "runtime.gopanic":
-			panicking = true
-		case !panicking:
-		case strings.HasPrefix(f.Function, pkgPrefix):
-			inPkg = true
-		case inPkg && f.Function != "" && !strings.HasPrefix(f.Function, "runtime."):
-			return l.report.intern(f)
-		}
-		if !more {
-			return Site{}
+	n := runtime.Callers(1, pcs[:])
+	for i, pc := range pcs[:n] {
+		if f := runtime.FuncForPC(pc); f != nil && f.Name() == "runtime.gopanic" {
+			var st stack
+			copy(st[:], pcs[i+1:n])
+			return l.d.sites.lookup(&st)
 		}
 	}
-}
-
-// intern returns the report's Site for frame f.
-func (r *stallReport) intern(f runtime.Frame) Site {
-	k := siteFrame{file: f.File, line: f.Line, function: f.Function}
-	if s, ok := r.sites[k]; ok {
-		return s
-	}
-	if r.sites == nil {
-		r.sites = map[siteFrame]Site{}
-	}
-	s := Site{&k}
-	r.sites[k] = s
-	return s
+	return Site{}
 }
 
 // stallError builds the launch's StallError, or returns nil if the launch
