@@ -29,11 +29,11 @@ const (
 	DivergenceAllow
 )
 
-// String returns "error", "warn" or "allow".
+// String returns "fail", "warn" or "allow".
 func (m DivergenceMode) String() string {
 	switch m {
 	case DivergenceFail:
-		return "error"
+		return "fail"
 	case DivergenceWarn:
 		return "warn"
 	case DivergenceAllow:

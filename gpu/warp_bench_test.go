@@ -9,7 +9,8 @@ import (
 
 // BenchmarkWarpCollective measures warp collectives in 256-thread blocks,
 // in ns per thread per collective, beside __syncthreads as the baseline
-// of a barrier every thread waits at.
+// of a barrier every thread waits at; with divergence checked (the
+// default, which records each arrival's call site) and not.
 func BenchmarkWarpCollective(b *testing.B) {
 	const blocks, bs, rounds = 16, 256, 32
 	d := newDevice(b)
@@ -40,15 +41,17 @@ func BenchmarkWarpCollective(b *testing.B) {
 	}
 	for _, ex := range []gpu.Executor{gpu.Fibers, gpu.Goroutines} {
 		for name, k := range kernels {
-			b.Run("executor="+ex.String()+"/"+name, func(b *testing.B) {
-				cfg := gpu.Config{Grid: gpu.Dim3{X: blocks}, Block: gpu.Dim3{X: bs}, Executor: ex}
-				for b.Loop() {
-					if err := d.Launch(context.Background(), cfg, k); err != nil {
-						b.Fatal(err)
+			for _, mode := range []gpu.DivergenceMode{gpu.DivergenceFail, gpu.DivergenceAllow} {
+				b.Run("executor="+ex.String()+"/"+name+"/divergence="+mode.String(), func(b *testing.B) {
+					cfg := gpu.Config{Grid: gpu.Dim3{X: blocks}, Block: gpu.Dim3{X: bs}, Executor: ex, Divergence: mode}
+					for b.Loop() {
+						if err := d.Launch(context.Background(), cfg, k); err != nil {
+							b.Fatal(err)
+						}
 					}
-				}
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/(blocks*bs*rounds), "ns/thread/op")
-			})
+					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/(blocks*bs*rounds), "ns/thread/op")
+				})
+			}
 		}
 	}
 }
