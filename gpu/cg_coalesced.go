@@ -46,6 +46,24 @@ func (g Coalesced) width() int { return 0 }
 
 func (g Coalesced) rankOf(lane int) int { return rankIn(g.mask, lane) }
 
+// Partition is cg::tiled_partition(g, size) of a coalesced group: it cuts
+// the group, in rank order, into groups of size consecutive ranks (the
+// last one possibly smaller) and returns the caller's. size must be a
+// power of two.
+func (g Coalesced) Partition(size int) Coalesced {
+	if size < 1 || bits.OnesCount(uint(size)) != 1 {
+		g.t.failf("tiled_partition of a coalesced group into %d-thread tiles; want a power of two", size)
+	}
+	first := g.ThreadRank() / size * size
+	var m uint64
+	for r := first; r < first+size; r++ {
+		if l := laneOf(g.mask, r); l >= 0 {
+			m |= 1 << l
+		}
+	}
+	return Coalesced{g.t, m}
+}
+
 // LabeledPartition is cg::labeled_partition(g, label): it splits the
 // group into the lanes passing equal labels and returns the caller's part.
 // It is a collective of the whole group, like [MatchAnySync].

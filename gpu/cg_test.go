@@ -363,3 +363,63 @@ func TestSpinBlocksGridSync(t *testing.T) {
 		require.ErrorContains(t, err, "block (3,0,0):\n\t\tthreads 0-31 grid.sync at")
 	})
 }
+
+// TestCoalescedCollectives checks the rank-based collectives of a
+// coalesced group against a reference: ranks are the group's lanes in
+// order, and sources past the group keep the caller's value.
+func TestCoalescedCollectives(t *testing.T) {
+	eachExecutor(t, func(t *testing.T, ex gpu.Executor) {
+		d := newDevice(t)
+		const mask = 0b1011_0110_1101_0011_1000_1110_0101_1011
+		type res struct {
+			rank, size, shfl, down, up, xor, incl, excl int32
+			ballot                                      uint64
+			sub                                         uint64
+		}
+		got := make([]res, 32)
+		require.NoError(t, launch1D(d, ex, 1, 32, func(t *gpu.Thread) {
+			if mask&(1<<t.Lane()) == 0 {
+				return
+			}
+			g := gpu.CoalescedThreads(t)
+			v := int32(100 + t.Lane())
+			got[t.Lane()] = res{int32(g.ThreadRank()), int32(g.Size()),
+				gpu.Shfl(g, v, 3), gpu.ShflDown(g, v, 2), gpu.ShflUp(g, v, 1), gpu.ShflXor(g, v, 5),
+				gpu.InclusiveScan(g, v, gpu.Add[int32]), gpu.ExclusiveScan(g, v, gpu.Max[int32]),
+				gpu.Ballot(g, t.Lane()%2 == 0), g.Partition(4).Mask()}
+		}))
+		var lanes []int
+		for l := range 32 {
+			if mask&(1<<l) != 0 {
+				lanes = append(lanes, l)
+			}
+		}
+		n := len(lanes)
+		for k, l := range lanes {
+			src := func(r int) int32 {
+				if r < 0 || r >= n {
+					return int32(100 + l)
+				}
+				return int32(100 + lanes[r])
+			}
+			var incl, excl int32
+			var ballot, sub uint64
+			for j, lj := range lanes {
+				if j <= k {
+					incl += int32(100 + lj)
+				}
+				if j < k {
+					excl = max(excl, int32(100+lj))
+				}
+				if lj%2 == 0 {
+					ballot |= 1 << j
+				}
+				if j/4 == k/4 {
+					sub |= 1 << lj
+				}
+			}
+			want := res{int32(k), int32(n), int32(100 + lanes[3]), src(k + 2), src(k - 1), src(k ^ 5), incl, excl, ballot, sub}
+			require.Equal(t, want, got[l], "lane %d rank %d", l, k)
+		}
+	})
+}
