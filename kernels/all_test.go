@@ -66,21 +66,23 @@ func TestCleanOutputs(t *testing.T) {
 	}
 }
 
-// TestCleanNoRaces runs every clean kernel under the detector: it must
-// report nothing and still compute the right output.
+// TestCleanNoRaces runs every clean kernel under the detector on every
+// executor: it must report nothing and still compute the right output.
 func TestCleanNoRaces(t *testing.T) {
 	for _, k := range nonMicro() {
-		t.Run(k.Name, func(t *testing.T) {
-			t.Parallel()
-			det := race.New(race.Options{History: true})
-			launchErr, checkErr := run(t, k, "", gpu.Fibers, det)
-			if launchErr != nil || checkErr != nil {
-				t.Errorf("launch: %v; check: %v", launchErr, checkErr)
-			}
-			for _, r := range det.Reports() {
-				t.Errorf("false positive:\n%v", r)
-			}
-		})
+		for _, ex := range []gpu.Executor{gpu.Fibers, gpu.Goroutines} {
+			t.Run(fmt.Sprintf("%s/%v", k.Name, ex), func(t *testing.T) {
+				t.Parallel()
+				det := race.New(race.Options{History: true})
+				launchErr, checkErr := run(t, k, "", ex, det)
+				if launchErr != nil || checkErr != nil {
+					t.Errorf("launch: %v; check: %v", launchErr, checkErr)
+				}
+				for _, r := range det.Reports() {
+					t.Errorf("false positive:\n%v", r)
+				}
+			})
+		}
 	}
 }
 
