@@ -2,8 +2,8 @@
 // detector.
 //
 //	warpguard list
-//	warpguard run KERNEL [-inject NAME] [-size default|paper] [-detector on|off] [-seed N] [-json]
-//	warpguard suite [-size default|paper] [-json] [-kernels GLOB]
+//	warpguard run KERNEL [-inject NAME] [-size default|paper] [-detector on|off] [-seed N] [-executor fibers|goroutines] [-json]
+//	warpguard suite [-size default|paper] [-json] [-kernels GLOB] [-seed N] [-executor fibers|goroutines] [-attempts N]
 //
 // List prints every kernel with its injectable races. Run runs one
 // configuration and prints the output check and every race report; it
@@ -12,7 +12,9 @@
 // bad flag, a failed launch, or a wrong output with no race to explain
 // it. Suite runs every kernel clean and with each injection, with
 // detection off and on, and prints one row per configuration; it exits 0
-// only when every configuration is ok.
+// only when every configuration is ok. An injected configuration whose
+// race a run misses is run again, up to -attempts runs: a detector sees
+// only the interleavings that happen.
 package main
 
 import (
@@ -32,8 +34,8 @@ const (
 
 const usage = `usage:
   warpguard list
-  warpguard run KERNEL [-inject NAME] [-size default|paper] [-detector on|off] [-seed N] [-json]
-  warpguard suite [-size default|paper] [-json] [-kernels GLOB]
+  warpguard run KERNEL [-inject NAME] [-size default|paper] [-detector on|off] [-seed N] [-executor fibers|goroutines] [-json]
+  warpguard suite [-size default|paper] [-json] [-kernels GLOB] [-seed N] [-executor fibers|goroutines] [-attempts N]
 `
 
 // run is the command with its arguments and outputs, returning the exit

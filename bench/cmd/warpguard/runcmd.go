@@ -22,6 +22,7 @@ func runOne(args []string, stdout, stderr io.Writer) int {
 	detector := fs.String("detector", "on", "race detection: on or off")
 	seed := fs.Int64("seed", 1, "input generator seed")
 	asJSON := fs.Bool("json", false, "print one JSON object")
+	ex := addExecutor(fs)
 	name, err := parseWithName(fs, args)
 	if err != nil {
 		return exitError
@@ -44,7 +45,7 @@ func runOne(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "warpguard:", err)
 		return exitError
 	}
-	c := bench.Config{Kernel: k, Inject: *inject, Size: sz, Seed: *seed}
+	c := bench.Config{Kernel: k, Inject: *inject, Size: sz, Seed: *seed, Executor: ex.Executor}
 	var det bench.Detector
 	if *detector == "on" {
 		det = bench.NewDetector()

@@ -23,6 +23,8 @@ func suite(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print one JSON object per configuration")
 	glob := fs.String("kernels", "", "run only the kernels whose names match this path.Match pattern")
 	seed := fs.Int64("seed", 1, "input generator seed")
+	attempts := fs.Int("attempts", 3, "runs of an injected configuration, at most, until its race is reported")
+	ex := addExecutor(fs)
 	if err := fs.Parse(args); err != nil {
 		return exitError
 	}
@@ -43,7 +45,11 @@ func suite(args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	start := time.Now()
-	results := runSuite(bench.Configs(cat, sz, *seed), stderr)
+	cfgs := bench.Configs(cat, sz, *seed)
+	for i := range cfgs {
+		cfgs[i].Executor, cfgs[i].Attempts = ex.Executor, *attempts
+	}
+	results := runSuite(cfgs, stderr)
 	if *asJSON {
 		err = writeJSON(stdout, results)
 	} else {
