@@ -124,11 +124,15 @@ func (b *block) release(by *Thread) []*Thread {
 // thread of the block makes after that round.
 //
 // [the Go memory model]: https://go.dev/ref/mem
-func (t *Thread) SyncThreads() { t.syncThreads(false) }
+func (t *Thread) SyncThreads() {
+	t.mark()
+	t.syncThreads(false)
+}
 
 // SyncThreadsCount is __syncthreads_count: SyncThreads that returns how
 // many participating threads passed a true pred.
 func (t *Thread) SyncThreadsCount(pred bool) int {
+	t.mark()
 	t.syncThreads(pred)
 	return t.barResult
 }
@@ -136,6 +140,7 @@ func (t *Thread) SyncThreadsCount(pred bool) int {
 // SyncThreadsAnd is __syncthreads_and: SyncThreads that reports whether
 // every participating thread passed a true pred.
 func (t *Thread) SyncThreadsAnd(pred bool) bool {
+	t.mark()
 	t.syncThreads(pred)
 	return t.barResult == t.barN
 }
@@ -143,15 +148,13 @@ func (t *Thread) SyncThreadsAnd(pred bool) bool {
 // SyncThreadsOr is __syncthreads_or: SyncThreads that reports whether any
 // participating thread passed a true pred.
 func (t *Thread) SyncThreadsOr(pred bool) bool {
+	t.mark()
 	t.syncThreads(pred)
 	return t.barResult > 0
 }
 
 func (t *Thread) syncThreads(pred bool) {
 	t.check()
-	if t.blk.l.checks() {
-		t.waitPC = callerPC(1)
-	}
 	t.blk.exec.barrier(t, pred)
 	t.at = waitInfo{}
 	t.check()

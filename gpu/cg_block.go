@@ -9,7 +9,10 @@ func ThisBlock(t *Thread) BlockGroup { return BlockGroup{t} }
 
 // Sync is thread_block::sync, the same barrier as [Thread.SyncThreads],
 // with its guarantee.
-func (g BlockGroup) Sync() { g.t.syncThreads(false) }
+func (g BlockGroup) Sync() {
+	g.t.mark()
+	g.t.syncThreads(false)
+}
 
 // ThreadRank returns the thread's rank in the block, x fastest.
 func (g BlockGroup) ThreadRank() int { return g.t.rank }

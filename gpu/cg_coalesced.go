@@ -1,6 +1,9 @@
 package gpu
 
-import "math/bits"
+import (
+	"math/bits"
+	"runtime"
+)
 
 // A Coalesced is cooperative groups' coalesced_group: lanes of one warp,
 // ranked in lane order, that the emulator found converged (see
@@ -16,7 +19,10 @@ type Coalesced struct {
 // same call site once every other lane of the warp has exited or waits.
 // So the warp-aggregated atomic idiom, `if pred { g := CoalescedThreads(t)
 // ... }`, groups exactly the lanes whose pred held.
-func CoalescedThreads(t *Thread) Coalesced { return Coalesced{t, t.converge()} }
+func CoalescedThreads(t *Thread) Coalesced {
+	runtime.Callers(1, t.waitPC[:]) // convergence groups lanes by call site, in every mode
+	return Coalesced{t, t.converge()}
+}
 
 // Size returns the number of lanes in the group.
 func (g Coalesced) Size() int { return bits.OnesCount64(g.mask) }
@@ -36,7 +42,10 @@ func (g Coalesced) MetaGroupRank() int { return 0 }
 func (g Coalesced) MetaGroupSize() int { return 1 }
 
 // Sync is coalesced_group::sync, [Thread.SyncWarp] of the group's lanes.
-func (g Coalesced) Sync() { g.t.warpCollective(opSyncWarp, g.mask, 0) }
+func (g Coalesced) Sync() {
+	g.t.mark()
+	g.t.warpCollective(opSyncWarp, g.mask, 0)
+}
 
 func (g Coalesced) warpGroup(string) (*Thread, uint64) { return g.t, g.mask }
 
@@ -69,6 +78,7 @@ func (g Coalesced) Partition(size int) Coalesced {
 // It is a collective of the whole group, like [MatchAnySync].
 func LabeledPartition[G WarpGroup](g G, label uint64) Coalesced {
 	t, mask := g.warpGroup("labeled_partition")
+	t.mark()
 	r := t.warpCollective(opMatchAny, mask, label)
 	return Coalesced{t, matching(r, label)}
 }
@@ -77,6 +87,7 @@ func LabeledPartition[G WarpGroup](g G, label uint64) Coalesced {
 // a boolean label.
 func BinaryPartition[G WarpGroup](g G, pred bool) Coalesced {
 	t, mask := g.warpGroup("binary_partition")
+	t.mark()
 	r := t.warpCollective(opBallot, mask, b2u(pred))
 	m := votes(r)
 	if !pred {

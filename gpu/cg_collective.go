@@ -20,6 +20,7 @@ type WarpGroup interface {
 // group's thread srcRank (mod the size).
 func Shfl[T Elem, G WarpGroup](g G, v T, srcRank int) T {
 	t, mask := g.warpGroup("shfl")
+	t.mark()
 	r := t.warpCollective(opShfl, mask, toBits(v))
 	if g.width() == 0 {
 		srcRank = (srcRank%g.Size() + g.Size()) % g.Size()
@@ -31,6 +32,7 @@ func Shfl[T Elem, G WarpGroup](g G, v T, srcRank int) T {
 // the thread delta ranks above it, or keeps its own past the group's end.
 func ShflDown[T Elem, G WarpGroup](g G, v T, delta int) T {
 	t, mask := g.warpGroup("shfl_down")
+	t.mark()
 	r := t.warpCollective(opShflDown, mask, toBits(v))
 	return shflResult[T](r, groupSource(g, t, g.ThreadRank()+delta))
 }
@@ -39,6 +41,7 @@ func ShflDown[T Elem, G WarpGroup](g G, v T, delta int) T {
 // thread delta ranks below it, or keeps its own below rank 0.
 func ShflUp[T Elem, G WarpGroup](g G, v T, delta int) T {
 	t, mask := g.warpGroup("shfl_up")
+	t.mark()
 	r := t.warpCollective(opShflUp, mask, toBits(v))
 	return shflResult[T](r, groupSource(g, t, g.ThreadRank()-delta))
 }
@@ -47,6 +50,7 @@ func ShflUp[T Elem, G WarpGroup](g G, v T, delta int) T {
 // rank (its rank xor laneMask), or keeps its own past the group's end.
 func ShflXor[T Elem, G WarpGroup](g G, v T, laneMask int) T {
 	t, mask := g.warpGroup("shfl_xor")
+	t.mark()
 	r := t.warpCollective(opShflXor, mask, toBits(v))
 	return shflResult[T](r, groupSource(g, t, g.ThreadRank()^laneMask))
 }
@@ -64,12 +68,14 @@ func groupSource[G WarpGroup](g G, t *Thread, src int) int {
 // rank i whose pred is true.
 func Ballot[G WarpGroup](g G, pred bool) uint64 {
 	t, mask := g.warpGroup("ballot")
+	t.mark()
 	return toRanks(g, votes(t.warpCollective(opBallot, mask, b2u(pred))))
 }
 
 // Any is group.any(pred): whether any thread of the group has a true pred.
 func Any[G WarpGroup](g G, pred bool) bool {
 	t, mask := g.warpGroup("any")
+	t.mark()
 	return votes(t.warpCollective(opAny, mask, b2u(pred))) != 0
 }
 
@@ -77,6 +83,7 @@ func Any[G WarpGroup](g G, pred bool) bool {
 // pred.
 func All[G WarpGroup](g G, pred bool) bool {
 	t, mask := g.warpGroup("all")
+	t.mark()
 	r := t.warpCollective(opAll, mask, b2u(pred))
 	return votes(r) == r.arrived
 }
@@ -85,6 +92,7 @@ func All[G WarpGroup](g G, pred bool) bool {
 // has the caller's bit pattern, bit i for rank i.
 func MatchAny[T Elem, G WarpGroup](g G, v T) uint64 {
 	t, mask := g.warpGroup("match_any")
+	t.mark()
 	return toRanks(g, matching(t.warpCollective(opMatchAny, mask, toBits(v)), toBits(v)))
 }
 
@@ -93,6 +101,7 @@ func MatchAny[T Elem, G WarpGroup](g G, v T) uint64 {
 // 0 and false.
 func MatchAll[T Elem, G WarpGroup](g G, v T) (uint64, bool) {
 	t, mask := g.warpGroup("match_all")
+	t.mark()
 	r := t.warpCollective(opMatchAll, mask, toBits(v))
 	if m := matching(r, toBits(v)); m == r.arrived {
 		return toRanks(g, m), true
@@ -115,6 +124,7 @@ func toRanks[G WarpGroup](g G, lanes uint64) uint64 {
 // evaluates the fold itself.
 func Reduce[T Elem, G WarpGroup](g G, v T, op func(a, b T) T) T {
 	t, mask := g.warpGroup("reduce")
+	t.mark()
 	return fold(t.warpCollective(opScan, mask, toBits(v)), op)
 }
 
@@ -122,6 +132,7 @@ func Reduce[T Elem, G WarpGroup](g G, v T, op func(a, b T) T) T {
 // receives op folded over the v of ranks 0 to i.
 func InclusiveScan[T Elem, G WarpGroup](g G, v T, op func(a, b T) T) T {
 	t, mask := g.warpGroup("inclusive_scan")
+	t.mark()
 	r := t.warpCollective(opScan, mask, toBits(v))
 	return scan(r, t.Lane(), op, true)
 }
@@ -131,6 +142,7 @@ func InclusiveScan[T Elem, G WarpGroup](g G, v T, op func(a, b T) T) T {
 // zero value of T.
 func ExclusiveScan[T Elem, G WarpGroup](g G, v T, op func(a, b T) T) T {
 	t, mask := g.warpGroup("exclusive_scan")
+	t.mark()
 	r := t.warpCollective(opScan, mask, toBits(v))
 	return scan(r, t.Lane(), op, false)
 }

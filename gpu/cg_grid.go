@@ -42,9 +42,7 @@ func (g GridGroup) Sync() {
 	if l.coop == nil {
 		t.failf("grid sync in a launch that is not cooperative (set Config.Cooperative)")
 	}
-	if l.checks() {
-		t.waitPC = callerPC(0)
-	}
+	t.mark()
 	if l.coop.arrive(t) {
 		t.check()
 		return

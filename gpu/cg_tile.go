@@ -117,6 +117,7 @@ func (g Tile) Mask() uint64 { return g.mask }
 //
 // [the Go memory model]: https://go.dev/ref/mem
 func (g Tile) Sync() {
+	g.t.mark()
 	if g.mask != 0 {
 		g.t.warpCollective(opTileSync, g.mask, 0)
 		return
@@ -151,16 +152,12 @@ type tileRound struct {
 // tileSync is Sync of the tile of ranks [lo, lo+n).
 func (t *Thread) tileSync(lo, n int) {
 	t.check()
-	var pc callSite
-	if t.blk.l.checks() {
-		pc = callerPC(1)
-	}
 	b, ex := t.blk, t.blk.exec
 	ex.lock()
 	if !b.warpOps {
 		b.enableWarps()
 	}
-	if b.arriveTile(t, lo, n, pc) {
+	if b.arriveTile(t, lo, n, t.waitPC) {
 		ex.unlock()
 		t.check()
 		return

@@ -107,15 +107,10 @@ func laneMask(n int) uint64 {
 }
 
 // warpCollective makes t take part in op over the lanes of mask, with
-// value v, and returns the completed round. It must be called directly by
-// the exported collective the kernel called, so that the call site is
-// found at a fixed depth.
+// value v, and returns the completed round. The exported collective that
+// calls it marks the call site first.
 func (t *Thread) warpCollective(op collOp, mask, v uint64) *round {
 	t.check()
-	var pc callSite
-	if t.blk.l.checks() {
-		pc = callerPC(1)
-	}
 	lane := t.Lane()
 	if mask&(1<<lane) == 0 {
 		t.failf("%v with mask %#x, which does not name the calling lane %d", op, mask, lane)
@@ -125,7 +120,7 @@ func (t *Thread) warpCollective(op collOp, mask, v uint64) *round {
 	if !b.warpOps {
 		b.enableWarps()
 	}
-	r, done := b.arriveWarp(t, op, mask, v, pc)
+	r, done := b.arriveWarp(t, op, mask, v)
 	if done {
 		ex.unlock()
 		t.check()
@@ -141,7 +136,7 @@ func (t *Thread) warpCollective(op collOp, mask, v uint64) *round {
 // arriveWarp adds t to the round of op and mask in its warp, creating it if
 // needed, and reports whether t completed it. If not, t is parked: the
 // caller must wait. Preconditions: block locked.
-func (b *block) arriveWarp(t *Thread, op collOp, mask, v uint64, pc callSite) (*round, bool) {
+func (b *block) arriveWarp(t *Thread, op collOp, mask, v uint64) (*round, bool) {
 	w := &b.warps[t.Warp()]
 	lane := t.Lane()
 	bit := uint64(1) << lane
@@ -152,7 +147,7 @@ func (b *block) arriveWarp(t *Thread, op collOp, mask, v uint64, pc callSite) (*
 			continue
 		}
 		if p.mask != mask || p.op != op {
-			b.mismatchWarp(t, p, op, mask, pc)
+			b.mismatchWarp(t, p, op, mask)
 			return p, true
 		}
 		r = p
@@ -163,7 +158,7 @@ func (b *block) arriveWarp(t *Thread, op collOp, mask, v uint64, pc callSite) (*
 		w.rounds = append(w.rounds, r)
 	}
 	r.arrived |= bit
-	r.vals[lane], t.waitPC = v, pc
+	r.vals[lane] = v
 	if r.arrived|w.exited&r.mask == r.mask {
 		b.completeWarp(w, r, t)
 		return r, true
@@ -234,13 +229,13 @@ func (b *block) checkWarp(r *round) {
 
 // mismatchWarp reports lanes that name each other in collectives of
 // different masks or operations: they can never meet.
-func (b *block) mismatchWarp(t *Thread, p *round, op collOp, mask uint64, pc callSite) {
+func (b *block) mismatchWarp(t *Thread, p *round, op collOp, mask uint64) {
 	base := p.warp * b.l.g.WarpSize
 	first := bits.TrailingZeros64(p.arrived)
 	b.mismatch(&DivergenceError{
 		Block: b.id, Warp: p.warp, Barrier: fmt.Sprintf("%v(mask %#x)", p.op, p.mask),
 		Site: b.l.d.site(b.lane(p, first).waitPC), Waiting: laneRanks(base, p.arrived),
-		Elsewhere: []Divergent{{What: fmt.Sprintf("%v(mask %#x)", op, mask), Site: b.l.d.site(pc), Threads: []int{t.rank}}},
+		Elsewhere: []Divergent{{What: fmt.Sprintf("%v(mask %#x)", op, mask), Site: b.l.d.site(t.waitPC), Threads: []int{t.rank}}},
 	})
 }
 

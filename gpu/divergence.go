@@ -117,18 +117,19 @@ func ranges(ids []int) string {
 	return b.String()
 }
 
-// A callSite is the return addresses of the innermost gpu frame of a
+// A callSite is the return addresses of the exported gpu function of a
 // barrier call and of the kernel frame that made it: enough to tell
 // barrier sites apart and to resolve one to a Site.
 type callSite [2]uintptr
 
-// callerPC returns the callSite of the barrier call whose innermost gpu
-// API frame is skip frames above callerPC's caller. It costs a short
-// stack walk, so barriers take it only when divergence is checked.
-func callerPC(skip int) callSite {
-	var pc callSite
-	runtime.Callers(skip+2, pc[:])
-	return pc
+// mark records the call site of the barrier or collective t is entering,
+// when the launch checks divergence. It must be called, and is inlined,
+// directly in the exported function the kernel called: the walk then
+// covers just that function and the kernel's frame, the cheapest it can.
+func (t *Thread) mark() {
+	if t.checks {
+		runtime.Callers(2, t.waitPC[:])
+	}
 }
 
 // site resolves a callSite to the kernel's file:line.

@@ -42,35 +42,41 @@ func Xor[T Integer](a, b T) T { return a ^ b }
 // hardware; float sums (an extension: CUDA reduces integers only) add in
 // lane order. It is a warp collective; see [ShflSync].
 func ReduceAddSync[T Elem](t *Thread, mask uint64, v T) T {
+	t.mark()
 	return fold(t.warpCollective(opReduceAdd, mask, toBits(v)), Add[T])
 }
 
 // ReduceMinSync is __reduce_min_sync: the minimum of v over the
 // participating lanes of mask.
 func ReduceMinSync[T Elem](t *Thread, mask uint64, v T) T {
+	t.mark()
 	return fold(t.warpCollective(opReduceMin, mask, toBits(v)), Min[T])
 }
 
 // ReduceMaxSync is __reduce_max_sync: the maximum of v over the
 // participating lanes of mask.
 func ReduceMaxSync[T Elem](t *Thread, mask uint64, v T) T {
+	t.mark()
 	return fold(t.warpCollective(opReduceMax, mask, toBits(v)), Max[T])
 }
 
 // ReduceAndSync is __reduce_and_sync: the bitwise and of v over the
 // participating lanes of mask.
 func ReduceAndSync[T Integer](t *Thread, mask uint64, v T) T {
+	t.mark()
 	return fold(t.warpCollective(opReduceAnd, mask, toBits(v)), And[T])
 }
 
 // ReduceOrSync is __reduce_or_sync: the bitwise or of v over the
 // participating lanes of mask.
 func ReduceOrSync[T Integer](t *Thread, mask uint64, v T) T {
+	t.mark()
 	return fold(t.warpCollective(opReduceOr, mask, toBits(v)), Or[T])
 }
 
 // ReduceXorSync is __reduce_xor_sync: the bitwise xor of v over the
 // participating lanes of mask.
 func ReduceXorSync[T Integer](t *Thread, mask uint64, v T) T {
+	t.mark()
 	return fold(t.warpCollective(opReduceXor, mask, toBits(v)), Xor[T])
 }

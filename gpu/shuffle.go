@@ -78,6 +78,7 @@ func shflResult[T Elem](r *round, src int) T {
 // [the Go memory model]: https://go.dev/ref/mem
 func ShflSync[T Elem](t *Thread, mask uint64, v T, srcLane, width int) T {
 	t.checkWidth(opShfl, width)
+	t.mark()
 	r := t.warpCollective(opShfl, mask, toBits(v))
 	return shflResult[T](r, shflIdx(t.Lane(), srcLane, width, t.blk.l.g.WarpSize))
 }
@@ -87,6 +88,7 @@ func ShflSync[T Elem](t *Thread, mask uint64, v T, srcLane, width int) T {
 // lane would fall below the segment. See [ShflSync].
 func ShflUpSync[T Elem](t *Thread, mask uint64, v T, delta, width int) T {
 	t.checkWidth(opShflUp, width)
+	t.mark()
 	r := t.warpCollective(opShflUp, mask, toBits(v))
 	return shflResult[T](r, shflUp(t.Lane(), delta, width, t.blk.l.g.WarpSize))
 }
@@ -96,6 +98,7 @@ func ShflUpSync[T Elem](t *Thread, mask uint64, v T, delta, width int) T {
 // that lane would fall beyond the segment. See [ShflSync].
 func ShflDownSync[T Elem](t *Thread, mask uint64, v T, delta, width int) T {
 	t.checkWidth(opShflDown, width)
+	t.mark()
 	r := t.warpCollective(opShflDown, mask, toBits(v))
 	return shflResult[T](r, shflDown(t.Lane(), delta, width, t.blk.l.g.WarpSize))
 }
@@ -105,6 +108,7 @@ func ShflDownSync[T Elem](t *Thread, mask uint64, v T, delta, width int) T {
 // caller's segment of width lanes gives its own v. See [ShflSync].
 func ShflXorSync[T Elem](t *Thread, mask uint64, v T, laneMask, width int) T {
 	t.checkWidth(opShflXor, width)
+	t.mark()
 	r := t.warpCollective(opShflXor, mask, toBits(v))
 	return shflResult[T](r, shflXor(t.Lane(), laneMask, width, t.blk.l.g.WarpSize))
 }

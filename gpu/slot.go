@@ -60,7 +60,7 @@ func newSlot(l *launch, index int) *slot {
 	for i := range s.threads {
 		t := &s.threads[i]
 		t.blk, t.obs, t.stop, t.rank, t.syncState = &s.blk, l.cfg.Observer, &l.stop, i, &s.sync[i]
-		t.slowAt = spinYield
+		t.slowAt, t.checks = spinYield, l.checks()
 		if t.obs != nil {
 			t.slowAt = 0
 		}

@@ -31,6 +31,7 @@ type Thread struct {
 
 	done       bool // the kernel returned
 	parked     bool // waiting, in the block's count; guarded by the block
+	checks     bool // the launch checks divergence: barriers record their call sites
 	*syncState      // the slow path's state, kept apart to keep Thread small
 }
 

@@ -24,18 +24,21 @@ func b2u(b bool) uint64 {
 // whose pred is true, bit i for lane i. Like every warp collective it waits
 // for every lane of mask; see [ShflSync].
 func BallotSync(t *Thread, mask uint64, pred bool) uint64 {
+	t.mark()
 	return votes(t.warpCollective(opBallot, mask, b2u(pred)))
 }
 
 // AnySync is __any_sync: whether any participating lane of mask has a
 // true pred.
 func AnySync(t *Thread, mask uint64, pred bool) bool {
+	t.mark()
 	return votes(t.warpCollective(opAny, mask, b2u(pred))) != 0
 }
 
 // AllSync is __all_sync: whether every participating lane of mask has a
 // true pred.
 func AllSync(t *Thread, mask uint64, pred bool) bool {
+	t.mark()
 	r := t.warpCollective(opAll, mask, b2u(pred))
 	return votes(r) == r.arrived
 }
@@ -43,6 +46,7 @@ func AllSync(t *Thread, mask uint64, pred bool) bool {
 // UniSync is __uni_sync: whether every participating lane of mask has the
 // same pred.
 func UniSync(t *Thread, mask uint64, pred bool) bool {
+	t.mark()
 	r := t.warpCollective(opUni, mask, b2u(pred))
 	v := votes(r)
 	return v == 0 || v == r.arrived
@@ -51,6 +55,7 @@ func UniSync(t *Thread, mask uint64, pred bool) bool {
 // MatchAnySync is __match_any_sync: the mask of the participating lanes of
 // mask whose v has the same bit pattern as the caller's.
 func MatchAnySync[T Elem](t *Thread, mask uint64, v T) uint64 {
+	t.mark()
 	return matching(t.warpCollective(opMatchAny, mask, toBits(v)), toBits(v))
 }
 
@@ -58,6 +63,7 @@ func MatchAnySync[T Elem](t *Thread, mask uint64, v T) uint64 {
 // has the same bit pattern of v, it returns their mask and true; otherwise
 // 0 and false.
 func MatchAllSync[T Elem](t *Thread, mask uint64, v T) (uint64, bool) {
+	t.mark()
 	r := t.warpCollective(opMatchAll, mask, toBits(v))
 	if m := matching(r, toBits(v)); m == r.arrived {
 		return m, true

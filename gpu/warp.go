@@ -1,6 +1,9 @@
 package gpu
 
-import "math/bits"
+import (
+	"math/bits"
+	"runtime"
+)
 
 // FullMask names every lane of a warp in a member mask, as 0xffffffff does
 // for CUDA's 32 lanes. Bits beyond the warp's lanes are ignored, so in a
@@ -22,6 +25,7 @@ const FullMask = ^uint64(0)
 //
 // [the Go memory model]: https://go.dev/ref/mem
 func (t *Thread) SyncWarp(mask uint64) {
+	t.mark()
 	t.warpCollective(opSyncWarp, mask, 0)
 }
 
@@ -33,19 +37,21 @@ func (t *Thread) SyncWarp(mask uint64) {
 // convergence point (ActiveMask or [CoalescedThreads]); the lanes waiting
 // at the same call site are the converged ones. A lane that spins instead
 // of waiting delays the answer until it waits or exits.
-func ActiveMask(t *Thread) uint64 { return t.converge() }
+func ActiveMask(t *Thread) uint64 {
+	runtime.Callers(1, t.waitPC[:]) // convergence groups lanes by call site, in every mode
+	return t.converge()
+}
 
 // converge waits at a convergence point and returns the converged lanes.
 func (t *Thread) converge() uint64 {
 	t.check()
-	pc := callerPC(1)
 	b, ex := t.blk, t.blk.exec
 	ex.lock()
 	if !b.warpOps {
 		b.enableWarps()
 	}
 	w := &b.warps[t.Warp()]
-	t.waitPC, t.conv = pc, 0
+	t.conv = 0
 	w.conv |= 1 << t.Lane()
 	b.conv = append(b.conv, t)
 	b.parked++
