@@ -36,7 +36,8 @@ type StallError struct {
 
 // A Stuck is where an unfinished thread was when its launch stopped.
 type Stuck struct {
-	Block    Dim3
+	Block    Dim3 // blockIdx
+	Thread   Dim3 // threadIdx
 	BlockID  int
 	Rank     int // linear index in the block
 	GlobalID int
@@ -130,7 +131,7 @@ func (l *launch) stall(cause error) {
 // its root recovered. It runs in the deferred recover, on top of the
 // unwinding stack, so the stack still shows the kernel's line.
 func (l *launch) noteStuck(t *Thread, r any) {
-	s := Stuck{Block: t.blk.idx, BlockID: t.blk.id, Rank: t.rank, GlobalID: t.gid, At: "running"}
+	s := Stuck{Block: t.blk.idx, Thread: t.ThreadIdx(), BlockID: t.blk.id, Rank: t.rank, GlobalID: t.gid, At: "running"}
 	if t.at.op != "" {
 		s.At = t.at.op
 		if t.at.mask != 0 {

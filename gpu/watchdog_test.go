@@ -45,6 +45,7 @@ func TestWatchdogTimeout(t *testing.T) {
 		require.ErrorAs(t, err, &se)
 		require.Len(t, se.Threads, 128)
 		require.Equal(t, "running", se.Threads[0].At)
+		require.Equal(t, gpu.Dim3{X: 5}, se.Threads[5].Thread)
 		require.Equal(t, int(spin.Load()), se.Threads[0].Site.Line())
 		require.Equal(t, "syncthreads", se.Threads[1].At)
 	})
