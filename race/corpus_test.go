@@ -376,19 +376,27 @@ func TestCorpusTotals(t *testing.T) {
 		}
 	}
 	// Without history the detector takes its lock-free repeat path, which
-	// must not change a verdict.
-	for _, history := range []bool{true, false} {
-		for _, e := range executors() {
-			for _, k := range kernels.Micros() {
-				tally(k.Name+"/"+e.String(), k.Expect, k.Racy, runKernelWith(t, k, e, race.New(race.Options{History: history})))
-			}
-			for _, c := range corpus() {
-				tally(c.name+"/"+e.String(), c.expect, c.expect != nil, c.reportsWith(t, e, race.New(race.Options{History: history})))
+	// must not change a verdict; nor may any configuration.
+	for _, name := range race.Configs() {
+		opt, err := race.Config(name)
+		require.NoError(t, err)
+		if opt.Off {
+			continue
+		}
+		for _, history := range []bool{true, false} {
+			opt.History = history
+			for _, e := range executors() {
+				for _, k := range kernels.Micros() {
+					tally(name+"/"+k.Name+"/"+e.String(), k.Expect, k.Racy, runKernelWith(t, k, e, race.New(opt)))
+				}
+				for _, c := range corpus() {
+					tally(name+"/"+c.name+"/"+e.String(), c.expect, c.expect != nil, c.reportsWith(t, e, race.New(opt)))
+				}
 			}
 		}
 	}
-	t.Logf("corpus: %d runs (%d racy): %d races found, %d false positives, %d false negatives",
-		runs, racy, found, fp, fn)
+	t.Logf("corpus over %d configurations: %d runs (%d racy): %d races found, %d false positives, %d false negatives",
+		len(race.Configs())-1, runs, racy, found, fp, fn)
 	require.Zero(t, fp+fn)
 	require.True(t, slices.ContainsFunc(corpus(), func(c corpusCase) bool { return c.expect == nil }))
 }

@@ -12,15 +12,18 @@ import (
 // A Detector is a [gpu.Observer] that checks every access of the launches
 // it observes for scoped races. Checks run inline on the goroutine of the
 // accessing thread, each under the lock of the one metadata entry it
-// touches, so threads check in parallel. A Detector may observe several
-// launches, one after another or at once; each launch gets its own
-// metadata, and reports accumulate until [Detector.Reset].
+// touches, so threads check in parallel (unless Options.Central ships them
+// to one goroutine). A Detector may observe several launches, one after
+// another or at once; each launch gets its own metadata, and reports
+// accumulate until [Detector.Reset].
 type Detector struct {
 	opt    Options
-	shift  uint         // log2 of opt.Granularity
-	halted atomic.Bool  // HaltOnFirst fired: record nothing more
-	bytes  atomic.Int64 // metadata bytes now allocated
-	peak   atomic.Int64 // most metadata bytes allocated at once
+	shift  uint                 // log2 of opt.Granularity
+	halted atomic.Bool          // HaltOnFirst fired: record nothing more
+	halt   atomic.Pointer[Halt] // with Central, the halt a thread must still raise
+	bytes  atomic.Int64         // metadata bytes now allocated
+	peak   atomic.Int64         // most metadata bytes allocated at once
+	totals totals               // counters of the blocks that ended
 
 	sites sites     // the kernel sites of call paths, for history
 	pages sync.Pool // spare metadata pages, of 1<<pageBits entries
@@ -39,9 +42,13 @@ func New(opt Options) *Detector {
 // LaunchStart implements [gpu.Observer]: it starts the launch with clean
 // metadata.
 func (d *Detector) LaunchStart(g *gpu.Grid) {
+	l := newLaunch(d, g)
 	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.launches[g] = newLaunch(d, g)
+	d.launches[g] = l
+	d.mu.Unlock()
+	if d.opt.Central {
+		l.central = startCentral(d)
+	}
 }
 
 // LaunchEnd implements [gpu.Observer]: it frees the launch's metadata.
@@ -50,9 +57,13 @@ func (d *Detector) LaunchEnd(g *gpu.Grid, _ error) {
 	l := d.launches[g]
 	delete(d.launches, g)
 	d.mu.Unlock()
-	if l != nil {
-		l.mem.free()
+	if l == nil {
+		return
 	}
+	if l.central != nil {
+		l.central.stop()
+	}
+	l.mem.free()
 }
 
 // BlockStart implements [gpu.Observer].
@@ -60,8 +71,24 @@ func (d *Detector) BlockStart(g *gpu.Grid, b int) { d.launchOf(g).start(b) }
 
 // BlockEnd implements [gpu.Observer]: the block's shared memories die.
 func (d *Detector) BlockEnd(g *gpu.Grid, b int) {
+	l := d.launchOf(g)
+	if l.central != nil {
+		l.central.send(event{kind: evBlockEnd, l: l, block: b})
+		return
+	}
+	d.endBlock(l, b)
+}
+
+// endBlock adds the block's counters to the totals and frees its state.
+func (d *Detector) endBlock(l *launch, b int) {
 	d.notePeak()
-	d.launchOf(g).end(b)
+	l.mu.Lock()
+	blk := l.block[b]
+	l.mu.Unlock()
+	for i := range blk.threads {
+		d.totals.add(&blk.threads[i].n)
+	}
+	l.end(b)
 }
 
 func (d *Detector) launchOf(g *gpu.Grid) *launch {
@@ -74,9 +101,26 @@ func (d *Detector) launchOf(g *gpu.Grid) *launch {
 // metadata and records it there.
 func (d *Detector) Access(t *gpu.Thread, a gpu.Access) {
 	if d.halted.Load() {
+		d.raise()
 		return
 	}
 	th := d.threadOf(t)
+	var site gpu.Site
+	var path *siteSlot // with history, the access's call path
+	if d.opt.History || d.opt.Central {
+		site, path = d.sites.of(t)
+	}
+	if c := th.l.central; c != nil {
+		c.send(event{kind: evAccess, th: th, a: a, site: site, path: path})
+		return
+	}
+	d.access(th, t, &a, site, path)
+}
+
+// access checks a by th; t is th's gpu.Thread when the check runs on it,
+// else nil.
+func (d *Detector) access(th *thread, t *gpu.Thread, a *gpu.Access, site gpu.Site, path *siteSlot) {
+	th.n.accesses++
 	first, last := a.Offset>>d.shift, (a.Offset+uint64(max(a.Size, 1))-1)>>d.shift
 	if a.Order == gpu.Release {
 		// A release store is PTX's release pattern, a fence of its scope
@@ -88,39 +132,58 @@ func (d *Detector) Access(t *gpu.Thread, a gpu.Access) {
 		th.fence(a.Scope)
 	}
 	if a.Op == gpu.OpCAS || a.Op == gpu.OpExch || a.Op == gpu.OpStore && a.Order != gpu.Weak {
-		th.lockAccess(a, first)
+		th.lockAccess(*a, first)
 	}
 	var c access
-	th.fill(&c.rec, &a)
+	th.fill(&c.rec, a)
+	c.rec.site = site
 	c.store = a.Op.Writes()
 	s := th.shadowOf(a.Mem)
 	stamp := c.rec.stamp()
-	var path *siteSlot // with history, the access's call path
-	if d.opt.History {
-		c.rec.site, path = d.sites.of(t)
-	}
 	if first == last && s.entry(first).repeats(stamp, path) {
+		th.n.repeats++
 		return // a repeat: checking it again would change nothing
 	}
 	c.locks = th.lockSet()
-	var f finding
-	for g := first; g <= last; g++ {
-		e := s.entry(g)
-		e.lock()
-		e.path.Store(path)
-		e.stamp.Store(stamp)
-		k := e.check(&c, &f)
-		e.unlock()
-		if k != 0 {
-			d.found(t, a, &c, &f)
+	var key uint64
+	if !d.opt.NoCoalesce {
+		key = coalesceKey(th, &c, first, last)
+		if key != 0 && s.entry(first).coalesces(key, path) {
+			th.n.coalesced++
+			return
 		}
 	}
+	for g := first; g <= last; g++ {
+		if k, f := d.checkEntry(th, s.entry(g), &c, stamp, key, path); k != 0 {
+			d.found(th, t, a, &c, &f)
+		}
+	}
+}
+
+// checkEntry checks c against e under e's lock and records it there.
+func (d *Detector) checkEntry(th *thread, e *entry, c *access, stamp, key uint64, path *siteSlot) (Kind, finding) {
+	lk := &th.l.lk
+	lk.lock(th, e)
+	e.ckey.Store(0)
+	e.path.Store(path)
+	e.stamp.Store(stamp)
+	before, locks := e.flags, e.locks
+	var f finding
+	k := e.check(c, &f)
+	e.ckey.Store(e.keyAfter(key, c, k, before, locks))
+	lk.unlock(e)
+	th.n.checks++
+	return k, f
 }
 
 // Fence implements [gpu.Observer]: it counts the fence and activates the
 // locks it validates.
 func (d *Detector) Fence(t *gpu.Thread, s scope.Scope) {
 	th := d.threadOf(t)
+	if c := th.l.central; c != nil {
+		c.send(event{kind: evFence, th: th, scope: s})
+		return
+	}
 	th.fence(s)
 	th.fenceLocks(s)
 }
@@ -130,6 +193,15 @@ func (d *Detector) Fence(t *gpu.Thread, s scope.Scope) {
 // the participants' later accesses see the new epoch.
 func (d *Detector) Sync(t *gpu.Thread, s gpu.Sync) {
 	th := d.threadOf(t)
+	if c := th.l.central; c != nil {
+		c.send(event{kind: evSync, th: th, sync: s})
+		return
+	}
+	th.sync(s)
+}
+
+// sync applies collective s that th completed last.
+func (th *thread) sync(s gpu.Sync) {
 	switch s.Kind {
 	case gpu.SyncThreads:
 		th.blk.bar.Add(1)
@@ -140,23 +212,6 @@ func (d *Detector) Sync(t *gpu.Thread, s gpu.Sync) {
 	case gpu.SyncTile:
 		th.blk.tileSync(s.First, s.Count)
 	}
-}
-
-// Stats are a detector's counters.
-type Stats struct {
-	Reports       int   // distinct races kept
-	Dropped       int   // distinct races past MaxReports
-	MetadataBytes int64 // memory metadata allocated now
-	PeakMetadata  int64 // the most metadata allocated at a block's end
-}
-
-// Stats returns the detector's counters.
-func (d *Detector) Stats() Stats {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.notePeak()
-	return Stats{Reports: len(d.reports.list), Dropped: d.reports.dropped,
-		MetadataBytes: d.bytes.Load(), PeakMetadata: d.peak.Load()}
 }
 
 // MetadataBytes returns the bytes of memory metadata allocated now.

@@ -2,8 +2,10 @@ package race
 
 import "math/bits"
 
-// Options configure a [Detector]. The zero value is usable: 4-byte
-// granules, no history, at most 100 reports.
+// Options configure a [Detector]. The zero value is usable and is the
+// fastest correct configuration ("opt" in [Configs]): 4-byte granules, no
+// history, at most 100 reports, per-entry spinlocks with backoff, warp
+// coalescing.
 type Options struct {
 	// Granularity is the bytes of memory one metadata entry covers: 4 by
 	// default, as iGUARD; a power of two (others are rounded up). An access spanning several granules is checked
@@ -17,11 +19,61 @@ type Options struct {
 	// HaltOnFirst stops the launch at the first race: the detector panics
 	// in the racing thread with a *[Halt], which the runtime turns into the
 	// launch's error and which stops every other thread, as Go's
-	// GORACE=halt_on_error=1 exits the program.
+	// GORACE=halt_on_error=1 exits the program. With Central the panic
+	// comes at the next access of any thread after the checker found it.
 	HaltOnFirst bool
 	// MaxReports bounds the reports kept; further distinct races are
 	// counted by [Detector.Dropped]. 0 means 100.
 	MaxReports int
+
+	// Lock selects how a check locks the metadata entry it uses.
+	Lock Locking
+	// NoBackoff makes a check that finds its entry locked spin on it
+	// tightly, as iGUARD does with CONT_OPT=0, instead of backing off
+	// exponentially (see backoff.go). Only LockSpin backs off.
+	NoBackoff bool
+	// NoCoalesce checks every load and atomic of a warp's lanes to one
+	// word, instead of letting a lane skip a check that would repeat its
+	// warp's last one (see coalesce.go).
+	NoCoalesce bool
+	// Central ships every event to one checking goroutine per launch, in
+	// the style of Barracuda, instead of checking inline on the accessing
+	// goroutine. It exists as a baseline for benchmarks; it is slower.
+	Central bool
+	// Off asks for no detection at all: it names the "off" configuration
+	// of [Config], and a caller seeing it should attach no observer.
+	// A Detector made with Off still checks.
+	Off bool
+}
+
+// Locking is a discipline for locking one metadata entry.
+type Locking uint8
+
+// The locking disciplines. perf-floors.md measured the candidates on this
+// machine; BENCHMARKS.md ("## Detector") compares them inside the
+// detector.
+const (
+	// LockSpin is a spinlock in the entry: one CAS on an uncontended
+	// entry, and on contention exponential backoff or, with NoBackoff, a
+	// tight spin. It is the default.
+	LockSpin Locking = iota
+	// LockMutex is a sync.Mutex in the entry.
+	LockMutex
+	// LockStriped is a table of striped sync.Mutexes, chosen by the
+	// entry's address: less memory per entry, false sharing between
+	// entries of one stripe.
+	LockStriped
+)
+
+// String returns "spin", "mutex" or "striped".
+func (l Locking) String() string {
+	switch l {
+	case LockMutex:
+		return "mutex"
+	case LockStriped:
+		return "striped"
+	}
+	return "spin"
 }
 
 func (o Options) withDefaults() Options {

@@ -55,19 +55,26 @@ type Halt struct{ Report Report }
 
 func (h *Halt) Error() string { return "race: halted at the first race:\n" + h.Report.String() }
 
-// found records a race that access a of thread t found.
-func (d *Detector) found(t *gpu.Thread, a gpu.Access, c *access, f *finding) {
-	if c.rec.site.IsZero() {
+// found records a race that access a of thread th found. t is th's
+// gpu.Thread when the check runs on it (inline), else nil (central), and
+// then the site was captured at the access.
+func (d *Detector) found(th *thread, t *gpu.Thread, a *gpu.Access, c *access, f *finding) {
+	if c.rec.site.IsZero() && t != nil {
 		c.rec.site = t.Caller()
 	}
-	r := Report{Kind: f.kind, Launch: t.Grid().Name, Mem: a.Mem, Index: a.Index,
+	r := Report{Kind: f.kind, Launch: th.l.g.Name, Mem: a.Mem, Index: a.Index,
 		Current: side(&c.rec), Previous: side(&f.prev), Evidence: evidence(f, c)}
 	d.mu.Lock()
 	fresh := d.reports.add(r)
 	d.mu.Unlock()
-	if fresh && d.opt.HaltOnFirst && d.halted.CompareAndSwap(false, true) {
-		panic(&Halt{Report: r})
+	if !fresh || !d.opt.HaltOnFirst || !d.halted.CompareAndSwap(false, true) {
+		return
 	}
+	if t == nil {
+		d.halt.Store(&Halt{Report: r}) // the next access raises it
+		return
+	}
+	panic(&Halt{Report: r})
 }
 
 // Reports returns the races found since the detector was made or reset,
@@ -85,12 +92,15 @@ func (d *Detector) Dropped() int {
 	return d.reports.dropped
 }
 
-// Reset forgets every report, and re-arms HaltOnFirst.
+// Reset forgets every report and the access counters, and re-arms
+// HaltOnFirst.
 func (d *Detector) Reset() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.reports = newReports(d.opt.MaxReports)
 	d.halted.Store(false)
+	d.halt.Store(nil)
+	d.totals = totals{}
 }
 
 // String summarizes the detector's findings: how many races it keeps and

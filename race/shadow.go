@@ -11,16 +11,6 @@ import (
 // pageBits sets the entries per metadata page: 256, about 50 KiB.
 const pageBits = 8
 
-// gate is the lock on one metadata entry. It is the seam where other
-// locking disciplines (striped mutexes, spinlocks with backoff, packed CAS
-// words) can replace this one without touching the checks. One mutex per
-// entry is the finest sharding possible: two accesses contend only when
-// they touch the same granule, which is a race candidate anyway.
-type gate struct{ mu sync.Mutex }
-
-func (g *gate) lock()   { g.mu.Lock() }
-func (g *gate) unlock() { g.mu.Unlock() }
-
 // entry is the metadata of one granule of memory.
 type entry struct {
 	gate
@@ -31,7 +21,10 @@ type entry struct {
 	stamp atomic.Uint64
 	// path is the call path of that access, with history on: a repeat
 	// from another line must be recorded, for its site.
-	path  atomic.Pointer[siteSlot]
+	path atomic.Pointer[siteSlot]
+	// ckey is the coalescing key of that access, or 0 when a lane of its
+	// warp may not skip its check (see coalesce.go).
+	ckey  atomic.Uint64
 	flags flags
 	w, r  record   // the last writer (if flags has fWriter) and last accessor
 	o     record   // the reader of another thread r replaced (see otherRace)

@@ -12,12 +12,14 @@ import (
 // epoch, the blocks now running, and the memory metadata. A new launch
 // starts from nothing, since a kernel boundary orders every access.
 type launch struct {
-	d     *Detector
-	g     *gpu.Grid
-	grid  atomic.Uint32 // completed grid.Sync rounds
-	mu    sync.Mutex    // guards blocks' slots, not their contents
-	block []*block      // by linear block id; nil when not running
-	mem   shadows
+	d       *Detector
+	g       *gpu.Grid
+	grid    atomic.Uint32 // completed grid.Sync rounds
+	mu      sync.Mutex    // guards blocks' slots, not their contents
+	block   []*block      // by linear block id; nil when not running
+	mem     shadows
+	lk      locker   // how checks lock entries
+	central *central // the checker goroutine, with Options.Central
 }
 
 // block is a running block's synchronization state.
@@ -50,6 +52,7 @@ type thread struct {
 
 	cacheMem *gpu.Memory // the memory last accessed, and its metadata
 	cache    *shadow
+	n        counters // this thread's share of the detector's counters
 }
 
 // The fence counters a thread keeps: one per scope that orders anything.
@@ -88,7 +91,11 @@ func (th *thread) place() scope.Place {
 }
 
 func newLaunch(d *Detector, g *gpu.Grid) *launch {
-	return &launch{d: d, g: g, block: make([]*block, g.Blocks), mem: newShadows(d)}
+	lk := newLocker(d.opt, g.Warps*min(g.Blocks, 100))
+	if d.opt.Central {
+		lk.kind = lockNone // one goroutine checks: nothing to exclude
+	}
+	return &launch{d: d, g: g, block: make([]*block, g.Blocks), mem: newShadows(d), lk: lk}
 }
 
 // start allocates block id's state when the block starts to run.

@@ -1,0 +1,36 @@
+package race
+
+import (
+	"runtime"
+	"sync/atomic"
+)
+
+// Dynamic exponential backoff (iGUARD §6.5; iguard.md §5.2). iGUARD waits
+// 100 cycles after a failed attempt on an entry, doubles the wait at each
+// failure, and caps it at max(100, 2.5 × launched warps) cycles, the warps
+// counted over at most 100 blocks: the more threads may contend, the
+// longer a waiter may sleep. A GPU parks nothing; goroutines outnumber the
+// cores here, so a waiter that reaches the cap yields its processor
+// (runtime.Gosched) rather than sleep, which lets a holder that was
+// descheduled finish; below the cap it spins, reading the word, since a
+// check holds an entry for tens of ns.
+const backoffBase = 4 // spins of the first step
+
+// backoffCap is the most spins of one step for a launch whose blocks hold
+// warps warps in all: iGUARD's max(base, 2.5 × warps), in spins.
+func backoffCap(warps int) int {
+	return max(backoffBase, 5*min(warps, 100*32)/2)
+}
+
+// wait is one backoff step of delay spins; at the cap it yields instead.
+func wait(s *atomic.Uint32, delay, cap int) {
+	if delay >= cap {
+		runtime.Gosched()
+		return
+	}
+	for range delay {
+		if s.Load() == 0 {
+			return
+		}
+	}
+}

@@ -1,0 +1,88 @@
+package race
+
+import (
+	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/scope"
+)
+
+// The central checker (Options.Central) is the design iGUARD set itself
+// against: Barracuda logs accesses on the GPU and a host thread checks
+// them. Here every observer event of a launch, in the order the threads
+// made them, goes through one buffered channel to one goroutine, which
+// runs exactly the checks the inline detector runs, on the same metadata
+// and synchronization state (it alone touches them, so it locks nothing).
+// The channel's order respects every happens-before edge between threads:
+// a thread sends its fence before the store that publishes it, and the
+// reader sends its next access after the load that saw the store. The
+// accessing thread only captures its call site, as Barracuda logs a PC.
+type central struct {
+	ch   chan event
+	done chan struct{}
+}
+
+// centralBuffer is the channel's capacity: enough that threads rarely
+// wait for the checker on a burst.
+const centralBuffer = 4096
+
+// An event is one observer event shipped to the checker.
+type event struct {
+	kind  uint8
+	th    *thread
+	l     *launch // evBlockEnd
+	block int     // evBlockEnd
+	a     gpu.Access
+	scope scope.Scope
+	sync  gpu.Sync
+	site  gpu.Site
+	path  *siteSlot
+}
+
+const (
+	evAccess = iota
+	evFence
+	evSync
+	evBlockEnd
+)
+
+// startCentral starts the checker of one launch.
+func startCentral(d *Detector) *central {
+	c := &central{ch: make(chan event, centralBuffer), done: make(chan struct{})}
+	go c.run(d)
+	return c
+}
+
+func (c *central) send(e event) { c.ch <- e }
+
+// stop waits for the checker to drain the events and exit.
+func (c *central) stop() {
+	close(c.ch)
+	<-c.done
+}
+
+// run checks events until the channel closes.
+func (c *central) run(d *Detector) {
+	defer close(c.done)
+	for e := range c.ch {
+		switch e.kind {
+		case evAccess:
+			if !d.halted.Load() {
+				d.access(e.th, nil, &e.a, e.site, e.path)
+			}
+		case evFence:
+			e.th.fence(e.scope)
+			e.th.fenceLocks(e.scope)
+		case evSync:
+			e.th.sync(e.sync)
+		case evBlockEnd:
+			d.endBlock(e.l, e.block)
+		}
+	}
+}
+
+// raise panics with the halt the central checker found, once, in the
+// thread whose access came next; the inline detector panics at once.
+func (d *Detector) raise() {
+	if h := d.halt.Swap(nil); h != nil {
+		panic(h)
+	}
+}

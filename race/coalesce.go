@@ -1,0 +1,77 @@
+package race
+
+import (
+	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/scope"
+)
+
+// Warp coalescing (iGUARD §6.5; iguard.md §5.1). On a GPU, iGUARD lets the
+// lowest active lane of a warp whose lanes all load, or all update with the
+// same atomic, one word check once for all of them. Lanes here are not in
+// lockstep: the Fibers executor runs them one after another, the Goroutines
+// executor at once. So coalescing is in time instead: a lane skips its
+// check when the entry's last update was the check of another lane of its
+// warp that this lane's check would repeat exactly.
+//
+// The entry's coalescing key says so. Its updater sets it, under the
+// entry's lock, only when
+//
+//   - the access was a load, or an atomic read-modify-write other than the
+//     CAS and exchange that lock inference watches, of warp scope or wider,
+//     within one granule, by a thread holding no locks;
+//   - the check found no race and left the entry's flags and lockset as they
+//     were, so a repeat of it meets the same state and changes nothing
+//     but the last accessor;
+//   - for a load, the last writer is not in the warp (program order among
+//     lanes depends on the lane).
+//
+// The key packs the warp, the operation, order and scope, and the block
+// barrier, grid barrier and tile sync epochs of the access; a lane of the
+// same warp whose access has the same key (and, with history, the same
+// call path, hence the same site) would check against the same last
+// writer (a load) or against that lane's atomic (an atomic, which two
+// atomics whose scope covers the warp never race with), with the same
+// epochs, and reach the same verdict. A lane's own fence counters are never
+// read by its check. The skipped lane is not recorded as last accessor, as
+// in iGUARD: later checks meet its warp-mate instead, with equal epochs and
+// site. They can differ only if the two lanes later fence differently,
+// iGUARD's residual caveat; the configuration-equivalence tests over the
+// whole suite and the corpus (config_test.go) check that no verdict moves.
+
+// coalesceKey returns the coalescing key of access c by th covering
+// granules first..last, or 0 when it may not be coalesced.
+func coalesceKey(th *thread, c *access, first, last uint64) uint64 {
+	r := &c.rec
+	switch {
+	case first != last || !c.locks.empty():
+		return 0
+	case r.op == gpu.OpStore || r.op == gpu.OpCAS || r.op == gpu.OpExch:
+		return 0
+	case r.op.IsRMW() && r.scope < scope.Warp:
+		return 0
+	case th.gwarp >= 1<<21 || r.bar >= 1<<18 || r.grid >= 1<<8 || r.tile >= 1<<6:
+		return 0
+	}
+	class := uint64(r.op)<<6 | uint64(r.order)<<3 | uint64(r.scope)
+	return uint64(th.gwarp+1)<<42 | class<<32 | uint64(r.bar)<<14 | uint64(r.grid)<<6 | uint64(r.tile)
+}
+
+// coalesces reports whether an access with key and call path would repeat
+// the check of the entry's last update by another lane. The key is read
+// on both sides of the path: an update in progress zeroes it first, so two
+// equal keys mean the path belongs to an update with that key.
+func (e *entry) coalesces(key uint64, path *siteSlot) bool {
+	return e.ckey.Load() == key && e.path.Load() == path && e.ckey.Load() == key
+}
+
+// keyAfter returns the key an update with key leaves in e: key when the
+// update may be repeated by a warp-mate (see above), else 0.
+func (e *entry) keyAfter(key uint64, c *access, k Kind, before flags, locks *lockSet) uint64 {
+	if key == 0 || k != 0 || e.flags != before || e.locks != locks {
+		return 0
+	}
+	if !c.store && e.flags&fWriter != 0 && e.w.th.w == c.rec.th.w {
+		return 0
+	}
+	return key
+}

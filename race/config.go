@@ -1,0 +1,42 @@
+package race
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Configs returns the names of the detector configurations [Config]
+// knows: "off", "central", "plain", "coalesce", "backoff" and "opt".
+func Configs() []string {
+	return []string{"off", "central", "plain", "coalesce", "backoff", "opt"}
+}
+
+// Config returns the options of the named configuration:
+//
+//   - off: no detection (Options.Off; attach no observer);
+//   - central: every event shipped to one checking goroutine (Barracuda);
+//   - plain: iGUARD's per-entry locking without its contention
+//     optimizations: a tight spin on the entry, no coalescing
+//     (iGUARD with CONT_OPT=0);
+//   - coalesce, backoff: plain with one of iGUARD's two optimizations;
+//   - opt: both, the default (the zero Options).
+//
+// The options it returns have no history; set Options.History for reports
+// that name both sites.
+func Config(name string) (Options, error) {
+	switch name {
+	case "off":
+		return Options{Off: true}, nil
+	case "central":
+		return Options{Central: true}, nil
+	case "plain":
+		return Options{Lock: LockSpin, NoBackoff: true, NoCoalesce: true}, nil
+	case "coalesce":
+		return Options{Lock: LockSpin, NoBackoff: true}, nil
+	case "backoff":
+		return Options{Lock: LockSpin, NoCoalesce: true}, nil
+	case "opt":
+		return Options{}, nil
+	}
+	return Options{}, fmt.Errorf("race: unknown configuration %q (want one of %s)", name, strings.Join(Configs(), ", "))
+}

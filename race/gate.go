@@ -1,0 +1,102 @@
+package race
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+)
+
+// gate is the lock on one metadata entry, the seam where the locking
+// disciplines of [Locking] plug in without touching the checks. Locking
+// per entry is the finest sharding possible: two checks contend only when
+// they touch the same granule, which is a race candidate anyway.
+type gate struct {
+	spin atomic.Uint32 // LockSpin: 1 while held
+	mu   sync.Mutex    // LockMutex
+}
+
+// stripes is LockStriped's table of mutexes, each on its own cache line.
+type stripes [stripeCount]struct {
+	mu sync.Mutex
+	_  [64 - unsafe.Sizeof(sync.Mutex{})]byte
+}
+
+const stripeCount = 1024
+
+// lockNone locks nothing, for the central checker, which alone touches
+// the metadata.
+const lockNone Locking = 255
+
+// locker locks entries by one discipline for one launch.
+type locker struct {
+	kind    Locking
+	backoff bool     // LockSpin backs off on contention
+	cap     int      // the most spins of one backoff step
+	stripes *stripes // LockStriped's table
+}
+
+// newLocker returns the locker of a launch of g's shape.
+func newLocker(o Options, warps int) locker {
+	l := locker{kind: o.Lock, backoff: !o.NoBackoff, cap: backoffCap(warps)}
+	if o.Lock == LockStriped {
+		l.stripes = new(stripes)
+	}
+	return l
+}
+
+// lock locks e for th, counting the acquisition, and whether and how
+// long th waited.
+func (l *locker) lock(th *thread, e *entry) {
+	th.n.locks++
+	switch l.kind {
+	case lockNone:
+	case LockMutex:
+		if !e.mu.TryLock() {
+			th.n.contended++
+			e.mu.Lock()
+		}
+	case LockStriped:
+		m := &l.stripes[uintptr(unsafe.Pointer(e))/unsafe.Sizeof(entry{})%stripeCount].mu
+		if !m.TryLock() {
+			th.n.contended++
+			m.Lock()
+		}
+	default:
+		if !e.spin.CompareAndSwap(0, 1) {
+			l.contend(th, &e.spin)
+		}
+	}
+}
+
+// unlock unlocks e.
+func (l *locker) unlock(e *entry) {
+	switch l.kind {
+	case lockNone:
+	case LockMutex:
+		e.mu.Unlock()
+	case LockStriped:
+		l.stripes[uintptr(unsafe.Pointer(e))/unsafe.Sizeof(entry{})%stripeCount].mu.Unlock()
+	default:
+		e.spin.Store(0)
+	}
+}
+
+// contend acquires a held spinlock: tightly, as iGUARD's CONT_OPT=0 does,
+// reading the word until it is free and racing for it, or with backoff.
+//
+//go:noinline
+func (l *locker) contend(th *thread, s *atomic.Uint32) {
+	th.n.contended++
+	if !l.backoff {
+		for s.Load() != 0 || !s.CompareAndSwap(0, 1) {
+		}
+		return
+	}
+	start := time.Now()
+	for delay := backoffBase; s.Load() != 0 || !s.CompareAndSwap(0, 1); delay = min(2*delay, l.cap) {
+		th.n.waits++
+		wait(s, delay, l.cap)
+	}
+	th.n.waitNs += uint64(time.Since(start))
+}

@@ -1,0 +1,66 @@
+package race
+
+import "sync/atomic"
+
+// counters are one thread's share of the detector's counters. Only the
+// goroutine checking the thread's accesses writes them; they are added to
+// the detector's totals when the block ends, so no check touches a shared
+// counter.
+type counters struct {
+	accesses  uint64 // accesses observed
+	checks    uint64 // granule checks run under the entry's lock
+	repeats   uint64 // accesses that repeated the entry's last update
+	coalesced uint64 // accesses that repeated a warp-mate's check
+	locks     uint64 // entry lock acquisitions
+	contended uint64 // acquisitions that found the entry locked
+	waits     uint64 // backoff steps
+	waitNs    uint64 // time spent acquiring contended spinlocks with backoff
+}
+
+// totals are the detector's counters of the blocks that have ended.
+type totals struct {
+	accesses, checks, repeats, coalesced, locks, contended, waits, waitNs atomic.Uint64
+}
+
+// add adds a thread's counters.
+func (s *totals) add(c *counters) {
+	s.accesses.Add(c.accesses)
+	s.checks.Add(c.checks)
+	s.repeats.Add(c.repeats)
+	s.coalesced.Add(c.coalesced)
+	s.locks.Add(c.locks)
+	s.contended.Add(c.contended)
+	s.waits.Add(c.waits)
+	s.waitNs.Add(c.waitNs)
+}
+
+// Stats are a detector's counters. The access counters cover the blocks
+// that have ended: read them after a launch.
+type Stats struct {
+	Reports       int   // distinct races kept
+	Dropped       int   // distinct races past MaxReports
+	MetadataBytes int64 // memory metadata allocated now
+	PeakMetadata  int64 // the most metadata allocated at a block's end
+
+	Accesses  uint64 // accesses observed
+	Checks    uint64 // granule checks run under the entry's lock
+	Repeats   uint64 // accesses skipped as repeats of the entry's last update by the same thread
+	Coalesced uint64 // accesses skipped as repeats of a warp-mate's check (warp coalescing)
+	Locks     uint64 // metadata lock acquisitions
+	Contended uint64 // acquisitions that found the entry locked
+	Waits     uint64 // backoff steps taken
+	WaitNs    uint64 // ns spent acquiring contended entries with backoff
+}
+
+// Stats returns the detector's counters.
+func (d *Detector) Stats() Stats {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.notePeak()
+	t := &d.totals
+	return Stats{Reports: len(d.reports.list), Dropped: d.reports.dropped,
+		MetadataBytes: d.bytes.Load(), PeakMetadata: d.peak.Load(),
+		Accesses: t.accesses.Load(), Checks: t.checks.Load(), Repeats: t.repeats.Load(),
+		Coalesced: t.coalesced.Load(), Locks: t.locks.Load(), Contended: t.contended.Load(),
+		Waits: t.waits.Load(), WaitNs: t.waitNs.Load()}
+}
