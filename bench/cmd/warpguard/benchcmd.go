@@ -1,0 +1,141 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/pkg/profile"
+	"github.com/warpguard/warpguard/bench"
+	"github.com/warpguard/warpguard/kernels"
+	"github.com/warpguard/warpguard/race"
+)
+
+// benchCmd is `warpguard bench`: the clean configuration of each kernel
+// under each detector configuration, with warm-up and repetitions; a
+// table of medians, ratios against detection off and the detector's
+// counters on stdout, progress on stderr.
+func benchCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	glob := fs.String("kernels", "", "measure only the kernels whose names match this path.Match pattern")
+	configs := fs.String("configs", strings.Join(race.Configs(), ","), "comma-separated detector configurations")
+	runs := fs.Int("runs", 5, "timed runs of each kernel under each configuration")
+	warmup := fs.Int("warmup", 1, "untimed runs first")
+	size := fs.String("size", "default", "input size: default or paper")
+	seed := fs.Int64("seed", 1, "input generator seed")
+	asJSON := fs.Bool("json", false, "print one JSON object per kernel and configuration")
+	svg := fs.String("svg", "", "write a bar chart of the overhead to this file")
+	prof := fs.String("profile", "", "profile the run: cpu, mem, mutex, block or trace")
+	profDir := fs.String("profiledir", ".", "directory for the -profile output")
+	ex := addExecutor(fs)
+	if err := fs.Parse(args); err != nil {
+		return exitError
+	}
+	m, err := benchMatrix(fs, *glob, *configs, *size)
+	if err != nil {
+		fmt.Fprintln(stderr, "warpguard:", err)
+		return exitError
+	}
+	m.Runs, m.Warmup, m.Seed, m.Executor, m.Progress = *runs, max(*warmup, -1), *seed, ex.Executor, stderr
+	if *warmup == 0 {
+		m.Warmup = -1
+	}
+	if *prof != "" {
+		stop, err := startProfile(*prof, *profDir)
+		if err != nil {
+			fmt.Fprintln(stderr, "warpguard:", err)
+			return exitError
+		}
+		defer stop()
+	}
+	cells, err := m.Run(context.Background())
+	if err == nil {
+		err = writeBench(stdout, cells, *asJSON, *svg)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "warpguard:", err)
+		return exitError
+	}
+	return exitOK
+}
+
+// benchMatrix checks the flags and returns the matrix they select.
+func benchMatrix(fs *flag.FlagSet, glob, configs, size string) (bench.Matrix, error) {
+	if fs.NArg() > 0 {
+		return bench.Matrix{}, fmt.Errorf("bench: unexpected arguments %q", fs.Args())
+	}
+	sz, err := kernels.ParseSize(size)
+	if err != nil {
+		return bench.Matrix{}, err
+	}
+	cat, err := benchCatalog().Match(glob)
+	if err == nil && len(cat) == 0 {
+		err = fmt.Errorf("no kernel matches %q", glob)
+	}
+	if err != nil {
+		return bench.Matrix{}, err
+	}
+	var names []string
+	for _, n := range strings.Split(configs, ",") {
+		if _, err := race.Config(strings.TrimSpace(n)); err != nil {
+			return bench.Matrix{}, err
+		}
+		names = append(names, strings.TrimSpace(n))
+	}
+	return bench.Matrix{Kernels: cat, Configs: names, Size: sz}, nil
+}
+
+// benchCatalog is every kernel and the contention workloads, once each
+// (kernels.All may already hold them).
+func benchCatalog() kernels.Catalog {
+	c := kernels.All()
+	for _, k := range kernels.Contention() {
+		if !slices.ContainsFunc(c, func(o *kernels.Kernel) bool { return o.Name == k.Name }) {
+			c = append(c, k)
+		}
+	}
+	return c
+}
+
+// writeBench writes the table or the JSON lines, and the SVG if asked.
+func writeBench(stdout io.Writer, cells []bench.Cell, asJSON bool, svg string) error {
+	var err error
+	if asJSON {
+		err = bench.WriteJSON(stdout, cells)
+	} else {
+		err = bench.WriteTable(stdout, cells)
+	}
+	if err != nil || svg == "" {
+		return err
+	}
+	f, err := os.Create(svg)
+	if err != nil {
+		return err
+	}
+	if err := bench.WriteSVG(f, cells); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// startProfile starts the profile of kind in dir through pkg/profile.
+// pkg/profile allows one profile per process, so this runs once per
+// warpguard invocation.
+func startProfile(kind, dir string) (stop func(), err error) {
+	modes := map[string]func(*profile.Profile){
+		"cpu": profile.CPUProfile, "mem": profile.MemProfile, "mutex": profile.MutexProfile,
+		"block": profile.BlockProfile, "trace": profile.TraceProfile,
+	}
+	mode, ok := modes[kind]
+	if !ok {
+		return nil, fmt.Errorf("-profile %q: want cpu, mem, mutex, block or trace", kind)
+	}
+	p := profile.Start(mode, profile.ProfilePath(dir), profile.NoShutdownHook, profile.Quiet)
+	return p.Stop, nil
+}

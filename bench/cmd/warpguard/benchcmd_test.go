@@ -1,0 +1,94 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func benchRun(args ...string) (code int, stdout, stderr string) {
+	var o, e bytes.Buffer
+	code = benchCmd(args, &o, &e)
+	return code, o.String(), e.String()
+}
+
+// TestBenchTable checks the table: a row per kernel and configuration,
+// the summaries, and progress on stderr.
+func TestBenchTable(t *testing.T) {
+	code, out, errOut := benchRun("-kernels", "contention/hot-bin", "-runs", "1", "-warmup", "0", "-configs", "off,plain,opt")
+	require.Equal(t, exitOK, code, errOut)
+	for _, want := range []string{"contention/hot-bin", "plain", "opt", "opt: overhead vs off over 1 kernels", "opt over plain on 1 kernels contention/*"} {
+		require.Contains(t, out, want)
+	}
+	require.Contains(t, errOut, "contention/hot-bin opt:")
+}
+
+// TestBenchJSON checks that -json prints one object per cell with the
+// fields the issue names, and that the ratio of off is 1.
+func TestBenchJSON(t *testing.T) {
+	code, out, errOut := benchRun("-kernels", "micro/norace_interblock_atom", "-runs", "2", "-configs", "off,central,opt", "-json")
+	require.Equal(t, exitOK, code, errOut)
+	var n int
+	for sc := bufio.NewScanner(strings.NewReader(out)); sc.Scan(); n++ {
+		var obj map[string]any
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &obj))
+		for _, f := range []string{"kernel", "config", "median_ns", "ratio_vs_off", "checks", "coalesced", "lock_acquisitions", "contended", "backoff_waits", "backoff_ns", "reports", "metadata_bytes"} {
+			require.Contains(t, obj, f)
+		}
+		require.Len(t, obj["runs_ns"], 2)
+		if obj["config"] == "off" {
+			require.InDelta(t, 1.0, obj["ratio_vs_off"], 1e-9)
+		} else {
+			require.Positive(t, obj["checks"])
+		}
+	}
+	require.Equal(t, 3, n)
+}
+
+// TestBenchSVG checks that -svg writes a chart with a bar per
+// configuration other than off.
+func TestBenchSVG(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "overhead.svg")
+	code, _, errOut := benchRun("-kernels", "contention/work-queue", "-runs", "1", "-configs", "off,plain,opt", "-svg", file)
+	require.Equal(t, exitOK, code, errOut)
+	b, err := os.ReadFile(file)
+	require.NoError(t, err)
+	svg := string(b)
+	require.True(t, strings.HasPrefix(svg, "<svg"))
+	require.Equal(t, 2, strings.Count(svg, "<title>contention/work-queue"))
+	require.Contains(t, svg, "</svg>")
+}
+
+// TestBenchProfile checks that -profile writes its profile to -profiledir.
+// pkg/profile allows one profile per process: this is the only test that
+// asks for one.
+func TestBenchProfile(t *testing.T) {
+	dir := t.TempDir()
+	code, _, errOut := benchRun("-kernels", "micro/norace_interblock_atom", "-runs", "1", "-configs", "off,opt", "-profile", "cpu", "-profiledir", dir)
+	require.Equal(t, exitOK, code, errOut)
+	_, err := os.Stat(filepath.Join(dir, "cpu.pprof"))
+	require.NoError(t, err)
+}
+
+// TestBenchErrors checks that bad flags are errors, named on stderr.
+func TestBenchErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"-configs", "off,turbo"},
+		{"-kernels", "nosuch*"},
+		{"-kernels", "["},
+		{"-size", "huge"},
+		{"-profile", "gpu"},
+		{"-bogus"},
+		{"extra"},
+	} {
+		code, _, errOut := benchRun(args...)
+		require.Equal(t, exitError, code, "%q", args)
+		require.NotEmpty(t, errOut, "%q", args)
+	}
+}

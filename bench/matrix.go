@@ -1,0 +1,192 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/kernels"
+	"github.com/warpguard/warpguard/race"
+)
+
+// A Matrix describes a benchmark of kernels × detector configurations.
+type Matrix struct {
+	Kernels kernels.Catalog
+	// Configs names the detector configurations (race.Configs); nil means
+	// all of them.
+	Configs  []string
+	Runs     int // timed runs of each cell; 0 means 5
+	Warmup   int // untimed runs of each cell first; 0 means 1, <0 none
+	Size     kernels.Size
+	Seed     int64
+	Executor gpu.Executor
+	// History turns on the detector's history (sites of both sides),
+	// which costs a site lookup per access; off, as the overhead of
+	// detection itself is what the matrix measures.
+	History bool
+	// Progress, if not nil, gets a line per cell as it completes.
+	Progress io.Writer
+}
+
+// A Cell is one kernel under one configuration.
+type Cell struct {
+	Kernel, Config string
+	Times          []time.Duration // each timed run's launches
+	Median         time.Duration
+	// RatioVsOff is Median over the median of the same kernel with
+	// detection off, or 0 when "off" was not run.
+	RatioVsOff float64
+	Stats      race.Stats // the detector's counters over the timed runs
+	Err        error      // the first launch error, if any
+}
+
+// Run measures every kernel under every configuration. The
+// configurations of a kernel alternate run by run, so that drift in the
+// machine's speed hits them alike.
+func (m Matrix) Run(ctx context.Context) ([]Cell, error) {
+	m = m.withDefaults()
+	opts := make([]race.Options, len(m.Configs))
+	for i, name := range m.Configs {
+		o, err := race.Config(name)
+		if err != nil {
+			return nil, err
+		}
+		o.History = m.History
+		opts[i] = o
+	}
+	var out []Cell
+	for _, k := range m.Kernels {
+		if err := ctx.Err(); err != nil {
+			return out, err
+		}
+		out = append(out, m.kernel(ctx, k, opts)...)
+	}
+	return out, nil
+}
+
+func (m Matrix) withDefaults() Matrix {
+	if m.Configs == nil {
+		m.Configs = race.Configs()
+	}
+	if m.Runs <= 0 {
+		m.Runs = 5
+	}
+	if m.Warmup == 0 {
+		m.Warmup = 1
+	}
+	return m
+}
+
+// kernel measures k under every configuration.
+func (m Matrix) kernel(ctx context.Context, k *kernels.Kernel, opts []race.Options) []Cell {
+	cells := make([]Cell, len(opts))
+	dets := make([]*race.Detector, len(opts))
+	for i := range cells {
+		cells[i] = Cell{Kernel: k.Name, Config: m.Configs[i]}
+		if !opts[i].Off {
+			dets[i] = race.New(opts[i])
+		}
+	}
+	c := Config{Kernel: k, Size: m.Size, Seed: m.Seed, Executor: m.Executor}
+	for rep := -max(m.Warmup, 0); rep < m.Runs; rep++ {
+		for i := range cells {
+			r := once(ctx, c, dets[i])
+			if r.LaunchErr != nil && cells[i].Err == nil {
+				cells[i].Err = r.LaunchErr
+			}
+			if rep < 0 {
+				if dets[i] != nil {
+					dets[i].Reset() // the counters cover the timed runs only
+				}
+				continue
+			}
+			cells[i].Times = append(cells[i].Times, r.Elapsed)
+		}
+	}
+	m.finish(cells, dets)
+	return cells
+}
+
+// once runs c once under det, which may be nil.
+func once(ctx context.Context, c Config, det *race.Detector) Run {
+	if det == nil {
+		return Once(ctx, c, nil)
+	}
+	return Once(ctx, c, det)
+}
+
+// finish computes the medians, ratios and counters of one kernel's cells.
+func (m Matrix) finish(cells []Cell, dets []*race.Detector) {
+	var off time.Duration
+	for i := range cells {
+		cells[i].Median = median(cells[i].Times)
+		if dets[i] != nil {
+			cells[i].Stats = dets[i].Stats()
+		} else {
+			off = cells[i].Median
+		}
+	}
+	for i := range cells {
+		if off > 0 {
+			cells[i].RatioVsOff = float64(cells[i].Median) / float64(off)
+		}
+		if m.Progress != nil {
+			fmt.Fprintf(m.Progress, "%s %s: %v (%.2fx)\n", cells[i].Kernel, cells[i].Config, cells[i].Median, cells[i].RatioVsOff)
+		}
+	}
+}
+
+// median returns the median of ts (the mean of the middle two for an
+// even count), or 0 for none.
+func median(ts []time.Duration) time.Duration {
+	if len(ts) == 0 {
+		return 0
+	}
+	s := slices.Clone(ts)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// A Summary is one configuration's overhead across the kernels measured.
+type Summary struct {
+	Config      string
+	Kernels     int     // kernels with a ratio
+	Geomean     float64 // geometric mean of the ratios vs off
+	Worst       float64 // the largest ratio
+	WorstKernel string
+}
+
+// Summarize returns each configuration's overhead summary, in the order
+// the configurations first appear in cells; configurations without
+// ratios (no "off" run) get none.
+func Summarize(cells []Cell) []Summary {
+	var out []Summary
+	logs := map[string]float64{}
+	for _, c := range cells {
+		if c.RatioVsOff <= 0 || c.Err != nil {
+			continue
+		}
+		i := slices.IndexFunc(out, func(s Summary) bool { return s.Config == c.Config })
+		if i < 0 {
+			out = append(out, Summary{Config: c.Config})
+			i = len(out) - 1
+		}
+		s := &out[i]
+		s.Kernels++
+		logs[c.Config] += math.Log(c.RatioVsOff)
+		if c.RatioVsOff > s.Worst {
+			s.Worst, s.WorstKernel = c.RatioVsOff, c.Kernel
+		}
+	}
+	for i := range out {
+		out[i].Geomean = math.Exp(logs[out[i].Config] / float64(out[i].Kernels))
+	}
+	return out
+}

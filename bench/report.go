@@ -1,0 +1,123 @@
+package bench
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"path"
+	"text/tabwriter"
+)
+
+// A CellJSON is a Cell as `warpguard bench -json` prints it, one object
+// per line.
+type CellJSON struct {
+	Kernel        string  `json:"kernel"`
+	Config        string  `json:"config"`
+	MedianNs      int64   `json:"median_ns"`
+	RatioVsOff    float64 `json:"ratio_vs_off"`
+	RunsNs        []int64 `json:"runs_ns"`
+	Accesses      uint64  `json:"accesses"`
+	Checks        uint64  `json:"checks"`
+	Repeats       uint64  `json:"repeats"`
+	Coalesced     uint64  `json:"coalesced"`
+	Locks         uint64  `json:"lock_acquisitions"`
+	Contended     uint64  `json:"contended"`
+	BackoffWaits  uint64  `json:"backoff_waits"`
+	BackoffNs     uint64  `json:"backoff_ns"`
+	Reports       int     `json:"reports"`
+	MetadataBytes int64   `json:"metadata_bytes"`
+	Error         string  `json:"error,omitempty"`
+}
+
+// JSON returns c as CellJSON.
+func (c Cell) JSON() CellJSON {
+	j := CellJSON{Kernel: c.Kernel, Config: c.Config, MedianNs: c.Median.Nanoseconds(), RatioVsOff: c.RatioVsOff,
+		Accesses: c.Stats.Accesses, Checks: c.Stats.Checks, Repeats: c.Stats.Repeats, Coalesced: c.Stats.Coalesced,
+		Locks: c.Stats.Locks, Contended: c.Stats.Contended, BackoffWaits: c.Stats.Waits, BackoffNs: c.Stats.WaitNs,
+		Reports: c.Stats.Reports, MetadataBytes: c.Stats.PeakMetadata}
+	for _, t := range c.Times {
+		j.RunsNs = append(j.RunsNs, t.Nanoseconds())
+	}
+	if c.Err != nil {
+		j.Error = c.Err.Error()
+	}
+	return j
+}
+
+// WriteJSON writes one JSON object per cell, one per line.
+func WriteJSON(w io.Writer, cells []Cell) error {
+	enc := json.NewEncoder(w)
+	for _, c := range cells {
+		if err := enc.Encode(c.JSON()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WriteTable writes a row per cell, then each configuration's overhead
+// summary and the speedups the contention optimizations are judged by.
+func WriteTable(w io.Writer, cells []Cell) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "kernel\tconfig\tmedian\tvs off\tchecks\tcoalesced\trepeats\tcontended\tbackoff\treports\tmetadata\t")
+	for _, c := range cells {
+		ratio := "-"
+		if c.RatioVsOff > 0 {
+			ratio = fmt.Sprintf("%.2fx", c.RatioVsOff)
+		}
+		if c.Err != nil {
+			ratio = "error"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%v\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", c.Kernel, c.Config, c.Median, ratio,
+			c.Stats.Checks, c.Stats.Coalesced, c.Stats.Repeats, c.Stats.Contended, c.Stats.Waits, c.Stats.Reports, c.Stats.PeakMetadata)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, s := range Summarize(cells) {
+		fmt.Fprintf(w, "%s: overhead vs off over %d kernels: geomean %.2fx, worst %.2fx (%s)\n", s.Config, s.Kernels, s.Geomean, s.Worst, s.WorstKernel)
+	}
+	for _, p := range [][3]string{{"plain", "opt", "contention/*"}, {"central", "opt", ""}} {
+		if g, n := Speedup(cells, p[0], p[1], p[2]); n > 0 {
+			fmt.Fprintf(w, "%s over %s on %d kernels %s: geomean %.2fx\n", p[1], p[0], n, orAll(p[2]), g)
+		}
+	}
+	return nil
+}
+
+func orAll(glob string) string {
+	if glob == "" {
+		return "(all)"
+	}
+	return glob
+}
+
+// Speedup returns the geometric mean, over the kernels matching glob (""
+// for all) measured under both, of config slow's median over config
+// fast's, and how many kernels that is.
+func Speedup(cells []Cell, slow, fast, glob string) (float64, int) {
+	med := map[[2]string]float64{}
+	for _, c := range cells {
+		if ok, _ := path.Match(glob, c.Kernel); (glob == "" || ok) && c.Err == nil && c.Median > 0 {
+			med[[2]string{c.Kernel, c.Config}] = float64(c.Median)
+		}
+	}
+	var sum float64
+	n := 0
+	for _, c := range cells {
+		if c.Config != fast {
+			continue
+		}
+		f, okf := med[[2]string{c.Kernel, fast}]
+		s, oks := med[[2]string{c.Kernel, slow}]
+		if okf && oks {
+			sum += math.Log(s / f)
+			n++
+		}
+	}
+	if n == 0 {
+		return 0, 0
+	}
+	return math.Exp(sum / float64(n)), n
+}
