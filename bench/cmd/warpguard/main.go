@@ -4,6 +4,7 @@
 //	warpguard list
 //	warpguard run KERNEL [-inject NAME] [-size default|paper] [-detector on|off] [-seed N] [-executor fibers|goroutines] [-json]
 //	warpguard suite [-size default|paper] [-json] [-kernels GLOB] [-seed N] [-executor fibers|goroutines] [-attempts N]
+//	warpguard bench [-kernels GLOB] [-configs LIST] [-runs N] [-json] [-svg FILE] [-profile cpu|mem|mutex|block|trace]
 //
 // List prints every kernel with its injectable races. Run runs one
 // configuration and prints the output check and every race report; it
@@ -12,7 +13,8 @@
 // bad flag, a failed launch, or a wrong output with no race to explain
 // it. Suite runs every kernel clean and with each injection, with
 // detection off and on, and prints one row per configuration; it exits 0
-// only when every configuration is ok. An injected configuration whose
+// only when every configuration is ok. Bench measures each kernel under
+// each detector configuration (see benchcmd.go). An injected configuration whose
 // race a run misses is run again, up to -attempts runs: a detector sees
 // only the interleavings that happen.
 package main
@@ -36,6 +38,7 @@ const usage = `usage:
   warpguard list
   warpguard run KERNEL [-inject NAME] [-size default|paper] [-detector on|off] [-seed N] [-executor fibers|goroutines] [-json]
   warpguard suite [-size default|paper] [-json] [-kernels GLOB] [-seed N] [-executor fibers|goroutines] [-attempts N]
+  warpguard bench [-kernels GLOB] [-configs LIST] [-runs N] [-json] [-svg FILE] [-profile cpu|mem|mutex|block|trace]
 `
 
 // run is the command with its arguments and outputs, returning the exit
@@ -52,6 +55,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runOne(args[1:], stdout, stderr)
 	case "suite":
 		return suite(args[1:], stdout, stderr)
+	case "bench":
+		return benchCmd(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
