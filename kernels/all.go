@@ -1,12 +1,14 @@
 package kernels
 
 // All returns the whole catalog: ScoR's microbenchmarks, then its
-// applications, iGUARD's extra workloads and the library algorithms.
+// applications, iGUARD's extra workloads, the library algorithms and the
+// contention workloads.
 func All() Catalog {
 	c := Micros()
 	c = append(c, ScoR()...)
 	c = append(c, Extras()...)
 	c = append(c, Library()...)
+	c = append(c, Contention()...)
 	return c
 }
 
