@@ -104,21 +104,25 @@ func BenchmarkSyncThreads(b *testing.B) {
 	perRound := func(b *testing.B) {
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/(blocks*bs*rounds), "ns/thread/round")
 	}
+	k := func(t *gpu.Thread) {
+		for range rounds {
+			t.SyncThreads()
+		}
+	}
 	for _, ex := range benchExecutors {
-		b.Run("executor="+ex.String(), func(b *testing.B) {
-			cfg := gpu.Config{Grid: gpu.Dim3{X: blocks}, Block: gpu.Dim3{X: bs}, Executor: ex}
-			k := func(t *gpu.Thread) {
-				for range rounds {
-					t.SyncThreads()
+		// divergence=fail, the default, records each arrival's call site;
+		// allow shows the bare barrier.
+		for _, mode := range []gpu.DivergenceMode{gpu.DivergenceFail, gpu.DivergenceAllow} {
+			b.Run("executor="+ex.String()+"/divergence="+mode.String(), func(b *testing.B) {
+				cfg := gpu.Config{Grid: gpu.Dim3{X: blocks}, Block: gpu.Dim3{X: bs}, Executor: ex, Divergence: mode}
+				for b.Loop() {
+					if err := d.Launch(context.Background(), cfg, k); err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
-			for b.Loop() {
-				if err := d.Launch(context.Background(), cfg, k); err != nil {
-					b.Fatal(err)
-				}
-			}
-			perRound(b)
-		})
+				perRound(b)
+			})
+		}
 	}
 	b.Run("baseline=cond-goroutine-per-thread", func(b *testing.B) {
 		for b.Loop() {

@@ -2,7 +2,8 @@ package gpu
 
 import (
 	"math/bits"
-	"runtime"
+
+	"github.com/warpguard/warpguard/internal/callsite"
 )
 
 // A Coalesced is cooperative groups' coalesced_group: lanes of one warp,
@@ -20,7 +21,7 @@ type Coalesced struct {
 // So the warp-aggregated atomic idiom, `if pred { g := CoalescedThreads(t)
 // ... }`, groups exactly the lanes whose pred held.
 func CoalescedThreads(t *Thread) Coalesced {
-	runtime.Callers(1, t.waitPC[:]) // convergence groups lanes by call site, in every mode
+	callsite.Return((*[callsite.Len]uintptr)(&t.waitPC)) // convergence groups lanes by call site, in every mode
 	return Coalesced{t, t.converge()}
 }
 

@@ -2,9 +2,10 @@ package gpu
 
 import (
 	"fmt"
-	"runtime"
 	"slices"
 	"strings"
+
+	"github.com/warpguard/warpguard/internal/callsite"
 )
 
 // A DivergenceMode chooses what happens when the threads of a barrier or
@@ -117,18 +118,20 @@ func ranges(ids []int) string {
 	return b.String()
 }
 
-// A callSite is the return addresses of the exported gpu function of a
-// barrier call and of the kernel frame that made it: enough to tell
-// barrier sites apart and to resolve one to a Site.
-type callSite [2]uintptr
+// A callSite is the return address of the exported gpu function a kernel
+// called for a barrier or collective (a PC in the kernel) and the kernel's
+// own return address: enough to tell barrier sites apart and to resolve
+// one to a Site.
+type callSite [callsite.Len]uintptr
 
 // mark records the call site of the barrier or collective t is entering,
 // when the launch checks divergence. It must be called, and is inlined,
-// directly in the exported function the kernel called: the walk then
-// covers just that function and the kernel's frame, the cheapest it can.
+// directly in the exported function the kernel called, so that the frame
+// pointers it reads are that function's: a few ns per arrival, where a
+// runtime.Callers walk doubled the cost of __syncthreads.
 func (t *Thread) mark() {
 	if t.checks {
-		runtime.Callers(2, t.waitPC[:])
+		callsite.Return((*[callsite.Len]uintptr)(&t.waitPC))
 	}
 }
 
@@ -137,9 +140,7 @@ func (d *Device) site(c callSite) Site {
 	if c[0] == 0 {
 		return Site{}
 	}
-	var pcs stack
-	copy(pcs[:], c[:])
-	return d.sites.lookup(&pcs)
+	return d.sites.lookupReturn(c)
 }
 
 // checks reports whether the launch checks divergence at all.

@@ -73,9 +73,47 @@ type stack [16]uintptr
 // siteCache interns the Site of each distinct call stack, and each
 // distinct source location, so that equal locations give equal Sites.
 type siteCache struct {
-	mu    sync.RWMutex
-	m     map[stack]Site
-	lines map[siteFrame]Site
+	mu      sync.RWMutex
+	m       map[stack]Site
+	returns map[callSite]Site
+	lines   map[siteFrame]Site
+}
+
+// lookupReturn returns the Site of a callSite: its first frame, the kernel
+// line that called the runtime.
+func (c *siteCache) lookupReturn(cs callSite) Site {
+	c.mu.RLock()
+	s, ok := c.returns[cs]
+	c.mu.RUnlock()
+	if ok {
+		return s
+	}
+	fr, _ := runtime.CallersFrames(cs[:1]).Next()
+	f := siteFrame{file: fr.File, line: fr.Line, function: fr.Function}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.init()
+	if fr.Function != "" {
+		s = c.intern(f)
+	}
+	c.returns[cs] = s
+	return s
+}
+
+func (c *siteCache) init() {
+	if c.m == nil {
+		c.m, c.returns, c.lines = make(map[stack]Site), make(map[callSite]Site), make(map[siteFrame]Site)
+	}
+}
+
+// intern returns the Site of location f. Preconditions: c.mu held.
+func (c *siteCache) intern(f siteFrame) Site {
+	s, ok := c.lines[f]
+	if !ok {
+		s = Site{&f}
+		c.lines[f] = s
+	}
+	return s
 }
 
 func (c *siteCache) lookup(pcs *stack) Site {
@@ -88,14 +126,9 @@ func (c *siteCache) lookup(pcs *stack) Site {
 	f, ok := resolve(pcs)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.m == nil {
-		c.m, c.lines = make(map[stack]Site), make(map[siteFrame]Site)
-	}
+	c.init()
 	if ok {
-		if s, ok = c.lines[f]; !ok {
-			s = Site{&f}
-			c.lines[f] = s
-		}
+		s = c.intern(f)
 	}
 	c.m[*pcs] = s
 	return s

@@ -2,7 +2,8 @@ package gpu
 
 import (
 	"math/bits"
-	"runtime"
+
+	"github.com/warpguard/warpguard/internal/callsite"
 )
 
 // FullMask names every lane of a warp in a member mask, as 0xffffffff does
@@ -38,7 +39,7 @@ func (t *Thread) SyncWarp(mask uint64) {
 // at the same call site are the converged ones. A lane that spins instead
 // of waiting delays the answer until it waits or exits.
 func ActiveMask(t *Thread) uint64 {
-	runtime.Callers(1, t.waitPC[:]) // convergence groups lanes by call site, in every mode
+	callsite.Return((*[callsite.Len]uintptr)(&t.waitPC)) // convergence groups lanes by call site, in every mode
 	return t.converge()
 }
 

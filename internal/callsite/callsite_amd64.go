@@ -1,0 +1,13 @@
+package callsite
+
+// Return stores in pcs the return address of the function that called
+// Return (a PC in its caller) and the return address of that caller, as
+// runtime.Callers would report them: pass them to runtime.CallersFrames to
+// resolve file:line. The function calling Return must not be inlined into
+// its caller, or the addresses are one frame further up; a zero entry
+// means the chain ended.
+//
+// On amd64 it follows frame pointers; elsewhere it calls runtime.Callers.
+//
+//go:noescape
+func Return(pcs *[Len]uintptr)

@@ -1,0 +1,23 @@
+#include "textflag.h"
+
+// func Return(pcs *[2]uintptr)
+//
+// Return has no frame of its own, so BP is its caller's frame pointer:
+// 8(BP) is the caller's return address, 0(BP) the caller's caller's frame
+// pointer, whose +8 is that function's return address.
+TEXT ·Return(SB),NOSPLIT,$0-8
+	MOVQ pcs+0(FP), DI
+	MOVQ BP, SI
+	MOVQ $0, (DI)
+	MOVQ $0, 8(DI)
+	TESTQ SI, SI
+	JZ done
+	MOVQ 8(SI), AX
+	MOVQ AX, (DI)
+	MOVQ 0(SI), SI
+	TESTQ SI, SI
+	JZ done
+	MOVQ 8(SI), AX
+	MOVQ AX, 8(DI)
+done:
+	RET

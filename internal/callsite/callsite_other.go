@@ -1,0 +1,15 @@
+//go:build !amd64
+
+package callsite
+
+import "runtime"
+
+// Return stores in pcs the return address of the function that called
+// Return and that of its caller; see the amd64 version for the contract.
+// Here it is runtime.Callers, skipping itself and its caller's frame.
+//
+//go:noinline
+func Return(pcs *[Len]uintptr) {
+	*pcs = [Len]uintptr{}
+	runtime.Callers(3, pcs[:])
+}
