@@ -36,6 +36,7 @@ var collNames = [...]string{"syncwarp", "shfl", "shfl_up", "shfl_down", "shfl_xo
 	"match_any", "match_all", "reduce_add", "reduce_min", "reduce_max", "reduce_and", "reduce_or", "reduce_xor",
 	"tile.sync", "cg.reduce"}
 
+// String returns the collective's CUDA-style name, such as "shfl".
 func (o collOp) String() string { return collNames[o] }
 
 // A round is one warp collective in progress or done: the lanes it names,

@@ -35,6 +35,37 @@
 // run under every executor; spin with them, never with weak loads, as CUDA
 // requires.
 //
+// # Warps and cooperative groups
+//
+// Lanes of a warp are never in lockstep (independent thread scheduling):
+// outside warp collectives, two lanes are as unordered as two threads of
+// different blocks. [Thread.SyncWarp] and the *Sync intrinsics (ShflSync,
+// BallotSync, MatchAnySync, ReduceAddSync, ...) take a member mask, as
+// CUDA's do, and synchronize exactly the lanes it names. Cooperative
+// groups mirror cg:: — [ThisBlock], [ThisGrid] (whose Sync needs
+// Config.Cooperative), [TiledPartition] and [StaticTile], [CoalescedThreads],
+// LabeledPartition and BinaryPartition — with [Reduce], [InclusiveScan] and
+// [ExclusiveScan] on tiles. [ActiveMask] and CoalescedThreads decide which
+// lanes are converged deterministically, as their docs say.
+//
+// # Never a hang
+//
+// A thread that exits or waits at a different barrier while others wait at
+// a barrier or collective is a divergence, reported as a [DivergenceError]
+// naming the barrier's file:line and the threads on each side; Config.Divergence
+// chooses to fail (the default), warn or allow. Threads that all wait at
+// barriers none of them can complete stop the launch with [ErrDeadlock]. A
+// launch still running at its context's deadline or Config.Timeout stops
+// with a [StallError] that lists, per block, where every unfinished thread
+// is: the barrier or collective and its line, or the access it spun on.
+//
+// # Schedules
+//
+// Config.Schedule runs blocks, thread starts and wake-ups in default,
+// reverse or seeded random order, to shake out order-dependent kernels;
+// with Config.Deterministic the same seed gives the same interleaving on
+// every run, so a race report can be reproduced.
+//
 // # Observing
 //
 // An [Observer] set in [Config] sees every access, fence, completed barrier

@@ -19,6 +19,7 @@ type ThreadError struct {
 	Err      error
 }
 
+// Error names the thread by its coordinates, then its error.
 func (e *ThreadError) Error() string {
 	return fmt.Sprintf("gpu: %s: thread %v of block %v (global thread %d): %v",
 		e.Launch, e.Thread, e.Block, e.GlobalID, e.Err)
@@ -35,6 +36,7 @@ type RangeError struct {
 	Op    Op
 }
 
+// Error names the operation, the index, the valid range and the memory.
 func (e *RangeError) Error() string {
 	return fmt.Sprintf("%v index %d out of range [0:%d] of %v", e.Op, e.Index, e.Len, e.Mem)
 }
@@ -45,6 +47,7 @@ type PanicError struct {
 	Stack []byte // the panicking goroutine's stack
 }
 
+// Error gives the panic value and the stack of the panicking thread.
 func (e *PanicError) Error() string {
 	return fmt.Sprintf("panic: %v\n\n%s", e.Value, e.Stack)
 }
