@@ -52,21 +52,21 @@ func (s Scope) Valid() bool { return s <= System }
 // synchronizes, s synchronizes too.
 func (s Scope) Includes(o Scope) bool { return s >= o }
 
-// aliases maps the spellings of CUDA, PTX and libcu++ onto scopes.
-var aliases = map[string]Scope{
-	"thread": Thread, "thread_scope_thread": Thread,
-	"warp":  Warp,
-	"block": Block, "cta": Block, "thread_scope_block": Block,
-	"device": Device, "gpu": Device, "thread_scope_device": Device,
-	"system": System, "sys": System, "thread_scope_system": System,
-}
-
 // Parse returns the scope named by s. Besides the names [Scope.String]
 // returns, it accepts PTX's "cta", "gpu" and "sys" and libcu++'s
 // "thread_scope_block"-style names, in any case.
 func Parse(s string) (Scope, error) {
-	if sc, ok := aliases[strings.ToLower(strings.TrimSpace(s))]; ok {
-		return sc, nil
+	switch strings.TrimPrefix(strings.ToLower(strings.TrimSpace(s)), "thread_scope_") {
+	case "thread":
+		return Thread, nil
+	case "warp":
+		return Warp, nil
+	case "block", "cta":
+		return Block, nil
+	case "device", "gpu":
+		return Device, nil
+	case "system", "sys":
+		return System, nil
 	}
 	return 0, fmt.Errorf("scope: unknown scope %q (want thread, warp, block, device or system)", s)
 }

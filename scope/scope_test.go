@@ -34,7 +34,7 @@ func TestParseAliases(t *testing.T) {
 
 func TestParseRejects(t *testing.T) {
 	t.Parallel()
-	for _, in := range []string{"", "grid", "cluster", "blocks"} {
+	for _, in := range []string{"", "grid", "cluster", "blocks", "thread_scope_", "thread_scope_cluster"} {
 		_, err := scope.Parse(in)
 		require.ErrorContains(t, err, "unknown scope", in)
 	}
