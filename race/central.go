@@ -22,7 +22,7 @@ type central struct {
 
 // centralBuffer is the channel's capacity: enough that threads rarely
 // wait for the checker on a burst.
-const centralBuffer = 4096
+const centralBuffer = 512
 
 // An event is one observer event shipped to the checker.
 type event struct {

@@ -1,6 +1,8 @@
 package race
 
 import (
+	"maps"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -118,58 +120,69 @@ func (s *shadow) size() int64 {
 }
 
 // shadows maps a launch's memories, by gpu.Memory.ID, to their metadata.
+// Readers load an immutable map through one pointer: a reader lock here
+// was a shared counter every access of every core wrote to, a fifth of
+// the cost of a contended kernel. Writers, rare (a memory's first touch,
+// a block's end), copy the map under mu.
 type shadows struct {
 	gran  uint64
 	bytes *atomic.Int64
 	pool  *sync.Pool
-	mu    sync.RWMutex
-	m     map[uint64]*shadow
+	mu    sync.Mutex // serializes writers
+	m     atomic.Pointer[map[uint64]*shadow]
 }
 
-func newShadows(d *Detector) shadows {
-	return shadows{gran: uint64(d.opt.Granularity), bytes: &d.bytes, pool: &d.pages, m: make(map[uint64]*shadow)}
+func newShadows(d *Detector) *shadows {
+	ss := &shadows{gran: uint64(d.opt.Granularity), bytes: &d.bytes, pool: &d.pages}
+	ss.m.Store(&map[uint64]*shadow{})
+	return ss
 }
 
 // get returns m's metadata, creating it on first use.
 func (ss *shadows) get(m *gpu.Memory) *shadow {
-	ss.mu.RLock()
-	s := ss.m[m.ID]
-	ss.mu.RUnlock()
-	if s != nil {
+	if s := (*ss.m.Load())[m.ID]; s != nil {
 		return s
 	}
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	if s = ss.m[m.ID]; s == nil {
-		n := (uint64(m.Bytes()) + ss.gran - 1) / ss.gran
-		s = &shadow{mem: m, n: n, pages: make([]atomic.Pointer[[]entry], (n+1<<pageBits-1)>>pageBits), bytes: ss.bytes, pool: ss.pool}
-		ss.m[m.ID] = s
+	old := *ss.m.Load()
+	if s := old[m.ID]; s != nil {
+		return s
 	}
+	n := (uint64(m.Bytes()) + ss.gran - 1) / ss.gran
+	s := &shadow{mem: m, n: n, pages: make([]atomic.Pointer[[]entry], (n+1<<pageBits-1)>>pageBits), bytes: ss.bytes, pool: ss.pool}
+	next := maps.Clone(old)
+	next[m.ID] = s
+	ss.m.Store(&next)
 	return s
+}
+
+// drop removes the memories keep rejects, recycling their pages.
+func (ss *shadows) drop(keep func(*shadow) bool) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	old := *ss.m.Load()
+	if !slices.ContainsFunc(slices.Collect(maps.Values(old)), func(s *shadow) bool { return !keep(s) }) {
+		return // most blocks have no shared memory: copy nothing
+	}
+	next := maps.Clone(old)
+	for k, s := range next {
+		if !keep(s) {
+			ss.bytes.Add(-s.release())
+			delete(next, k)
+		}
+	}
+	ss.m.Store(&next)
 }
 
 // freeBlock drops the metadata of block id's shared memories, which die
 // with the block.
 func (ss *shadows) freeBlock(id int) {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	for k, s := range ss.m {
-		if s.mem.Space == gpu.SharedSpace && s.mem.Block == id {
-			ss.bytes.Add(-s.release())
-			delete(ss.m, k)
-		}
-	}
+	ss.drop(func(s *shadow) bool { return s.mem.Space != gpu.SharedSpace || s.mem.Block != id })
 }
 
 // free drops every memory's metadata at the end of the launch.
-func (ss *shadows) free() {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	for k, s := range ss.m {
-		ss.bytes.Add(-s.release())
-		delete(ss.m, k)
-	}
-}
+func (ss *shadows) free() { ss.drop(func(*shadow) bool { return false }) }
 
 // shadowOf returns the metadata of m, remembering the last memory th used
 // so that a run of accesses to one buffer skips the map.

@@ -17,7 +17,7 @@ type launch struct {
 	grid    atomic.Uint32 // completed grid.Sync rounds
 	mu      sync.Mutex    // guards blocks' slots, not their contents
 	block   []*block      // by linear block id; nil when not running
-	mem     shadows
+	mem     *shadows
 	lk      locker   // how checks lock entries
 	central *central // the checker goroutine, with Options.Central
 }

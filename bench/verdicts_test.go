@@ -1,0 +1,118 @@
+package bench_test
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/warpguard/warpguard/bench"
+	"github.com/warpguard/warpguard/kernels"
+	"github.com/warpguard/warpguard/race"
+)
+
+// A verdict is what runs reported: the set of races as (kind, both
+// sites' file:line), the sites in file order, since which side of a pair
+// is the current one depends on which thread came second.
+type verdict map[string]bool
+
+func (v verdict) String() string { return strings.Join(slices.Sorted(maps.Keys(v)), "; ") }
+
+// addRun runs c under a detector with options opt and adds its races to v.
+func (v verdict) addRun(t *testing.T, c bench.Config, opt race.Options) {
+	t.Helper()
+	opt.History = true
+	r := bench.Once(context.Background(), c, race.New(opt))
+	if r.LaunchErr != nil {
+		t.Fatalf("%s [%s]: %v", c.Kernel.Name, c.Inject, r.LaunchErr)
+	}
+	for _, rep := range r.Reports {
+		a := fmt.Sprintf("%s:%d", filepath.Base(rep.Current.Site.File()), rep.Current.Site.Line())
+		b := fmt.Sprintf("%s:%d", filepath.Base(rep.Previous.Site.File()), rep.Previous.Site.Line())
+		if b < a {
+			a, b = b, a
+		}
+		v[fmt.Sprintf("%v %s/%s", rep.Kind, a, b)] = true
+	}
+}
+
+// TestConfigsSameVerdicts runs every kernel of the suite, clean and with
+// each injection, under every detector configuration, and compares the
+// races each reports with those of the unoptimized "plain" detector: no
+// contention optimization, locking discipline or central checker may
+// change a verdict. A clean kernel must get no report from any.
+//
+// A racy run reports the pairs its interleaving exposes: which access a
+// word's metadata holds when the racing one comes differs from run to run
+// under any configuration, and two runs of plain itself disagree on the
+// work-stealing kernels. So the test compares unions over runs: both must
+// report the same kinds of race, and the pairs one reports must all be
+// among the other's (a rare pair may show under one configuration's
+// timing and not in a few runs of the other's). Until that holds, both
+// run again, adding to their unions, up to five runs each. On a clean
+// kernel both sets must be empty. With -short only the clean
+// configurations and the contention kernels' injections run.
+func TestConfigsSameVerdicts(t *testing.T) {
+	for _, c := range bench.Configs(suiteKernels(), kernels.Default, 1) {
+		if testing.Short() && c.Inject != "" && !strings.HasPrefix(c.Kernel.Name, "contention/") {
+			continue
+		}
+		t.Run(c.Kernel.Name+"/"+c.Inject, func(t *testing.T) {
+			t.Parallel()
+			plain, _ := race.Config("plain")
+			want := verdict{}
+			want.addRun(t, c, plain)
+			if c.Inject == "" && !c.Kernel.Racy {
+				require.Empty(t, want, "plain reports races on a clean kernel")
+			}
+			for _, name := range race.Configs() {
+				opt, err := race.Config(name)
+				require.NoError(t, err)
+				if !opt.Off && name != "plain" {
+					sameVerdict(t, c, name, opt, plain, want)
+				}
+			}
+		})
+	}
+}
+
+// sameVerdict compares configuration name with plain on c, whose union
+// so far is want; it adds plain's further runs to want.
+func sameVerdict(t *testing.T, c bench.Config, name string, opt, plain race.Options, want verdict) {
+	t.Helper()
+	got := verdict{}
+	for i := range 5 {
+		got.addRun(t, c, opt)
+		if i > 0 {
+			want.addRun(t, c, plain)
+		}
+		if (got.within(want) || want.within(got)) && maps.Equal(got.kinds(), want.kinds()) {
+			return
+		}
+	}
+	t.Errorf("%s reports {%v}; plain reports {%v}", name, got, want)
+}
+
+// within reports whether every race of v is in w.
+func (v verdict) within(w verdict) bool {
+	for k := range v {
+		if !w[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// kinds returns the kinds of race in v.
+func (v verdict) kinds() map[string]bool {
+	ks := map[string]bool{}
+	for k := range v {
+		ks[strings.Fields(k)[0]] = true
+	}
+	return ks
+}
