@@ -111,31 +111,43 @@ func (d *Detector) Access(t *gpu.Thread, a gpu.Access) {
 		site, path = d.sites.of(t)
 	}
 	if c := th.l.central; c != nil {
-		c.send(event{kind: evAccess, th: th, a: a, site: site, path: path})
+		e := event{kind: evAccess, th: th, a: a, site: site, path: path}
+		e.fences = th.release(&a)
+		c.send(e)
 		return
 	}
-	d.access(th, t, &a, site, path)
+	th.release(&a)
+	d.access(th, t, &a, site, path, nil)
+}
+
+// release counts the fence a release access makes and returns th's fence
+// counters after it. A release store is PTX's release pattern, a fence of
+// its scope then a relaxed store: it publishes what the thread wrote
+// before it to every thread its scope covers, exactly as a fence does in
+// the checks. A release of too narrow a scope is then a missing fence on
+// the data; an acquire of too narrow a scope fails the atomic scope check
+// on the flag itself.
+func (th *thread) release(a *gpu.Access) [nFence]uint32 {
+	if a.Order == gpu.Release {
+		th.fence(a.Scope)
+	}
+	return [nFence]uint32{th.fences[0].Load(), th.fences[1].Load(), th.fences[2].Load()}
 }
 
 // access checks a by th; t is th's gpu.Thread when the check runs on it,
-// else nil.
-func (d *Detector) access(th *thread, t *gpu.Thread, a *gpu.Access, site gpu.Site, path *siteSlot) {
+// else nil. fences, when not nil, are th's fence counters at the access,
+// taken by the accessing thread for the central checker.
+func (d *Detector) access(th *thread, t *gpu.Thread, a *gpu.Access, site gpu.Site, path *siteSlot, fences *[nFence]uint32) {
 	th.n.accesses++
 	first, last := a.Offset>>d.shift, (a.Offset+uint64(max(a.Size, 1))-1)>>d.shift
-	if a.Order == gpu.Release {
-		// A release store is PTX's release pattern, a fence of its scope
-		// then a relaxed store: it publishes what the thread wrote before
-		// it to every thread its scope covers, exactly as a fence does
-		// in the checks. A release of too narrow a scope is then a
-		// missing fence on the data; an acquire of too narrow a scope
-		// fails the atomic scope check on the flag itself.
-		th.fence(a.Scope)
-	}
 	if a.Op == gpu.OpCAS || a.Op == gpu.OpExch || a.Op == gpu.OpStore && a.Order != gpu.Weak {
 		th.lockAccess(*a, first)
 	}
 	var c access
 	th.fill(&c.rec, a)
+	if fences != nil {
+		c.rec.fences = *fences
+	}
 	c.rec.site = site
 	c.store = a.Op.Writes()
 	s := th.shadowOf(a.Mem)
@@ -180,11 +192,11 @@ func (d *Detector) checkEntry(th *thread, e *entry, c *access, stamp, key uint64
 // locks it validates.
 func (d *Detector) Fence(t *gpu.Thread, s scope.Scope) {
 	th := d.threadOf(t)
+	th.fence(s)
 	if c := th.l.central; c != nil {
 		c.send(event{kind: evFence, th: th, scope: s})
 		return
 	}
-	th.fence(s)
 	th.fenceLocks(s)
 }
 

@@ -1,0 +1,106 @@
+package race_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/race"
+	"github.com/warpguard/warpguard/scope"
+)
+
+func TestConfigs(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, []string{"off", "central", "plain", "coalesce", "backoff", "opt"}, race.Configs())
+	for _, name := range race.Configs() {
+		_, err := race.Config(name)
+		require.NoError(t, err, name)
+	}
+	opt, _ := race.Config("opt")
+	require.Equal(t, race.Options{}, opt, "opt is the default")
+	plain, _ := race.Config("plain")
+	require.True(t, plain.NoBackoff && plain.NoCoalesce)
+	off, _ := race.Config("off")
+	require.True(t, off.Off)
+	_, err := race.Config("turbo")
+	require.ErrorContains(t, err, `"turbo"`)
+}
+
+// hammer launches blocks blocks of 64 threads under det, each thread
+// adding to x[0] n times with a device atomic and then storing to x[1]
+// without synchronization: contention on one word, and a race.
+func hammer(t *testing.T, det *race.Detector, blocks, n int) {
+	t.Helper()
+	d := newDevice(t)
+	x := gpu.Alloc[uint32](d, "x", 2)
+	err := d.Launch(context.Background(), gpu.Config{Name: "hammer", Grid: gpu.Dim3{X: blocks}, Block: gpu.Dim3{X: 64}, Observer: det},
+		func(t *gpu.Thread) {
+			for range n {
+				x.AtomicAdd(t, 0, 1, scope.Device)
+			}
+			x.Store(t, 1, uint32(t.GlobalID()))
+		})
+	require.NoError(t, err)
+	require.Equal(t, uint32(blocks*64*n), x.Host()[0])
+}
+
+// TestLockings runs a contended, racy kernel under each locking
+// discipline, with and without backoff, and checks the verdict and that
+// the counters add up.
+func TestLockings(t *testing.T) {
+	t.Parallel()
+	for _, lk := range []race.Locking{race.LockSpin, race.LockMutex, race.LockStriped} {
+		for _, noBackoff := range []bool{false, true} {
+			t.Run(lk.String(), func(t *testing.T) {
+				t.Parallel()
+				det := race.New(race.Options{Lock: lk, NoBackoff: noBackoff})
+				hammer(t, det, 8, 20)
+				st := det.Stats()
+				require.Equal(t, uint64(8*64*21), st.Accesses)
+				require.Equal(t, st.Accesses, st.Checks+st.Repeats+st.Coalesced)
+				require.Equal(t, st.Checks, st.Locks)
+				require.LessOrEqual(t, st.Contended, st.Locks)
+				if lk != race.LockSpin || noBackoff {
+					require.Zero(t, st.Waits)
+				}
+				kinds := map[race.Kind]bool{}
+				for _, r := range det.Reports() {
+					kinds[r.Kind] = true
+				}
+				require.Equal(t, map[race.Kind]bool{race.MissingSyncwarp: true, race.MissingBlockFence: true, race.MissingDeviceFence: true}, kinds)
+			})
+		}
+	}
+}
+
+// TestCentralCounts checks that the central checker sees every access and
+// reports as the inline detector does.
+func TestCentralCounts(t *testing.T) {
+	t.Parallel()
+	det := race.New(race.Options{Central: true})
+	hammer(t, det, 4, 10)
+	st := det.Stats()
+	require.Equal(t, uint64(4*64*11), st.Accesses)
+	require.Zero(t, st.Contended, "one goroutine checks: nothing contends")
+	require.NotEmpty(t, det.Reports())
+}
+
+// TestCentralHaltOnFirst checks that the central checker's first race
+// still stops the launch with a *Halt.
+func TestCentralHaltOnFirst(t *testing.T) {
+	t.Parallel()
+	d := newDevice(t)
+	x := gpu.Alloc[int32](d, "x", 64)
+	det := race.New(race.Options{Central: true, HaltOnFirst: true})
+	err := twoWarps(t, d, det, func(t *gpu.Thread) {
+		for range 100 { // enough accesses after the race for one to raise it
+			x.Store(t, 0, 1)
+			x.Store(t, t.Rank(), 2)
+		}
+	})
+	var h *race.Halt
+	require.ErrorAs(t, err, &h)
+	require.Len(t, det.Reports(), 1)
+}
