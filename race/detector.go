@@ -105,32 +105,35 @@ func (d *Detector) Access(t *gpu.Thread, a gpu.Access) {
 		return
 	}
 	th := d.threadOf(t)
+	// The runtime reports an access after its memory effect, so a thread
+	// may already have seen a release store: count its fence first.
+	th.release(&a)
 	var site gpu.Site
 	var path *siteSlot // with history, the access's call path
 	if d.opt.History || d.opt.Central {
 		site, path = d.sites.of(t)
 	}
 	if c := th.l.central; c != nil {
-		e := event{kind: evAccess, th: th, a: a, site: site, path: path}
-		e.fences = th.release(&a)
-		c.send(e)
+		c.send(event{kind: evAccess, th: th, a: a, site: site, path: path, fences: th.fenceCounts()})
 		return
 	}
-	th.release(&a)
 	d.access(th, t, &a, site, path, nil)
 }
 
-// release counts the fence a release access makes and returns th's fence
-// counters after it. A release store is PTX's release pattern, a fence of
+// release counts the fence a release access makes. A release store is PTX's release pattern, a fence of
 // its scope then a relaxed store: it publishes what the thread wrote
 // before it to every thread its scope covers, exactly as a fence does in
 // the checks. A release of too narrow a scope is then a missing fence on
 // the data; an acquire of too narrow a scope fails the atomic scope check
 // on the flag itself.
-func (th *thread) release(a *gpu.Access) [nFence]uint32 {
+func (th *thread) release(a *gpu.Access) {
 	if a.Order == gpu.Release {
 		th.fence(a.Scope)
 	}
+}
+
+// fenceCounts returns th's fence counters.
+func (th *thread) fenceCounts() [nFence]uint32 {
 	return [nFence]uint32{th.fences[0].Load(), th.fences[1].Load(), th.fences[2].Load()}
 }
 
