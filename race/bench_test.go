@@ -37,14 +37,19 @@ func accessKernel(x gpu.Buffer[uint32], op string, spread bool) gpu.Kernel {
 // benchAccess measures ns per access of kernel k on blocks one-thread
 // blocks (one goroutine each), with and without the detector.
 func benchAccess(b *testing.B, blocks int, op string, spread bool) {
-	configs := []struct {
+	type config struct {
 		name string
-		det  func() *race.Detector
-	}{
-		{"off", nil},
-		{"detector", func() *race.Detector { return race.New(race.Options{}) }},
-		{"detector-history", func() *race.Detector { return race.New(race.Options{History: true}) }},
+		det  func() gpu.Observer
 	}
+	configs := []config{{"off", nil}, {"nop-observer", func() gpu.Observer { return nopObserver{} }}}
+	for _, name := range race.Configs()[1:] {
+		opt, _ := race.Config(name)
+		configs = append(configs, config{name, func() gpu.Observer { return race.New(opt) }})
+	}
+	configs = append(configs,
+		config{"opt-mutex", func() gpu.Observer { return race.New(race.Options{Lock: race.LockMutex}) }},
+		config{"opt-striped", func() gpu.Observer { return race.New(race.Options{Lock: race.LockStriped}) }},
+		config{"opt-history", func() gpu.Observer { return race.New(race.Options{History: true}) }})
 	for _, c := range configs {
 		b.Run(c.name, func(b *testing.B) {
 			d, err := gpu.NewDevice(gpu.DeviceConfig{})
@@ -68,9 +73,23 @@ func benchAccess(b *testing.B, blocks int, op string, spread bool) {
 	}
 }
 
-// BenchmarkAccess is the cost of one instrumented access with the detector
-// on, without and with history (sites), beside the same access with no
-// observer. "uncontended" is one thread;
+// nopObserver observes nothing: the runtime's own cost of reporting an
+// access, which every detector pays.
+type nopObserver struct{}
+
+func (nopObserver) LaunchStart(*gpu.Grid)          {}
+func (nopObserver) LaunchEnd(*gpu.Grid, error)     {}
+func (nopObserver) BlockStart(*gpu.Grid, int)      {}
+func (nopObserver) BlockEnd(*gpu.Grid, int)        {}
+func (nopObserver) Access(*gpu.Thread, gpu.Access) {}
+func (nopObserver) Fence(*gpu.Thread, scope.Scope) {}
+func (nopObserver) Sync(*gpu.Thread, gpu.Sync)     {}
+
+// BenchmarkAccess is the cost of one instrumented access under each
+// detector configuration (race.Configs), the opt configuration with the
+// other locking disciplines and with history (sites), beside the same
+// access with no observer ("off") and with an observer that does nothing
+// ("nop-observer", the runtime's share of the cost). "uncontended" is one thread;
 // "same-word" repeats one word (program order decides every check),
 // "spread" touches a new word each time (metadata allocated per launch);
 // "contended" is two blocks, so two goroutines, on one word.
@@ -81,4 +100,5 @@ func BenchmarkAccess(b *testing.B) {
 	}
 	b.Run("contended/two-goroutines/atomicAdd", func(b *testing.B) { benchAccess(b, 2, "atomicAdd", false) })
 	b.Run("contended/two-goroutines/store", func(b *testing.B) { benchAccess(b, 2, "store", false) })
+	b.Run("contended/two-goroutines/load", func(b *testing.B) { benchAccess(b, 2, "load", false) })
 }

@@ -25,8 +25,9 @@ type Detector struct {
 	peak   atomic.Int64         // most metadata bytes allocated at once
 	totals totals               // counters of the blocks that ended
 
-	sites sites     // the kernel sites of call paths, for history
-	pages sync.Pool // spare metadata pages, of 1<<pageBits entries
+	sites  sites     // the kernel sites of call paths, for history
+	pages  sync.Pool // spare metadata pages, of 1<<pageBits entries
+	blocks sync.Pool // spare block states, of ended launches
 
 	mu       sync.Mutex // guards the fields below
 	launches map[*gpu.Grid]*launch
@@ -64,6 +65,7 @@ func (d *Detector) LaunchEnd(g *gpu.Grid, _ error) {
 		l.central.stop()
 	}
 	l.mem.free()
+	l.recycle()
 }
 
 // BlockStart implements [gpu.Observer].

@@ -171,7 +171,10 @@ func TestDetectorIsAllocationFreeOnRepeats(t *testing.T) {
 			}
 		})
 	}
-	require.Equal(t, launch(1), launch(1000), "checks allocate nothing; only the launch does")
+	// The launch allocates a few objects, fewer when the detector's pools
+	// hand it state (and -race makes pools drop some at random); a
+	// thousand checks more must add none.
+	require.InDelta(t, launch(1), launch(1000), 3, "checks allocate nothing; only the launch does")
 }
 
 func TestHaltIsAnError(t *testing.T) {

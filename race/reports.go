@@ -62,6 +62,9 @@ func (d *Detector) found(th *thread, t *gpu.Thread, a *gpu.Access, c *access, f 
 	if c.rec.site.IsZero() && t != nil {
 		c.rec.site = t.Caller()
 	}
+	if d.known(f.kind, c.rec.site, f.prev.site) {
+		return // a race already reported: skip building its evidence
+	}
 	r := Report{Kind: f.kind, Launch: th.l.g.Name, Mem: a.Mem, Index: a.Index,
 		Current: side(&c.rec), Previous: side(&f.prev), Evidence: evidence(f, c)}
 	d.mu.Lock()
@@ -75,6 +78,16 @@ func (d *Detector) found(th *thread, t *gpu.Thread, a *gpu.Access, c *access, f 
 		return
 	}
 	panic(&Halt{Report: r})
+}
+
+// known reports whether the race of kind between sites cur and prev was
+// reported already. Most races a kernel makes repeat one pair of lines
+// thousands of times; building each one's report cost microseconds.
+func (d *Detector) known(kind Kind, cur, prev gpu.Site) bool {
+	k := reportKey{kind, locate(cur), locate(prev)}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.reports.seen[k]
 }
 
 // Reports returns the races found since the detector was made or reset,

@@ -74,26 +74,26 @@ func (s *shadow) alloc(i uint64) *[]entry {
 	return s.pages[i].Load()
 }
 
-// newPage returns a zeroed page of n entries, reusing a full page an
-// earlier launch or block freed: a launch starts from clean metadata, and
+// newPage returns a zeroed page of n entries, reusing a page an earlier
+// launch or block freed: a launch starts from clean metadata, and
 // allocating it afresh each time made the garbage collector most of the
-// cost of a first touch.
+// cost of a first touch, and of a short launch. Every page has room for
+// 1<<pageBits entries, so that any page can be reused for any memory.
 func (s *shadow) newPage(n uint64) *[]entry {
-	if n == 1<<pageBits {
-		if p, ok := s.pool.Get().(*[]entry); ok {
-			clear(*p)
-			return p
-		}
+	p, ok := s.pool.Get().(*[]entry)
+	if !ok {
+		q := make([]entry, 1<<pageBits)
+		p = &q
 	}
-	p := make([]entry, n)
-	return &p
+	*p = (*p)[:n]
+	clear(*p)
+	return p
 }
 
-// recycle keeps a full page for reuse.
+// recycle keeps a page for reuse.
 func (s *shadow) recycle(p *[]entry) {
-	if len(*p) == 1<<pageBits {
-		s.pool.Put(p)
-	}
+	*p = (*p)[:cap(*p)]
+	s.pool.Put(p)
 }
 
 // release recycles s's pages and returns the bytes they held. Nothing may

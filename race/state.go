@@ -19,6 +19,7 @@ type launch struct {
 	block   []*block      // by linear block id; nil when not running
 	mem     *shadows
 	lk      locker   // how checks lock entries
+	started []*block // every block started, for recycling at the end
 	central *central // the checker goroutine, with Options.Central
 }
 
@@ -101,11 +102,8 @@ func newLaunch(d *Detector, g *gpu.Grid) *launch {
 // start allocates block id's state when the block starts to run.
 func (l *launch) start(id int) {
 	g := l.g
-	b := &block{id: id, threads: make([]thread, g.BlockSize), warps: make([]warp, g.Warps)}
-	b.idx = dimIndex(g.GridDim, id)
-	for w := range b.warps {
-		b.warps[w].init(g.WarpSize, w*g.WarpSize)
-	}
+	b := l.d.newBlock(g)
+	b.id, b.idx = id, dimIndex(g.GridDim, id)
 	for r := range b.threads {
 		th := &b.threads[r]
 		th.l, th.blk, th.rank, th.gid = l, b, r, id*g.BlockSize+r
@@ -115,7 +113,37 @@ func (l *launch) start(id int) {
 	}
 	l.mu.Lock()
 	l.block[id] = b
+	l.started = append(l.started, b)
 	l.mu.Unlock()
+}
+
+// newBlock returns zeroed state for a block of g, reusing one an earlier
+// launch of the same shape left: allocating a block's threads and warp
+// clocks afresh was most of the detector's cost on a short launch, in
+// garbage collection.
+func (d *Detector) newBlock(g *gpu.Grid) *block {
+	if b, ok := d.blocks.Get().(*block); ok && len(b.threads) == g.BlockSize && len(b.warps) == g.Warps && b.warps[0].n == g.WarpSize {
+		clear(b.threads)
+		for w := range b.warps {
+			b.warps[w].reset()
+		}
+		b.bar.Store(0)
+		return b
+	}
+	b := &block{threads: make([]thread, g.BlockSize), warps: make([]warp, g.Warps)}
+	for w := range b.warps {
+		b.warps[w].init(g.WarpSize, w*g.WarpSize)
+	}
+	return b
+}
+
+// recycle keeps the launch's blocks for reuse once nothing refers to
+// their threads: after the launch's metadata is freed.
+func (l *launch) recycle() {
+	for _, b := range l.started {
+		l.d.blocks.Put(b)
+	}
+	l.started = nil
 }
 
 // end forgets block id and its shared memories. Metadata records that name

@@ -31,6 +31,16 @@ func (w *warp) init(n, first int) {
 	w.vc = make([]uint32, n*n)
 }
 
+// reset zeroes w for a new block, keeping its clock's memory.
+func (w *warp) reset() {
+	clear(w.vc)
+	w.table.locks = w.table.locks[:0]
+	w.table.set.Store(nil)
+	w.table.n.Store(0)
+	w.table.ver.Store(0)
+	w.perThread.Store(false)
+}
+
 // epoch returns lane's own epoch: how many collectives it has completed.
 func (w *warp) epoch(lane int) uint32 { return w.vc[lane*w.n+lane] }
 
