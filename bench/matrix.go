@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"runtime"
 	"slices"
 	"time"
 
@@ -95,9 +94,6 @@ func (m Matrix) kernel(ctx context.Context, k *kernels.Kernel, opts []race.Optio
 	c := Config{Kernel: k, Size: m.Size, Seed: m.Seed, Executor: m.Executor}
 	for rep := -max(m.Warmup, 0); rep < m.Runs; rep++ {
 		for i := range cells {
-			// Each run starts from a collected heap, so that no run pays
-			// for the garbage of the configuration before it.
-			runtime.GC()
 			r := once(ctx, c, dets[i])
 			if r.LaunchErr != nil && cells[i].Err == nil {
 				cells[i].Err = r.LaunchErr
