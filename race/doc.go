@@ -77,7 +77,21 @@
 //
 // A check costs tens of ns, most of it one lock on the granule's metadata;
 // a repeated access by the same thread with no synchronization since skips
-// the lock. Metadata takes about 200 bytes per 4-byte granule touched,
-// allocated in pages on first touch and reused across launches. History
+// the lock, and so does a load or atomic that repeats the check a lane of
+// the same warp just made (warp coalescing, iGUARD §6.5, adapted to lanes
+// that are not in lockstep: see coalesce.go). A check that finds its entry
+// locked backs off exponentially up to a cap that grows with the warps
+// launched, then yields (backoff.go). Metadata takes about 240 bytes per
+// 4-byte granule touched, allocated in pages on first touch and reused
+// across launches, as are the blocks' synchronization states. History
 // (Options.History) adds a site lookup per access, cached per call path.
+//
+// # Configurations
+//
+// Each contention optimization is an option, and [Config] names the
+// combinations benchmarks compare: "off", "central" (one checking
+// goroutine per launch, Barracuda's design), "plain" (iGUARD without its
+// optimizations), "coalesce", "backoff" and "opt" (the default). Every
+// configuration reports the same races; [Detector.Stats] counts checks,
+// lock acquisitions, contention, backoff and coalesced accesses.
 package race

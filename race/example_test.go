@@ -37,3 +37,18 @@ func ExampleDetector() {
 	// weak load by thread (32,0,0) of block (0,0,0)
 	// weak store by thread (0,0,0) of block (0,0,0)
 }
+
+// ExampleConfig lists the detector configurations a benchmark compares and
+// makes the unoptimized one.
+func ExampleConfig() {
+	fmt.Println(race.Configs())
+	opt, err := race.Config("plain")
+	if err != nil {
+		panic(err)
+	}
+	det := race.New(opt)
+	fmt.Println(det.Stats().Checks)
+	// Output:
+	// [off central plain coalesce backoff opt]
+	// 0
+}
