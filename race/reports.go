@@ -60,7 +60,10 @@ func (h *Halt) Error() string { return "race: halted at the first race:\n" + h.R
 // then the site was captured at the access.
 func (d *Detector) found(th *thread, t *gpu.Thread, a *gpu.Access, c *access, f *finding) {
 	if c.rec.site.IsZero() && t != nil {
-		c.rec.site = t.Caller()
+		// The site cache keys by the frames above found, which are as
+		// fixed per call path as Access's: a racy loop pays one
+		// frame-pointer walk per repeat of its race, not a stack walk.
+		c.rec.site, _ = d.sites.of(t)
 	}
 	if d.known(f.kind, c.rec.site, f.prev.site) {
 		return // a race already reported: skip building its evidence
