@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 
 	"github.com/warpguard/warpguard/gpu"
 	"github.com/warpguard/warpguard/race"
@@ -103,4 +104,20 @@ func TestCentralHaltOnFirst(t *testing.T) {
 	var h *race.Halt
 	require.ErrorAs(t, err, &h)
 	require.Len(t, det.Reports(), 1)
+}
+
+// TestCentralNoLeak checks that each launch's checker goroutine ends with
+// the launch, a failing one included.
+func TestCentralNoLeak(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	det := race.New(race.Options{Central: true, HaltOnFirst: true})
+	hammer(t, race.New(race.Options{Central: true}), 2, 3)
+	d := newDevice(t)
+	x := gpu.Alloc[int32](d, "x", 64)
+	err := twoWarps(t, d, det, func(t *gpu.Thread) {
+		for range 100 {
+			x.Store(t, 0, 1)
+		}
+	})
+	require.Error(t, err)
 }
