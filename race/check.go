@@ -65,13 +65,25 @@ func (th *thread) fill(r *record, a *gpu.Access) {
 // versions of the thread's lock tables. The counters only grow, so the sum
 // changes whenever one of them does. Threads past 2^22 get no stamp.
 func (r *record) stamp() uint64 {
-	th := r.th
+	gen := r.fences[0] + r.fences[1] + r.fences[2] + r.bar + r.wep + r.grid + r.tile
+	return r.th.stampOf(gen, r.op, r.order, r.scope)
+}
+
+// stampNow returns the stamp th's record of access a would have, without
+// filling the record: the repeat test is the common path.
+func (th *thread) stampNow(a *gpu.Access) uint64 {
+	gen := th.fences[0].Load() + th.fences[1].Load() + th.fences[2].Load() + th.blk.bar.Load() +
+		th.w.epoch(th.lane) + th.l.grid.Load() + th.tileN.Load()
+	return th.stampOf(gen, a.Op, a.Order, a.Scope)
+}
+
+// stampOf completes a stamp from the sum of a record's counters.
+func (th *thread) stampOf(gen uint32, op gpu.Op, order gpu.Order, s scope.Scope) uint64 {
 	if th.gid >= 1<<22 {
 		return 0
 	}
-	gen := r.fences[0] + r.fences[1] + r.fences[2] + r.bar + r.wep + r.grid + r.tile +
-		th.locks.ver.Load() + th.w.table.ver.Load()
-	class := uint64(r.op)<<5 | uint64(r.order)<<3 | uint64(r.scope)
+	gen += th.locks.ver.Load() + th.w.table.ver.Load()
+	class := uint64(op)<<5 | uint64(order)<<3 | uint64(s)
 	return uint64(th.gid+1)<<42 | class<<32 | uint64(gen)
 }
 

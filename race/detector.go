@@ -148,6 +148,11 @@ func (d *Detector) access(th *thread, t *gpu.Thread, a *gpu.Access, site gpu.Sit
 	if a.Op == gpu.OpCAS || a.Op == gpu.OpExch || a.Op == gpu.OpStore && a.Order != gpu.Weak {
 		th.lockAccess(*a, first)
 	}
+	s := th.shadowOf(a.Mem)
+	if first == last && fences == nil && s.entry(first).repeats(th.stampNow(a), path) {
+		th.n.repeats++
+		return // a repeat, found without filling a record
+	}
 	var c access
 	th.fill(&c.rec, a)
 	if fences != nil {
@@ -155,9 +160,8 @@ func (d *Detector) access(th *thread, t *gpu.Thread, a *gpu.Access, site gpu.Sit
 	}
 	c.rec.site = site
 	c.store = a.Op.Writes()
-	s := th.shadowOf(a.Mem)
 	stamp := c.rec.stamp()
-	if first == last && s.entry(first).repeats(stamp, path) {
+	if first == last && fences != nil && s.entry(first).repeats(stamp, path) {
 		th.n.repeats++
 		return // a repeat: checking it again would change nothing
 	}

@@ -120,15 +120,20 @@ func TestReportFields(t *testing.T) {
 	t.Parallel()
 	d := newDevice(t)
 	x := gpu.Alloc[uint64](d, "x", 4)
+	y := gpu.Alloc[uint32](d, "y", 1)
 	det := race.New(race.Options{History: true})
-	require.NoError(t, d.Launch(context.Background(), gpu.Config{Name: "fields", Grid: gpu.Dim3{X: 2, Y: 2}, Block: gpu.Dim3{X: 2, Y: 2}, Observer: det},
+	// Block 3 waits, on a device-scope flag, for block 0's block-scope
+	// add before making its own, so the report's sides come in that order.
+	require.NoError(t, d.Launch(context.Background(), gpu.Config{Name: "fields", Grid: gpu.Dim3{X: 2, Y: 2}, Block: gpu.Dim3{X: 2, Y: 2}, Observer: det, Cooperative: true},
 		func(t *gpu.Thread) {
 			if t.Block() == 0 && t.Rank() == 3 {
 				x.AtomicAdd(t, 2, 1, scope.Block)
+				y.AtomicExch(t, 0, 1, scope.Device)
 			}
 			if t.Block() == 3 && t.Rank() == 1 {
-				for x.AtomicAdd(t, 2, 0, scope.Block) == 0 {
+				for y.AtomicLoad(t, 0, scope.Device) == 0 {
 				}
+				x.AtomicAdd(t, 2, 0, scope.Block)
 			}
 		}))
 	rs := det.Reports()
