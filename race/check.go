@@ -33,11 +33,11 @@ type record struct {
 	wep    uint32         // th's lane epoch in its warp
 	grid   uint32         // the launch's grid.Sync epoch
 	tile   uint32         // th's tile syncs completed
-	site   gpu.Site       // where, if history is on
 	op     gpu.Op
 	order  gpu.Order
 	scope  scope.Scope
 	strong bool
+	site   gpu.Site // where, if history is on; last, so the small fields pack: 48 bytes
 }
 
 // access is the access being checked.

@@ -16,6 +16,7 @@ const pageBits = 8
 // entry is the metadata of one granule of memory.
 type entry struct {
 	gate
+	flags flags // beside the gate's 12 bytes, so the entry is 192 bytes
 	// stamp is the stamp of the access that last updated the entry. An
 	// access whose stamp matches is a repeat of it by the same thread with
 	// no synchronization since, whose check would change nothing and find
@@ -27,7 +28,6 @@ type entry struct {
 	// ckey is the coalescing key of that access, or 0 when a lane of its
 	// warp may not skip its check (see coalesce.go).
 	ckey  atomic.Uint64
-	flags flags
 	w, r  record   // the last writer (if flags has fWriter) and last accessor
 	o     record   // the reader of another thread r replaced (see otherRace)
 	locks *lockSet // locks every recent access held: the lockset
