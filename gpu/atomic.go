@@ -83,13 +83,14 @@ func (b Buffer[T]) AtomicXor(t *Thread, i int, v T, s scope.Scope) T {
 }
 
 // AtomicInc stores (old >= limit) ? 0 : old+1 into element i, CUDA's
-// atomicInc: a counter that wraps to 0 after limit. Integer buffers only.
+// atomicInc: a counter that wraps to 0 after limit. Integer buffers only;
+// the comparison is unsigned, as CUDA defines atomicInc on unsigned int.
 func (b Buffer[T]) AtomicInc(t *Thread, i int, limit T, s scope.Scope) T {
 	return b.rmw(t, i, OpInc, limit, s)
 }
 
 // AtomicDec stores (old == 0 || old > limit) ? limit : old-1 into element
-// i, CUDA's atomicDec. Integer buffers only.
+// i, CUDA's atomicDec. Integer buffers only; the comparison is unsigned.
 func (b Buffer[T]) AtomicDec(t *Thread, i int, limit T, s scope.Scope) T {
 	return b.rmw(t, i, OpDec, limit, s)
 }
@@ -148,16 +149,25 @@ func apply[T Elem](op Op, old, v T) T {
 		return fromBits[T](toBits(old) | toBits(v))
 	case OpXor:
 		return fromBits[T](toBits(old) ^ toBits(v))
-	case OpInc:
-		if old >= v {
+	case OpInc, OpDec:
+		return fromBits[T](incDec(op, toBits(old), toBits(v)))
+	}
+	panic("gpu: apply of " + op.String())
+}
+
+// incDec computes atomicInc and atomicDec on raw bits. CUDA defines them
+// on unsigned int, so the comparisons are unsigned whatever T is: on an
+// int32 buffer, -1 is 0xffffffff, above any limit. Bits are zero-extended,
+// and fromBits drops the carry of a 4-byte element.
+func incDec(op Op, old, limit uint64) uint64 {
+	if op == OpInc {
+		if old >= limit {
 			return 0
 		}
 		return old + 1
-	case OpDec:
-		if old == 0 || old > v {
-			return v
-		}
-		return old - 1
 	}
-	panic("gpu: apply of " + op.String())
+	if old == 0 || old > limit {
+		return limit
+	}
+	return old - 1
 }

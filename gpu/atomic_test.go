@@ -162,3 +162,19 @@ func TestInvalidScope(t *testing.T) {
 	err = launch1D(d, gpu.Fibers, 1, 1, func(t *gpu.Thread) { t.Fence(scope.Scope(9)) })
 	require.ErrorContains(t, err, "fence with invalid scope(9)")
 }
+
+// TestIncDecUnsigned: CUDA defines atomicInc/atomicDec on unsigned int, so
+// on a signed buffer the comparisons see the bit pattern as unsigned.
+func TestIncDecUnsigned(t *testing.T) {
+	t.Parallel()
+	type B = gpu.Buffer[int32]
+	runRMW(t, []rmwCase[int32]{
+		{"dec of -1 (0xffffffff > 5) gives the limit", -1, func(b B, t *gpu.Thread) int32 { return b.AtomicDec(t, t.Rank(), 5, dev) }, -1, 5},
+		{"inc below a 'negative' limit (0xfffffffe)", 3, func(b B, t *gpu.Thread) int32 { return b.AtomicInc(t, t.Rank(), -2, dev) }, 3, 4},
+		{"inc at limit -1 wraps to 0", -1, func(b B, t *gpu.Thread) int32 { return b.AtomicInc(t, t.Rank(), -1, dev) }, -1, 0},
+	})
+	type U = gpu.Buffer[uint64]
+	runRMW(t, []rmwCase[uint64]{
+		{"64-bit inc wraps past 2^32", 1<<32 - 1, func(b U, t *gpu.Thread) uint64 { return b.AtomicInc(t, t.Rank(), 1<<40, dev) }, 1<<32 - 1, 1 << 32},
+	})
+}

@@ -109,7 +109,7 @@ func (b *block) release(by *Thread) []*Thread {
 	}
 	by.barResult, by.barN = b.bar.count, b.bar.arrived
 	if by.obs != nil {
-		by.obs.Sync(by, Sync{Kind: SyncThreads, Block: b.id, Warp: -1})
+		b.l.syncObserved(by, Sync{Kind: SyncThreads, Block: b.id, Warp: -1})
 	}
 	b.bar.waiters, b.bar.spare = b.bar.spare[:0], ws
 	b.bar.arrived, b.bar.count = 0, 0
@@ -124,6 +124,8 @@ func (b *block) release(by *Thread) []*Thread {
 // thread of the block makes after that round.
 //
 // [the Go memory model]: https://go.dev/ref/mem
+//
+//go:noinline
 func (t *Thread) SyncThreads() {
 	t.mark()
 	t.syncThreads(false)
@@ -131,6 +133,8 @@ func (t *Thread) SyncThreads() {
 
 // SyncThreadsCount is __syncthreads_count: SyncThreads that returns how
 // many participating threads passed a true pred.
+//
+//go:noinline
 func (t *Thread) SyncThreadsCount(pred bool) int {
 	t.mark()
 	t.syncThreads(pred)
@@ -139,6 +143,8 @@ func (t *Thread) SyncThreadsCount(pred bool) int {
 
 // SyncThreadsAnd is __syncthreads_and: SyncThreads that reports whether
 // every participating thread passed a true pred.
+//
+//go:noinline
 func (t *Thread) SyncThreadsAnd(pred bool) bool {
 	t.mark()
 	t.syncThreads(pred)
@@ -147,6 +153,8 @@ func (t *Thread) SyncThreadsAnd(pred bool) bool {
 
 // SyncThreadsOr is __syncthreads_or: SyncThreads that reports whether any
 // participating thread passed a true pred.
+//
+//go:noinline
 func (t *Thread) SyncThreadsOr(pred bool) bool {
 	t.mark()
 	t.syncThreads(pred)

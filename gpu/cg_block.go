@@ -9,6 +9,8 @@ func ThisBlock(t *Thread) BlockGroup { return BlockGroup{t} }
 
 // Sync is thread_block::sync, the same barrier as [Thread.SyncThreads],
 // with its guarantee.
+//
+//go:noinline
 func (g BlockGroup) Sync() {
 	g.t.mark()
 	g.t.syncThreads(false)

@@ -20,6 +20,8 @@ type Coalesced struct {
 // same call site once every other lane of the warp has exited or waits.
 // So the warp-aggregated atomic idiom, `if pred { g := CoalescedThreads(t)
 // ... }`, groups exactly the lanes whose pred held.
+//
+//go:noinline
 func CoalescedThreads(t *Thread) Coalesced {
 	callsite.Return((*[callsite.Len]uintptr)(&t.waitPC)) // convergence groups lanes by call site, in every mode
 	return Coalesced{t, t.converge()}
@@ -43,6 +45,8 @@ func (g Coalesced) MetaGroupRank() int { return 0 }
 func (g Coalesced) MetaGroupSize() int { return 1 }
 
 // Sync is coalesced_group::sync, [Thread.SyncWarp] of the group's lanes.
+//
+//go:noinline
 func (g Coalesced) Sync() {
 	g.t.mark()
 	g.t.warpCollective(opSyncWarp, g.mask, 0)
@@ -77,6 +81,8 @@ func (g Coalesced) Partition(size int) Coalesced {
 // LabeledPartition is cg::labeled_partition(g, label): it splits the
 // group into the lanes passing equal labels and returns the caller's part.
 // It is a collective of the whole group, like [MatchAnySync].
+//
+//go:noinline
 func LabeledPartition[G WarpGroup](g G, label uint64) Coalesced {
 	t, mask := g.warpGroup("labeled_partition")
 	t.mark()
@@ -86,6 +92,8 @@ func LabeledPartition[G WarpGroup](g G, label uint64) Coalesced {
 
 // BinaryPartition is cg::binary_partition(g, pred): LabeledPartition with
 // a boolean label.
+//
+//go:noinline
 func BinaryPartition[G WarpGroup](g G, pred bool) Coalesced {
 	t, mask := g.warpGroup("binary_partition")
 	t.mark()

@@ -18,6 +18,8 @@ type WarpGroup interface {
 
 // Shfl is group.shfl(v, srcRank): every thread receives the v of the
 // group's thread srcRank (mod the size).
+//
+//go:noinline
 func Shfl[T Elem, G WarpGroup](g G, v T, srcRank int) T {
 	t, mask := g.warpGroup("shfl")
 	t.mark()
@@ -30,6 +32,8 @@ func Shfl[T Elem, G WarpGroup](g G, v T, srcRank int) T {
 
 // ShflDown is group.shfl_down(v, delta): every thread receives the v of
 // the thread delta ranks above it, or keeps its own past the group's end.
+//
+//go:noinline
 func ShflDown[T Elem, G WarpGroup](g G, v T, delta int) T {
 	t, mask := g.warpGroup("shfl_down")
 	t.mark()
@@ -39,6 +43,8 @@ func ShflDown[T Elem, G WarpGroup](g G, v T, delta int) T {
 
 // ShflUp is group.shfl_up(v, delta): every thread receives the v of the
 // thread delta ranks below it, or keeps its own below rank 0.
+//
+//go:noinline
 func ShflUp[T Elem, G WarpGroup](g G, v T, delta int) T {
 	t, mask := g.warpGroup("shfl_up")
 	t.mark()
@@ -48,6 +54,8 @@ func ShflUp[T Elem, G WarpGroup](g G, v T, delta int) T {
 
 // ShflXor is group.shfl_xor(v, laneMask): every thread receives the v of
 // rank (its rank xor laneMask), or keeps its own past the group's end.
+//
+//go:noinline
 func ShflXor[T Elem, G WarpGroup](g G, v T, laneMask int) T {
 	t, mask := g.warpGroup("shfl_xor")
 	t.mark()
@@ -66,6 +74,8 @@ func groupSource[G WarpGroup](g G, t *Thread, src int) int {
 
 // Ballot is group.ballot(pred): bit i is set for the group's thread of
 // rank i whose pred is true.
+//
+//go:noinline
 func Ballot[G WarpGroup](g G, pred bool) uint64 {
 	t, mask := g.warpGroup("ballot")
 	t.mark()
@@ -73,6 +83,8 @@ func Ballot[G WarpGroup](g G, pred bool) uint64 {
 }
 
 // Any is group.any(pred): whether any thread of the group has a true pred.
+//
+//go:noinline
 func Any[G WarpGroup](g G, pred bool) bool {
 	t, mask := g.warpGroup("any")
 	t.mark()
@@ -81,6 +93,8 @@ func Any[G WarpGroup](g G, pred bool) bool {
 
 // All is group.all(pred): whether every thread of the group has a true
 // pred.
+//
+//go:noinline
 func All[G WarpGroup](g G, pred bool) bool {
 	t, mask := g.warpGroup("all")
 	t.mark()
@@ -90,6 +104,8 @@ func All[G WarpGroup](g G, pred bool) bool {
 
 // MatchAny is group.match_any(v): the ranks of the group's threads whose v
 // has the caller's bit pattern, bit i for rank i.
+//
+//go:noinline
 func MatchAny[T Elem, G WarpGroup](g G, v T) uint64 {
 	t, mask := g.warpGroup("match_any")
 	t.mark()
@@ -99,6 +115,8 @@ func MatchAny[T Elem, G WarpGroup](g G, v T) uint64 {
 // MatchAll is group.match_all(v, pred): if every thread of the group has
 // the caller's bit pattern of v, the mask of all ranks and true; otherwise
 // 0 and false.
+//
+//go:noinline
 func MatchAll[T Elem, G WarpGroup](g G, v T) (uint64, bool) {
 	t, mask := g.warpGroup("match_all")
 	t.mark()
@@ -122,6 +140,8 @@ func toRanks[G WarpGroup](g G, lanes uint64) uint64 {
 // order, returned to every thread. op must be associative and free of side
 // effects, such as [Add], [Min], [Max], [And], [Or] or [Xor]; each thread
 // evaluates the fold itself.
+//
+//go:noinline
 func Reduce[T Elem, G WarpGroup](g G, v T, op func(a, b T) T) T {
 	t, mask := g.warpGroup("reduce")
 	t.mark()
@@ -130,6 +150,8 @@ func Reduce[T Elem, G WarpGroup](g G, v T, op func(a, b T) T) T {
 
 // InclusiveScan is cg::inclusive_scan(g, v, op): the thread of rank i
 // receives op folded over the v of ranks 0 to i.
+//
+//go:noinline
 func InclusiveScan[T Elem, G WarpGroup](g G, v T, op func(a, b T) T) T {
 	t, mask := g.warpGroup("inclusive_scan")
 	t.mark()
@@ -140,6 +162,8 @@ func InclusiveScan[T Elem, G WarpGroup](g G, v T, op func(a, b T) T) T {
 // ExclusiveScan is cg::exclusive_scan(g, v, op): the thread of rank i
 // receives op folded over the v of ranks 0 to i-1; rank 0 receives the
 // zero value of T.
+//
+//go:noinline
 func ExclusiveScan[T Elem, G WarpGroup](g G, v T, op func(a, b T) T) T {
 	t, mask := g.warpGroup("exclusive_scan")
 	t.mark()

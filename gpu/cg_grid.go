@@ -35,6 +35,8 @@ func (g GridGroup) IsValid() bool { return g.t.blk.l.coop != nil }
 // SyncGrid with Block -1.
 //
 // [the Go memory model]: https://go.dev/ref/mem
+//
+//go:noinline
 func (g GridGroup) Sync() {
 	t := g.t
 	t.check()
@@ -98,7 +100,7 @@ func (c *coop) complete(by *Thread) {
 		c.check(by)
 	}
 	if by.obs != nil {
-		by.obs.Sync(by, Sync{Kind: SyncGrid, Block: -1, Warp: -1})
+		by.blk.l.syncObserved(by, Sync{Kind: SyncGrid, Block: -1, Warp: -1})
 	}
 	for _, w := range c.waiters {
 		b := w.blk

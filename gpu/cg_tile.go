@@ -116,6 +116,8 @@ func (g Tile) Mask() uint64 { return g.mask }
 // divergence.
 //
 // [the Go memory model]: https://go.dev/ref/mem
+//
+//go:noinline
 func (g Tile) Sync() {
 	g.t.mark()
 	if g.mask != 0 {
@@ -221,7 +223,7 @@ func (b *block) completeTile(r *tileRound, by *Thread) {
 		b.checkTile(r)
 	}
 	if by.obs != nil {
-		by.obs.Sync(by, Sync{Kind: SyncTile, Block: b.id, Warp: -1, Op: "tile.sync", First: r.lo, Count: r.n})
+		b.l.syncObserved(by, Sync{Kind: SyncTile, Block: b.id, Warp: -1, Op: "tile.sync", First: r.lo, Count: r.n})
 	}
 	for _, w := range r.waiters {
 		b.unpark(w)

@@ -182,7 +182,7 @@ func (b *block) completeWarp(w *warpState, r *round, self *Thread) {
 	}
 	if by.obs != nil {
 		gw := b.id*b.l.g.Warps + r.warp
-		by.obs.Sync(by, Sync{Kind: SyncWarp, Block: b.id, Warp: gw, Mask: r.arrived, Op: r.op.String()})
+		b.l.syncObserved(by, Sync{Kind: SyncWarp, Block: b.id, Warp: gw, Mask: r.arrived, Op: r.op.String()})
 	}
 	for m := r.arrived; m != 0; m &= m - 1 {
 		t := b.lane(r, bits.TrailingZeros64(m))

@@ -128,7 +128,10 @@ type callSite [callsite.Len]uintptr
 // when the launch checks divergence. It must be called, and is inlined,
 // directly in the exported function the kernel called, so that the frame
 // pointers it reads are that function's: a few ns per arrival, where a
-// runtime.Callers walk doubled the cost of __syncthreads.
+// runtime.Callers walk doubled the cost of __syncthreads. Every exported
+// function that calls mark is //go:noinline: their inlining cost keeps
+// them out of kernels today, but a profile-guided build may raise the
+// budget, and an inlined barrier would report its caller's caller.
 func (t *Thread) mark() {
 	if t.checks {
 		callsite.Return((*[callsite.Len]uintptr)(&t.waitPC))

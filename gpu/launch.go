@@ -149,7 +149,10 @@ func (l *launch) run(ctx context.Context) error {
 	halted := make(chan struct{})
 	cancelWatch := context.AfterFunc(ctx, func() { l.reporting.Store(true); l.halt(); close(halted) })
 	if l.cfg.Observer != nil {
-		l.cfg.Observer.LaunchStart(&l.g)
+		if err := l.launchObserved(true, nil); err != nil {
+			cancelWatch()
+			return err
+		}
 	}
 	var wg sync.WaitGroup
 	for i := range l.slots {
@@ -161,7 +164,7 @@ func (l *launch) run(ctx context.Context) error {
 	}
 	err := l.result(ctx)
 	if l.cfg.Observer != nil {
-		l.cfg.Observer.LaunchEnd(&l.g, err)
+		err = errors.Join(err, l.launchObserved(false, err))
 	}
 	return err
 }

@@ -41,6 +41,8 @@ func Xor[T Integer](a, b T) T { return a ^ b }
 // lanes of mask, returned to each of them. Integer sums wrap as on the
 // hardware; float sums (an extension: CUDA reduces integers only) add in
 // lane order. It is a warp collective; see [ShflSync].
+//
+//go:noinline
 func ReduceAddSync[T Elem](t *Thread, mask uint64, v T) T {
 	t.mark()
 	return fold(t.warpCollective(opReduceAdd, mask, toBits(v)), Add[T])
@@ -48,6 +50,8 @@ func ReduceAddSync[T Elem](t *Thread, mask uint64, v T) T {
 
 // ReduceMinSync is __reduce_min_sync: the minimum of v over the
 // participating lanes of mask.
+//
+//go:noinline
 func ReduceMinSync[T Elem](t *Thread, mask uint64, v T) T {
 	t.mark()
 	return fold(t.warpCollective(opReduceMin, mask, toBits(v)), Min[T])
@@ -55,6 +59,8 @@ func ReduceMinSync[T Elem](t *Thread, mask uint64, v T) T {
 
 // ReduceMaxSync is __reduce_max_sync: the maximum of v over the
 // participating lanes of mask.
+//
+//go:noinline
 func ReduceMaxSync[T Elem](t *Thread, mask uint64, v T) T {
 	t.mark()
 	return fold(t.warpCollective(opReduceMax, mask, toBits(v)), Max[T])
@@ -62,6 +68,8 @@ func ReduceMaxSync[T Elem](t *Thread, mask uint64, v T) T {
 
 // ReduceAndSync is __reduce_and_sync: the bitwise and of v over the
 // participating lanes of mask.
+//
+//go:noinline
 func ReduceAndSync[T Integer](t *Thread, mask uint64, v T) T {
 	t.mark()
 	return fold(t.warpCollective(opReduceAnd, mask, toBits(v)), And[T])
@@ -69,6 +77,8 @@ func ReduceAndSync[T Integer](t *Thread, mask uint64, v T) T {
 
 // ReduceOrSync is __reduce_or_sync: the bitwise or of v over the
 // participating lanes of mask.
+//
+//go:noinline
 func ReduceOrSync[T Integer](t *Thread, mask uint64, v T) T {
 	t.mark()
 	return fold(t.warpCollective(opReduceOr, mask, toBits(v)), Or[T])
@@ -76,6 +86,8 @@ func ReduceOrSync[T Integer](t *Thread, mask uint64, v T) T {
 
 // ReduceXorSync is __reduce_xor_sync: the bitwise xor of v over the
 // participating lanes of mask.
+//
+//go:noinline
 func ReduceXorSync[T Integer](t *Thread, mask uint64, v T) T {
 	t.mark()
 	return fold(t.warpCollective(opReduceXor, mask, toBits(v)), Xor[T])

@@ -18,8 +18,13 @@ func Shared[T Elem](t *Thread, name string, n int) Buffer[T] {
 			return sharedView[T](t, m, n)
 		}
 	}
+	if n < 0 {
+		b.shMu.Unlock()
+		defer b.shMu.Lock()
+		t.failf("shared array %q with negative length %d", name, n)
+	}
 	m := newMemory[T](name, n)
-	if n < 0 || b.sharedTop+m.Bytes()+b.l.cfg.DynamicShared > b.l.d.cfg.SharedMemPerBlock {
+	if b.sharedTop+m.Bytes()+b.l.cfg.DynamicShared > b.l.d.cfg.SharedMemPerBlock {
 		b.shMu.Unlock()
 		defer b.shMu.Lock()
 		t.failf("shared array %q of %d %s needs %d bytes; the block has %d of %d bytes left",

@@ -101,3 +101,12 @@ func TestDynamicShared(t *testing.T) {
 		require.Equal(t, []uint32{21, 22}, out.Host())
 	})
 }
+
+func TestSharedNegativeLength(t *testing.T) {
+	t.Parallel()
+	d := newDevice(t)
+	err := launch1D(d, gpu.Fibers, 1, 2, func(t *gpu.Thread) { gpu.Shared[int32](t, "s", -100) })
+	require.ErrorContains(t, err, `thread (0,0,0) of block (0,0,0) (global thread 0): shared array "s" with negative length -100`)
+	var pe *gpu.PanicError
+	require.NotErrorAs(t, err, &pe, "a clear error, not a runtime panic")
+}

@@ -76,6 +76,8 @@ func shflResult[T Elem](r *round, src int) T {
 // participating lane makes after it, as for [Thread.SyncWarp].
 //
 // [the Go memory model]: https://go.dev/ref/mem
+//
+//go:noinline
 func ShflSync[T Elem](t *Thread, mask uint64, v T, srcLane, width int) T {
 	t.checkWidth(opShfl, width)
 	t.mark()
@@ -86,6 +88,8 @@ func ShflSync[T Elem](t *Thread, mask uint64, v T, srcLane, width int) T {
 // ShflUpSync is __shfl_up_sync: each lane receives the v of the lane delta
 // below it in its segment of width lanes, or keeps its own v when that
 // lane would fall below the segment. See [ShflSync].
+//
+//go:noinline
 func ShflUpSync[T Elem](t *Thread, mask uint64, v T, delta, width int) T {
 	t.checkWidth(opShflUp, width)
 	t.mark()
@@ -96,6 +100,8 @@ func ShflUpSync[T Elem](t *Thread, mask uint64, v T, delta, width int) T {
 // ShflDownSync is __shfl_down_sync: each lane receives the v of the lane
 // delta above it in its segment of width lanes, or keeps its own v when
 // that lane would fall beyond the segment. See [ShflSync].
+//
+//go:noinline
 func ShflDownSync[T Elem](t *Thread, mask uint64, v T, delta, width int) T {
 	t.checkWidth(opShflDown, width)
 	t.mark()
@@ -106,6 +112,8 @@ func ShflDownSync[T Elem](t *Thread, mask uint64, v T, delta, width int) T {
 // ShflXorSync is __shfl_xor_sync: each lane receives the v of lane
 // (its lane xor laneMask), the butterfly of reductions; a source beyond the
 // caller's segment of width lanes gives its own v. See [ShflSync].
+//
+//go:noinline
 func ShflXorSync[T Elem](t *Thread, mask uint64, v T, laneMask, width int) T {
 	t.checkWidth(opShflXor, width)
 	t.mark()

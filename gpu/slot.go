@@ -88,11 +88,11 @@ func (s *slot) runBlock(id int) {
 	}
 	obs := s.l.cfg.Observer
 	if obs != nil {
-		obs.BlockStart(&s.l.g, id)
+		s.l.blockObserved(true, id)
 	}
 	s.exec.run()
 	if obs != nil {
-		obs.BlockEnd(&s.l.g, id)
+		s.l.blockObserved(false, id)
 	}
 }
 

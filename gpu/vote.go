@@ -23,6 +23,8 @@ func b2u(b bool) uint64 {
 // BallotSync is __ballot_sync: the mask of the participating lanes of mask
 // whose pred is true, bit i for lane i. Like every warp collective it waits
 // for every lane of mask; see [ShflSync].
+//
+//go:noinline
 func BallotSync(t *Thread, mask uint64, pred bool) uint64 {
 	t.mark()
 	return votes(t.warpCollective(opBallot, mask, b2u(pred)))
@@ -30,6 +32,8 @@ func BallotSync(t *Thread, mask uint64, pred bool) uint64 {
 
 // AnySync is __any_sync: whether any participating lane of mask has a
 // true pred.
+//
+//go:noinline
 func AnySync(t *Thread, mask uint64, pred bool) bool {
 	t.mark()
 	return votes(t.warpCollective(opAny, mask, b2u(pred))) != 0
@@ -37,6 +41,8 @@ func AnySync(t *Thread, mask uint64, pred bool) bool {
 
 // AllSync is __all_sync: whether every participating lane of mask has a
 // true pred.
+//
+//go:noinline
 func AllSync(t *Thread, mask uint64, pred bool) bool {
 	t.mark()
 	r := t.warpCollective(opAll, mask, b2u(pred))
@@ -45,6 +51,8 @@ func AllSync(t *Thread, mask uint64, pred bool) bool {
 
 // UniSync is __uni_sync: whether every participating lane of mask has the
 // same pred.
+//
+//go:noinline
 func UniSync(t *Thread, mask uint64, pred bool) bool {
 	t.mark()
 	r := t.warpCollective(opUni, mask, b2u(pred))
@@ -54,6 +62,8 @@ func UniSync(t *Thread, mask uint64, pred bool) bool {
 
 // MatchAnySync is __match_any_sync: the mask of the participating lanes of
 // mask whose v has the same bit pattern as the caller's.
+//
+//go:noinline
 func MatchAnySync[T Elem](t *Thread, mask uint64, v T) uint64 {
 	t.mark()
 	return matching(t.warpCollective(opMatchAny, mask, toBits(v)), toBits(v))
@@ -62,6 +72,8 @@ func MatchAnySync[T Elem](t *Thread, mask uint64, v T) uint64 {
 // MatchAllSync is __match_all_sync: if every participating lane of mask
 // has the same bit pattern of v, it returns their mask and true; otherwise
 // 0 and false.
+//
+//go:noinline
 func MatchAllSync[T Elem](t *Thread, mask uint64, v T) (uint64, bool) {
 	t.mark()
 	r := t.warpCollective(opMatchAll, mask, toBits(v))

@@ -25,6 +25,8 @@ const FullMask = ^uint64(0)
 // the lanes that met.
 //
 // [the Go memory model]: https://go.dev/ref/mem
+//
+//go:noinline
 func (t *Thread) SyncWarp(mask uint64) {
 	t.mark()
 	t.warpCollective(opSyncWarp, mask, 0)
@@ -38,6 +40,8 @@ func (t *Thread) SyncWarp(mask uint64) {
 // convergence point (ActiveMask or [CoalescedThreads]); the lanes waiting
 // at the same call site are the converged ones. A lane that spins instead
 // of waiting delays the answer until it waits or exits.
+//
+//go:noinline
 func ActiveMask(t *Thread) uint64 {
 	callsite.Return((*[callsite.Len]uintptr)(&t.waitPC)) // convergence groups lanes by call site, in every mode
 	return t.converge()

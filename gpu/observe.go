@@ -1,0 +1,70 @@
+package gpu
+
+import (
+	"fmt"
+	"runtime/debug"
+)
+
+// The observer calls below are made outside a thread's own flow: inside
+// barrier and collective bookkeeping that holds the block's state (and,
+// under the goroutine executor, its mutex), or on a slot's goroutine. A
+// panicking Observer must not unwind through that state, where it would
+// leave a mutex held or a round half released, nor crash the program from
+// a goroutine no thread root guards; so each call recovers, records the
+// panic as the launch's error, and stops the launch. Access and Fence are
+// called on the thread's own flow, where its root recovers.
+
+// observerPanic is the error of an Observer method that panicked.
+func observerPanic(method string, r any) error {
+	return fmt.Errorf("gpu: Observer.%s: %w", method, &PanicError{Value: r, Stack: debug.Stack()})
+}
+
+// syncObserved reports a completed barrier or collective.
+func (l *launch) syncObserved(by *Thread, s Sync) {
+	defer func() {
+		if r := recover(); r != nil {
+			l.record(by.threadError(observerPanic("Sync", r)))
+			l.halt()
+		}
+	}()
+	by.obs.Sync(by, s)
+}
+
+// blockObserved reports a block's start or end.
+func (l *launch) blockObserved(start bool, id int) {
+	method := "BlockEnd"
+	if start {
+		method = "BlockStart"
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			l.recordOther(fmt.Errorf("block %d: %w", id, observerPanic(method, r)))
+			l.halt()
+		}
+	}()
+	if start {
+		l.cfg.Observer.BlockStart(&l.g, id)
+	} else {
+		l.cfg.Observer.BlockEnd(&l.g, id)
+	}
+}
+
+// launchObserved reports the launch's start (err unused) or end, returning
+// the Observer's panic as an error.
+func (l *launch) launchObserved(start bool, err error) (perr error) {
+	method := "LaunchEnd"
+	if start {
+		method = "LaunchStart"
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			perr = fmt.Errorf("gpu: %s: %w", l.g.Name, observerPanic(method, r))
+		}
+	}()
+	if start {
+		l.cfg.Observer.LaunchStart(&l.g)
+	} else {
+		l.cfg.Observer.LaunchEnd(&l.g, err)
+	}
+	return nil
+}
