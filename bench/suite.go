@@ -103,8 +103,9 @@ type Result struct {
 	Corrupts       bool        // the injection may spoil the output (see kernels.Injection)
 	Off, On        Run
 	// Matched counts the reports of an expected kind with a site in the
-	// injected code; FalsePositives every other report. Both are of the
-	// last run with detection on.
+	// injected code, in the last run with detection on; FalsePositives
+	// every other report, summed over all attempts, so that a retry after
+	// a missed race cannot hide a schedule-dependent false alarm.
 	Matched, FalsePositives int
 	Attempts                int // runs with detection on
 }
@@ -133,9 +134,10 @@ func Evaluate(ctx context.Context, c Config) Result {
 	}
 }
 
-// judge sorts the reports of the run with detection on.
+// judge sorts the reports of the latest run with detection on, adding its
+// false positives to those of earlier attempts.
 func (res *Result) judge() {
-	res.Matched, res.FalsePositives = 0, 0
+	res.Matched = 0
 	for _, r := range res.On.Reports {
 		if res.attributable(r) {
 			res.Matched++
