@@ -1,0 +1,77 @@
+package bench_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/warpguard/warpguard/bench"
+	"github.com/warpguard/warpguard/kernels"
+)
+
+// TestMatrixRun measures two kernels under three configurations and checks
+// the cells: one per kernel and configuration, in order, each with its
+// runs, a median among them, a ratio of 1 for off and counters for the
+// detectors.
+func TestMatrixRun(t *testing.T) {
+	var cat kernels.Catalog
+	for _, name := range []string{"micro/norace_interblock_atom", "contention/hot-bin"} {
+		k, ok := suiteKernels().Lookup(name)
+		require.True(t, ok, name)
+		cat = append(cat, k)
+	}
+	cells, err := bench.Matrix{Kernels: cat, Configs: []string{"off", "plain", "opt"}, Runs: 3}.Run(context.Background())
+	require.NoError(t, err)
+	require.Len(t, cells, 6)
+	for i, c := range cells {
+		require.Equal(t, cat[i/3].Name, c.Kernel)
+		require.Equal(t, []string{"off", "plain", "opt"}[i%3], c.Config)
+		require.NoError(t, c.Err)
+		require.Len(t, c.Times, 3)
+		require.Contains(t, c.Times, c.Median)
+		require.Positive(t, c.RatioVsOff)
+		if c.Config == "off" {
+			require.InDelta(t, 1, c.RatioVsOff, 1e-9)
+			require.Zero(t, c.Stats.Accesses)
+		} else {
+			require.Positive(t, c.Stats.Checks)
+			require.Equal(t, c.Stats.Accesses, c.Stats.Checks+c.Stats.Repeats+c.Stats.Coalesced)
+		}
+	}
+	_, err = bench.Matrix{Kernels: cat, Configs: []string{"turbo"}}.Run(context.Background())
+	require.ErrorContains(t, err, "turbo")
+}
+
+// cell is a measured cell with a given median, for the summary tests.
+func cell(kernel, config string, median time.Duration, ratio float64) bench.Cell {
+	return bench.Cell{Kernel: kernel, Config: config, Median: median, RatioVsOff: ratio}
+}
+
+func TestSummarize(t *testing.T) {
+	cells := []bench.Cell{
+		cell("a", "off", 10, 1), cell("a", "opt", 20, 2),
+		cell("b", "off", 10, 1), cell("b", "opt", 80, 8),
+	}
+	s := bench.Summarize(cells)
+	require.Len(t, s, 2)
+	require.Equal(t, bench.Summary{Config: "off", Kernels: 2, Geomean: 1, Worst: 1, WorstKernel: "a"}, s[0])
+	require.Equal(t, "opt", s[1].Config)
+	require.InDelta(t, 4, s[1].Geomean, 1e-9) // sqrt(2*8)
+	require.Equal(t, 8.0, s[1].Worst)
+	require.Equal(t, "b", s[1].WorstKernel)
+}
+
+func TestSpeedup(t *testing.T) {
+	cells := []bench.Cell{
+		cell("contention/x", "plain", 90, 0), cell("contention/x", "opt", 10, 0),
+		cell("contention/y", "plain", 10, 0), cell("contention/y", "opt", 10, 0),
+		cell("lib/z", "plain", 1000, 0), cell("lib/z", "opt", 1, 0),
+	}
+	g, n := bench.Speedup(cells, "plain", "opt", "contention/*")
+	require.Equal(t, 2, n)
+	require.InDelta(t, 3, g, 1e-9) // sqrt(9*1)
+	_, n = bench.Speedup(cells, "central", "opt", "")
+	require.Zero(t, n)
+}

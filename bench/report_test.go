@@ -1,0 +1,45 @@
+package bench_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/warpguard/warpguard/bench"
+	"github.com/warpguard/warpguard/race"
+)
+
+func TestWriteJSON(t *testing.T) {
+	c := cell("k", "opt", 2*time.Millisecond, 2)
+	c.Times = []time.Duration{time.Millisecond, 2 * time.Millisecond, 3 * time.Millisecond}
+	c.Stats = race.Stats{Checks: 5, Coalesced: 3, Locks: 5, Contended: 1, Waits: 2, WaitNs: 7, Reports: 1, PeakMetadata: 192}
+	bad := cell("k", "plain", 0, 0)
+	bad.Err = errors.New("boom")
+	var b bytes.Buffer
+	require.NoError(t, bench.WriteJSON(&b, []bench.Cell{c, bad}))
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	require.Len(t, lines, 2)
+	var got bench.CellJSON
+	require.NoError(t, json.Unmarshal([]byte(lines[0]), &got))
+	require.Equal(t, bench.CellJSON{Kernel: "k", Config: "opt", MedianNs: 2e6, RatioVsOff: 2, RunsNs: []int64{1e6, 2e6, 3e6},
+		Checks: 5, Coalesced: 3, Locks: 5, Contended: 1, BackoffWaits: 2, BackoffNs: 7, Reports: 1, MetadataBytes: 192}, got)
+	require.Contains(t, lines[1], `"error":"boom"`)
+}
+
+func TestWriteTable(t *testing.T) {
+	cells := []bench.Cell{
+		cell("contention/x", "off", 10, 1), cell("contention/x", "plain", 90, 9), cell("contention/x", "opt", 30, 3),
+	}
+	var b bytes.Buffer
+	require.NoError(t, bench.WriteTable(&b, cells))
+	out := b.String()
+	require.Contains(t, out, "9.00x")
+	require.Contains(t, out, "opt: overhead vs off over 1 kernels: geomean 3.00x, worst 3.00x (contention/x)")
+	require.Contains(t, out, "opt over plain on 1 kernels contention/*: geomean 3.00x")
+	require.NotContains(t, out, "over central", "no central cells, no central line")
+}
