@@ -42,6 +42,7 @@ func (t *Thread) strong() {
 //go:noinline
 func (t *Thread) yieldSpin() {
 	t.spins = 0
+	t.blk.spun(t)
 	t.blk.exec.yield(t)
 }
 

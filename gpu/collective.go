@@ -66,11 +66,15 @@ func (r *round) val(lane int) (uint64, bool) {
 
 // A warpState is the collective state of one warp of a block.
 type warpState struct {
-	exists uint64   // lanes that exist: all, or fewer in a partial last warp
-	exited uint64   // lanes whose kernel returned
-	parked uint64   // lanes waiting at any barrier or collective
-	conv   uint64   // lanes waiting at a convergence point
-	rounds []*round // collectives in progress
+	exists uint64 // lanes that exist: all, or fewer in a partial last warp
+	exited uint64 // lanes whose kernel returned
+	parked uint64 // lanes waiting at any barrier or collective
+	conv   uint64 // lanes waiting at a convergence point
+	// spinning holds lanes that yielded while spinning since they last
+	// waited: a convergence point does not wait for them, as a GPU lane
+	// spinning on another path is not converged with the others.
+	spinning uint64
+	rounds   []*round // collectives in progress
 }
 
 // enableWarps starts tracking the block's warps, on its first warp-level

@@ -23,6 +23,7 @@ func (b *block) park(t *Thread) {
 	if b.warpOps {
 		w := &b.warps[t.Warp()]
 		w.parked |= 1 << t.Lane()
+		w.spinning &^= 1 << t.Lane()
 		if w.conv != 0 {
 			b.converge(w, nil)
 		}

@@ -38,8 +38,9 @@ func (t *Thread) SyncWarp(mask uint64) {
 // so deterministically: the calling lane waits until every other lane of
 // its warp has exited, waits at a barrier or collective, or waits at a
 // convergence point (ActiveMask or [CoalescedThreads]); the lanes waiting
-// at the same call site are the converged ones. A lane that spins instead
-// of waiting delays the answer until it waits or exits.
+// at the same call site are the converged ones. A lane that spins (yields
+// at strong or atomic accesses) instead of waiting is not converged, so it
+// never holds the answer up, as __activemask never blocks on a GPU.
 //
 //go:noinline
 func ActiveMask(t *Thread) uint64 {
@@ -57,6 +58,7 @@ func (t *Thread) converge() uint64 {
 	}
 	w := &b.warps[t.Warp()]
 	t.conv = 0
+	w.spinning &^= 1 << t.Lane()
 	w.conv |= 1 << t.Lane()
 	b.conv = append(b.conv, t)
 	b.parked++
@@ -79,7 +81,7 @@ func (t *Thread) converge() uint64 {
 // It reports whether self was released; self is not woken, as it runs.
 // Preconditions: block locked.
 func (b *block) converge(w *warpState, self *Thread) bool {
-	if w.conv == 0 || (w.parked|w.exited)&w.exists != w.exists {
+	if w.conv == 0 || (w.parked|w.exited|w.spinning)&w.exists != w.exists {
 		return false
 	}
 	released := false
@@ -129,4 +131,22 @@ func laneOf(mask uint64, rank int) int {
 		rank--
 	}
 	return -1
+}
+
+// spun records that t yielded while spinning. If lanes of its warp wait at
+// a convergence point, t no longer holds them up: they converge without
+// it, as they would on a GPU, instead of waiting for a spin that may only
+// end after they go on.
+func (b *block) spun(t *Thread) {
+	ex := b.exec
+	ex.lock()
+	defer ex.unlock()
+	if !b.warpOps {
+		return
+	}
+	w := &b.warps[t.Warp()]
+	w.spinning |= 1 << t.Lane()
+	if w.conv != 0 {
+		b.converge(w, nil)
+	}
 }
