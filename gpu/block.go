@@ -22,6 +22,8 @@ type block struct {
 	conv    []*Thread // threads waiting at a convergence point
 	warned  []Site    // sites already warned about (DivergenceWarn)
 	order   []int     // thread start order under a non-default Schedule
+	rounds  int       // block barrier rounds completed: progress, for watchResidency
+	quiet   quiet
 
 	// Guarded by the launch's coop.mu, in cooperative launches.
 	gridWait    int  // threads of the block waiting at a grid sync
@@ -46,6 +48,8 @@ func (b *block) reset(id int) {
 	b.bar.arrived, b.bar.count, b.bar.waiters = 0, 0, b.bar.waiters[:0]
 	b.shared, b.sharedTop, b.dyn = nil, 0, nil
 	b.parked, b.warpOps, b.warned, b.slow = 0, false, nil, b.l.coop != nil
+	b.setStuck(false)
+	b.quiet = quiet{}
 }
 
 // arrive counts t at the barrier. It reports whether t completed it; if
@@ -113,6 +117,7 @@ func (b *block) release(by *Thread) []*Thread {
 	}
 	b.bar.waiters, b.bar.spare = b.bar.spare[:0], ws
 	b.bar.arrived, b.bar.count = 0, 0
+	b.rounds++
 	return ws
 }
 

@@ -84,10 +84,13 @@ type launch struct {
 	kernel Kernel
 	slots  int
 
-	next     atomic.Int64 // next block to schedule
-	stop     atomic.Bool  // set once by halt; threads poll it
-	stopCh   chan struct{}
-	haltOnce sync.Once
+	next atomic.Int64 // next block to schedule
+	// stuckSlots counts slots whose block spins without progress while
+	// blocks wait to be scheduled (see watchResidency).
+	stuckSlots atomic.Int32
+	stop       atomic.Bool // set once by halt; threads poll it
+	stopCh     chan struct{}
+	haltOnce   sync.Once
 
 	mu      sync.Mutex // guards errs, others and dropped
 	errs    []*ThreadError

@@ -141,6 +141,9 @@ func (b *block) spun(t *Thread) {
 	ex := b.exec
 	ex.lock()
 	defer ex.unlock()
+	if b.l.unscheduled() {
+		b.watchResidency()
+	}
 	if !b.warpOps {
 		return
 	}
