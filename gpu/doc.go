@@ -54,7 +54,10 @@
 // a barrier or collective is a divergence, reported as a [DivergenceError]
 // naming the barrier's file:line and the threads on each side; Config.Divergence
 // chooses to fail (the default), warn or allow. Threads that all wait at
-// barriers none of them can complete stop the launch with [ErrDeadlock]. A
+// barriers none of them can complete stop the launch with [ErrDeadlock].
+// Resident blocks that spin without progress while blocks wait to be
+// scheduled (waiting on blocks that cannot become resident) stop it with
+// [ErrNotResident]. A
 // launch still running at its context's deadline or Config.Timeout stops
 // with a [StallError] that lists, per block, where every unfinished thread
 // is: the barrier or collective and its line, or the access it spun on.

@@ -32,10 +32,12 @@ type Observer interface {
 	Access(t *Thread, a Access)
 	// Fence is called when t executes a memory fence of scope s.
 	Fence(t *Thread, s scope.Scope)
-	// Sync is called once per completed barrier or collective, by the last
-	// participant to arrive, while every other participant is still held
-	// inside it: each participant's operations before the barrier happen
-	// before the call, and none of its operations after the barrier.
+	// Sync is called once per completed barrier or collective, while every
+	// participant that arrived is still held inside it: each participant's
+	// operations before the barrier happen before the call, and none of
+	// its operations after the barrier. t is the last participant to
+	// arrive, or, when a thread's exit completes the round, one of those
+	// waiting (the call then runs on the exiting thread's goroutine).
 	Sync(t *Thread, s Sync)
 }
 
