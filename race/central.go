@@ -14,15 +14,17 @@ import (
 // The channel's order respects every happens-before edge between threads
 // that the runtime reports before it happens: a thread sends its fence
 // before the store that publishes it, and the reader sends its next
-// access after the load that saw the store. A release store is reported
-// after its store, though, so a reader could see it and be checked before
-// the release reached the checker: the fence counters are therefore
-// counted by the accessing thread, which also snapshots them into each
-// access it sends, exactly where the inline detector reads them. The
-// accessing thread also captures its call site, as Barracuda logs a PC.
-// The cost of that choice: a check that waits in the channel sees fences
-// its writer made after the racing access (a missed race in a window the
-// inline detector does not have).
+// access after the load that saw the store. The checker counts fences as
+// it meets them, so a check sees exactly the fences sent before it, as
+// the inline detector sees those made before it. A release store is
+// reported after its store, though, so a reader could see it and be
+// checked before the release reached the checker: a release's fence is
+// therefore counted by the accessing thread as it reports it, apart
+// (thread.rel), and each access it sends carries that count. The cost: a
+// check waiting in the channel may see a release its writer made after
+// the racing access, a window the inline detector has only between a
+// release's store and its report. The accessing thread also captures its
+// call site, as Barracuda logs a PC.
 type central struct {
 	ch   chan event
 	done chan struct{}
@@ -34,16 +36,16 @@ const centralBuffer = 512
 
 // An event is one observer event shipped to the checker.
 type event struct {
-	kind   uint8
-	th     *thread
-	l      *launch // evBlockEnd
-	block  int     // evBlockEnd
-	a      gpu.Access
-	scope  scope.Scope
-	sync   gpu.Sync
-	site   gpu.Site
-	path   *siteSlot
-	fences [nFence]uint32 // evAccess: the thread's fence counters at the access
+	kind  uint8
+	th    *thread
+	l     *launch // evBlockEnd
+	block int     // evBlockEnd
+	a     gpu.Access
+	scope scope.Scope
+	sync  gpu.Sync
+	site  gpu.Site
+	path  *siteSlot
+	rel   [nFence]uint32 // evAccess: the thread's release fence counters at the access
 }
 
 const (
@@ -75,9 +77,10 @@ func (c *central) run(d *Detector) {
 		switch e.kind {
 		case evAccess:
 			if !d.halted.Load() {
-				d.access(e.th, nil, &e.a, e.site, e.path, &e.fences)
+				d.access(e.th, nil, &e.a, e.site, e.path, &e.rel)
 			}
 		case evFence:
+			e.th.fence(e.scope)
 			e.th.fenceLocks(e.scope)
 		case evSync:
 			e.th.sync(e.sync)

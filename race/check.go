@@ -282,7 +282,7 @@ func covers(s scope.Scope, a, b *record) bool {
 // slot from or a wider one since md's access.
 func fencedSince(md *record, from int) bool {
 	for i := from; i < nFence; i++ {
-		if md.th.fences[i].Load() != md.fences[i] {
+		if md.th.fences[i].Load()+md.th.rel[i].Load() != md.fences[i] {
 			return true
 		}
 	}

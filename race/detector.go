@@ -109,14 +109,15 @@ func (d *Detector) Access(t *gpu.Thread, a gpu.Access) {
 	th := d.threadOf(t)
 	// The runtime reports an access after its memory effect, so a thread
 	// may already have seen a release store: count its fence first.
-	th.release(&a)
+	central := th.l.central != nil
+	th.release(&a, central)
 	var site gpu.Site
 	var path *siteSlot // with history, the access's call path
 	if d.opt.History || d.opt.Central {
 		site, path = d.sites.of(t)
 	}
 	if c := th.l.central; c != nil {
-		c.send(event{kind: evAccess, th: th, a: a, site: site, path: path, fences: th.fenceCounts()})
+		c.send(event{kind: evAccess, th: th, a: a, site: site, path: path, rel: th.relCounts()})
 		return
 	}
 	d.access(th, t, &a, site, path, nil)
@@ -128,40 +129,48 @@ func (d *Detector) Access(t *gpu.Thread, a gpu.Access) {
 // the checks. A release of too narrow a scope is then a missing fence on
 // the data; an acquire of too narrow a scope fails the atomic scope check
 // on the flag itself.
-func (th *thread) release(a *gpu.Access) {
-	if a.Order == gpu.Release {
-		th.fence(a.Scope)
+// With the central checker it is counted apart, in rel (see central.go).
+func (th *thread) release(a *gpu.Access, central bool) {
+	if a.Order != gpu.Release {
+		return
 	}
+	if i := fenceSlot(a.Scope); central && i >= 0 {
+		th.rel[i].Add(1)
+		return
+	}
+	th.fence(a.Scope)
 }
 
-// fenceCounts returns th's fence counters.
-func (th *thread) fenceCounts() [nFence]uint32 {
-	return [nFence]uint32{th.fences[0].Load(), th.fences[1].Load(), th.fences[2].Load()}
+// relCounts returns th's release fence counters.
+func (th *thread) relCounts() [nFence]uint32 {
+	return [nFence]uint32{th.rel[0].Load(), th.rel[1].Load(), th.rel[2].Load()}
 }
 
 // access checks a by th; t is th's gpu.Thread when the check runs on it,
-// else nil. fences, when not nil, are th's fence counters at the access,
-// taken by the accessing thread for the central checker.
-func (d *Detector) access(th *thread, t *gpu.Thread, a *gpu.Access, site gpu.Site, path *siteSlot, fences *[nFence]uint32) {
+// else nil. rel, when not nil, are th's release fence counters at the
+// access, taken by the accessing thread for the central checker.
+func (d *Detector) access(th *thread, t *gpu.Thread, a *gpu.Access, site gpu.Site, path *siteSlot, rel *[nFence]uint32) {
 	th.n.accesses++
 	first, last := a.Offset>>d.shift, (a.Offset+uint64(max(a.Size, 1))-1)>>d.shift
 	if a.Op == gpu.OpCAS || a.Op == gpu.OpExch || a.Op == gpu.OpStore && a.Order != gpu.Weak {
 		th.lockAccess(*a, first)
 	}
 	s := th.shadowOf(a.Mem)
-	if first == last && fences == nil && s.entry(first).repeats(th.stampNow(a), path) {
+	if first == last && rel == nil && s.entry(first).repeats(th.stampNow(a), path) {
 		th.n.repeats++
 		return // a repeat, found without filling a record
 	}
 	var c access
 	th.fill(&c.rec, a)
-	if fences != nil {
-		c.rec.fences = *fences
+	if rel != nil {
+		for i := range c.rec.fences {
+			c.rec.fences[i] += rel[i]
+		}
 	}
 	c.rec.site = site
 	c.store = a.Op.Writes()
 	stamp := c.rec.stamp()
-	if first == last && fences != nil && s.entry(first).repeats(stamp, path) {
+	if first == last && rel != nil && s.entry(first).repeats(stamp, path) {
 		th.n.repeats++
 		return // a repeat: checking it again would change nothing
 	}
@@ -201,11 +210,11 @@ func (d *Detector) checkEntry(th *thread, e *entry, c *access, stamp, key uint64
 // locks it validates.
 func (d *Detector) Fence(t *gpu.Thread, s scope.Scope) {
 	th := d.threadOf(t)
-	th.fence(s)
 	if c := th.l.central; c != nil {
 		c.send(event{kind: evFence, th: th, scope: s})
 		return
 	}
+	th.fence(s)
 	th.fenceLocks(s)
 }
 

@@ -45,6 +45,10 @@ type thread struct {
 	gwarp  int // global warp id
 	idx    gpu.Dim3
 	fences [nFence]atomic.Uint32 // fences executed, by fenceSlot
+	// rel counts, with the central checker only, the fences of the
+	// thread's release accesses, by the accessing thread as it reports
+	// them (see central.go); a record's fence counts are fences + rel.
+	rel [nFence]atomic.Uint32
 	// The cooperative-groups tile syncs (tiles wider than a warp) the
 	// thread completed, and the block ranks [tileLo, tileHi) of the last.
 	tileN          atomic.Uint32
