@@ -35,7 +35,7 @@ type hotBin struct {
 func setupHotBin(d *gpu.Device, p Params) (*Run, error) {
 	h := &hotBin{n: 16_384, blocks: 8, threads: 128, inject: p.Inject}
 	if p.Size == Paper {
-		h.n, h.blocks, h.threads = 1 << 20, 32, 256
+		h.n, h.blocks, h.threads = 1<<20, 32, 256
 	}
 	r := newRand(p.Seed)
 	h.host = make([]int32, h.n)
@@ -93,7 +93,7 @@ type workQueue struct {
 func setupWorkQueue(d *gpu.Device, p Params) (*Run, error) {
 	q := &workQueue{n: 16_384, blocks: 8, threads: 128, inject: p.Inject}
 	if p.Size == Paper {
-		q.n, q.blocks, q.threads = 1 << 20, 32, 256
+		q.n, q.blocks, q.threads = 1<<20, 32, 256
 	}
 	q.host = randInt32s(newRand(p.Seed), q.n, 1000)
 	q.in, q.out = gpu.FromHost(d, "in", q.host), gpu.Alloc[int32](d, "out", q.n)
