@@ -167,7 +167,9 @@ func (l *launch) run(ctx context.Context) error {
 	}
 	err := l.result(ctx)
 	if l.cfg.Observer != nil {
-		err = errors.Join(err, l.launchObserved(false, err))
+		if perr := l.launchObserved(false, err); perr != nil {
+			err = errors.Join(err, perr)
+		}
 	}
 	return err
 }

@@ -56,3 +56,17 @@ func TestObserverPanics(t *testing.T) {
 		}
 	})
 }
+
+// TestObservedErrorsStayFlat: with an observer, Launch returns the same
+// flat list of thread errors as without one.
+func TestObservedErrorsStayFlat(t *testing.T) {
+	t.Parallel()
+	d := newDevice(t)
+	x := gpu.Alloc[int32](d, "x", 1)
+	cfg := gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 3}, Observer: &recorder{}}
+	err := d.Launch(context.Background(), cfg, func(t *gpu.Thread) { x.Store(t, t.Rank(), 1) })
+	errs := err.(interface{ Unwrap() []error }).Unwrap()
+	require.Len(t, errs, 2)
+	var te *gpu.ThreadError
+	require.ErrorAs(t, errs[0], &te)
+}

@@ -23,7 +23,7 @@ func Launch(tb testing.TB, d *gpu.Device, cfg gpu.Config, k gpu.Kernel) *race.De
 	tb.Helper()
 	det := New()
 	cfg.Observer = det
-	if err := d.Launch(context.Background(), cfg, k); err != nil && !isHalt(err) {
+	if err := withoutHalt(d.Launch(context.Background(), cfg, k)); err != nil {
 		tb.Errorf("racetest: launch %q: %v", cfg.Name, err)
 	}
 	Check(tb, det)
@@ -49,15 +49,24 @@ func Check(tb testing.TB, det *race.Detector) {
 func LaunchFunc(d *gpu.Device, det *race.Detector, e gpu.Executor) func(context.Context, gpu.Config, gpu.Kernel) error {
 	return func(ctx context.Context, cfg gpu.Config, k gpu.Kernel) error {
 		cfg.Observer, cfg.Executor = det, e
-		err := d.Launch(ctx, cfg, k)
-		if isHalt(err) {
-			return nil // the report is the result
-		}
-		return err
+		return withoutHalt(d.Launch(ctx, cfg, k))
 	}
 }
 
-func isHalt(err error) bool {
+// withoutHalt returns err less the detector's halt-on-first error: the
+// report is the result of a halted launch, but every other thread error
+// (an out-of-range index, a panic) still counts.
+func withoutHalt(err error) error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var keep []error
+		for _, e := range j.Unwrap() {
+			keep = append(keep, withoutHalt(e))
+		}
+		return errors.Join(keep...)
+	}
 	var h *race.Halt
-	return errors.As(err, &h)
+	if errors.As(err, &h) {
+		return nil
+	}
+	return err
 }

@@ -1,6 +1,8 @@
 package racetest_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -8,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/race"
 	"github.com/warpguard/warpguard/race/racetest"
 	"github.com/warpguard/warpguard/scope"
 )
@@ -65,4 +68,29 @@ func TestLaunchReportsLaunchErrors(t *testing.T) {
 	})
 	require.Len(t, rec.errs, 1)
 	require.Contains(t, rec.errs[0], "index 5 out of range")
+}
+
+// TestLaunchFuncKeepsOtherErrors: a halt on the first race is not an
+// error of its own, but another thread's out-of-range index still is. One
+// block under fibers runs its threads in rank order, so thread 0 faults
+// before threads 1 and 2 race.
+func TestLaunchFuncKeepsOtherErrors(t *testing.T) {
+	d, err := gpu.NewDevice(gpu.DeviceConfig{})
+	require.NoError(t, err)
+	x := gpu.Alloc[int32](d, "x", 4)
+	det := race.New(race.Options{HaltOnFirst: true})
+	launch := racetest.LaunchFunc(d, det, gpu.Fibers)
+	cfg := gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 3}}
+	err = launch(context.Background(), cfg, func(t *gpu.Thread) {
+		if t.Rank() == 0 {
+			x.Store(t, 99, 1) // out of range
+			return
+		}
+		x.Store(t, 0, int32(t.Rank())) // threads 1 and 2 race
+	})
+	var re *gpu.RangeError
+	require.ErrorAs(t, err, &re, "the out-of-range error survives the halt")
+	var h *race.Halt
+	require.False(t, errors.As(err, &h), "the halt itself is not returned")
+	require.Len(t, det.Reports(), 1, "the race was reported")
 }
