@@ -1,8 +1,6 @@
 package kernels
 
 import (
-	"fmt"
-
 	"github.com/warpguard/warpguard/gpu"
 	"github.com/warpguard/warpguard/race"
 	"github.com/warpguard/warpguard/scope"
@@ -113,19 +111,16 @@ func SpinBarrier() *Kernel {
 }
 
 type spinBarrier struct {
-	blocks, threads, rounds int
-	a, b, count             gpu.Buffer[int32]
-	inject                  string
-	host                    []int32
+	stencil
+	count  gpu.Buffer[int32]
+	inject string
 }
 
 func setupSpinBarrier(d *gpu.Device, p Params) (*Run, error) {
-	s := &spinBarrier{blocks: 4, threads: 64, rounds: 4, inject: p.Inject}
+	s := &spinBarrier{stencil: newStencil(d, p.Seed, 4, 64, 4), inject: p.Inject}
 	if p.Size == Paper {
-		s.blocks, s.threads, s.rounds = 16, 256, 8
+		s.stencil = newStencil(d, p.Seed, 16, 256, 8)
 	}
-	s.host = randInt32s(newRand(p.Seed), s.blocks*s.threads, 1000)
-	s.a, s.b = gpu.FromHost(d, "a", s.host), gpu.Alloc[int32](d, "b", len(s.host))
 	s.count = gpu.Alloc[int32](d, "count", 1)
 	return &Run{Launch: single(coopCfg("spin-barrier", s.blocks, s.threads), s.kernel), Check: s.check}, nil
 }
@@ -148,20 +143,4 @@ func (s *spinBarrier) round(t *gpu.Thread, cur, next gpu.Buffer[int32], r int) {
 	s.count.AtomicAdd(t, 0, 1, scope.Device)
 	for s.count.AtomicLoad(t, 0, scope.Device) < int32((r+1)*n) {
 	}
-}
-
-func (s *spinBarrier) check() error {
-	cur := append([]int32(nil), s.host...)
-	next := make([]int32, len(cur))
-	for range s.rounds {
-		for i := range cur {
-			next[i] = cur[i] + cur[(i+s.threads)%len(cur)]
-		}
-		cur, next = next, cur
-	}
-	out := s.a
-	if s.rounds%2 == 1 {
-		out = s.b
-	}
-	return sameAll(fmt.Sprintf("stencil after %d rounds", s.rounds), out.Host(), cur)
 }

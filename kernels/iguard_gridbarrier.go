@@ -1,8 +1,6 @@
 package kernels
 
 import (
-	"fmt"
-
 	"github.com/warpguard/warpguard/gpu"
 	"github.com/warpguard/warpguard/race"
 	"github.com/warpguard/warpguard/scope"
@@ -36,20 +34,16 @@ func GridBarrier() *Kernel {
 }
 
 type gridBarrier struct {
-	blocks, threads, rounds int
-	a, b                    gpu.Buffer[int32]
-	arrived                 gpu.Buffer[int32]
-	inject                  string
-	host                    []int32
+	stencil
+	arrived gpu.Buffer[int32]
+	inject  string
 }
 
 func setupGridBarrier(d *gpu.Device, p Params) (*Run, error) {
-	g := &gridBarrier{blocks: 4, threads: 64, rounds: 4, inject: p.Inject}
+	g := &gridBarrier{stencil: newStencil(d, p.Seed, 4, 64, 4), inject: p.Inject}
 	if p.Size == Paper {
-		g.blocks, g.threads, g.rounds = 16, 1024, 10
+		g.stencil = newStencil(d, p.Seed, 16, 1024, 10)
 	}
-	g.host = randInt32s(newRand(p.Seed), g.blocks*g.threads, 1000)
-	g.a, g.b = gpu.FromHost(d, "a", g.host), gpu.Alloc[int32](d, "b", len(g.host))
 	g.arrived = gpu.Alloc[int32](d, "arrived", 1)
 	return &Run{Launch: single(coopCfg("grid-barrier", g.blocks, g.threads), g.kernel), Check: g.check}, nil
 }
@@ -86,20 +80,4 @@ func (g *gridBarrier) sync(t *gpu.Thread, gen int32) {
 		t.ThreadFence()
 	}
 	t.SyncThreads()
-}
-
-func (g *gridBarrier) check() error {
-	cur := append([]int32(nil), g.host...)
-	next := make([]int32, len(cur))
-	for range g.rounds {
-		for i := range cur {
-			next[i] = cur[i] + cur[(i+g.threads)%len(cur)]
-		}
-		cur, next = next, cur
-	}
-	out := g.a
-	if g.rounds%2 == 1 {
-		out = g.b
-	}
-	return sameAll(fmt.Sprintf("stencil after %d rounds", g.rounds), out.Host(), cur)
 }
