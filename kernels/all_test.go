@@ -16,7 +16,7 @@ import (
 // run sets up and runs one configuration of k on a fresh device with the
 // executor and observer given, and returns the launch error and the
 // output check's error.
-func run(t *testing.T, k *kernels.Kernel, inject string, ex gpu.Executor, obs gpu.Observer) (launchErr, checkErr error) {
+func run(t *testing.T, k *kernels.Kernel, inject string, ex gpu.Executor, obs gpu.Observer, tweaks ...func(*gpu.Config)) (launchErr, checkErr error) {
 	t.Helper()
 	d, err := gpu.NewDevice(gpu.DeviceConfig{})
 	if err != nil {
@@ -30,6 +30,9 @@ func run(t *testing.T, k *kernels.Kernel, inject string, ex gpu.Executor, obs gp
 	defer cancel()
 	launchErr = r.Launch(ctx, func(ctx context.Context, cfg gpu.Config, kern gpu.Kernel) error {
 		cfg.Executor, cfg.Observer = ex, obs
+		for _, tweak := range tweaks {
+			tweak(&cfg)
+		}
 		return d.Launch(ctx, cfg, kern)
 	})
 	return launchErr, r.Check()
@@ -88,8 +91,22 @@ func TestCleanNoRaces(t *testing.T) {
 
 // attempts bounds the runs of an injection: the detector sees only the
 // interleavings that happen, and a few injected races need blocks to meet
-// on a lock or counter at the right moment.
-const attempts = 3
+// on a lock or counter at the right moment. After the first run, each
+// attempt uses another seeded random schedule, so the retries vary the
+// interleaving by design rather than by the machine's load (under a loaded
+// CI machine the tree search's lock races once went unseen in three runs
+// of the default schedule).
+const attempts = 8
+
+// schedule returns the schedule of attempt i: the default first, then
+// seeded random orders.
+func schedule(i int) func(*gpu.Config) {
+	return func(cfg *gpu.Config) {
+		if i > 0 {
+			cfg.Schedule, cfg.Seed = gpu.ScheduleRandom, uint64(i)
+		}
+	}
+}
 
 // TestInjections runs every injection under the detector: some race of an
 // expected kind must be reported with a site in the injected code, within
@@ -100,9 +117,9 @@ func TestInjections(t *testing.T) {
 			t.Run(k.Name+"/"+in.Name, func(t *testing.T) {
 				t.Parallel()
 				var reps []race.Report
-				for range attempts {
+				for i := range attempts {
 					det := race.New(race.Options{History: true})
-					launchErr, checkErr := run(t, k, in.Name, gpu.Fibers, det)
+					launchErr, checkErr := run(t, k, in.Name, gpu.Fibers, det, schedule(i))
 					if launchErr != nil {
 						t.Fatalf("launch: %v", launchErr)
 					}
