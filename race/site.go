@@ -5,11 +5,12 @@ import (
 	"sync/atomic"
 
 	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/internal/callsite"
 )
 
 // framePCsLen is how many return addresses key a site: enough to reach
 // past the runtime's frames to the kernel's.
-const framePCsLen = 8
+const framePCsLen = callsite.WalkLen
 
 // siteSlots is the size of the site cache, a power of two.
 const siteSlots = 4096
@@ -36,7 +37,7 @@ type siteSlot struct {
 //go:noinline
 func (c *sites) of(t *gpu.Thread) (gpu.Site, *siteSlot) {
 	var key [framePCsLen]uintptr
-	if framePCs(&key) < 3 {
+	if callsite.Walk(&key) < 3 {
 		return t.Caller(), nil
 	}
 	h := uint64(17)

@@ -5,3 +5,6 @@ package callsite
 
 // Len is how many return addresses [Return] stores.
 const Len = 2
+
+// WalkLen is how many return addresses [Walk] stores at most.
+const WalkLen = 8

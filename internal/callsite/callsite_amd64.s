@@ -21,3 +21,27 @@ TEXT ·Return(SB),NOSPLIT,$0-8
 	MOVQ AX, 8(DI)
 done:
 	RET
+
+// func Walk(pcs *[8]uintptr) int
+//
+// Walk follows the frame-pointer chain from its caller's frame, storing
+// each frame's return address, until the chain ends or pcs is full.
+TEXT ·Walk(SB),NOSPLIT,$0-16
+	MOVQ pcs+0(FP), DI
+	MOVQ BP, SI
+	XORQ CX, CX
+loop:
+	CMPQ CX, $8
+	JGE walked
+	TESTQ SI, SI
+	JZ walked
+	MOVQ 8(SI), AX
+	TESTQ AX, AX
+	JZ walked
+	MOVQ AX, (DI)(CX*8)
+	MOVQ 0(SI), SI
+	INCQ CX
+	JMP loop
+walked:
+	MOVQ CX, ret+8(FP)
+	RET

@@ -75,3 +75,33 @@ func BenchmarkReturn(b *testing.B) {
 		}
 	})
 }
+
+// walkHere returns Walk's call path and runtime.Callers' from the same
+// frame: skip 2 starts, as Walk does, at walkHere's return address.
+//
+//go:noinline
+func walkHere() (int, [callsite.WalkLen]uintptr, [callsite.WalkLen]uintptr) {
+	var pcs, want [callsite.WalkLen]uintptr
+	n := callsite.Walk(&pcs)
+	runtime.Callers(2, want[:])
+	return n, pcs, want
+}
+
+//go:noinline
+func walkVia() (int, [callsite.WalkLen]uintptr, [callsite.WalkLen]uintptr) { return walkHere() }
+
+func TestWalkMatchesCallers(t *testing.T) {
+	n, pcs, want := walkVia()
+	if n < 3 {
+		t.Fatalf("Walk stored %d frames", n)
+	}
+	frames := runtime.CallersFrames(pcs[:3])
+	wantFrames := runtime.CallersFrames(want[:3])
+	for range 3 {
+		got, _ := frames.Next()
+		w, _ := wantFrames.Next()
+		if got.Function != w.Function || got.Line != w.Line {
+			t.Fatalf("Walk frame %s:%d; runtime.Callers %s:%d", got.Function, got.Line, w.Function, w.Line)
+		}
+	}
+}
