@@ -23,6 +23,9 @@ type fiberExec struct {
 	runq    []*Thread // waiting threads that may go on, in FIFO order
 	head    int       // first live entry of runq
 	started int       // threads of the block started so far
+	// spins counts spin yields since the goroutine last gave up its
+	// processor; see yield.
+	spins int
 
 	// Threads waiting outside the block (at a grid sync) are woken by other
 	// slots' goroutines through the inbox.
@@ -208,8 +211,22 @@ func (e *fiberExec) yield(t *Thread) {
 			return
 		}
 	}
+	e.spinRound()
 	e.push(t)
 	t.park()
+}
+
+// spinRound gives up the processor once the block's threads have yielded,
+// between them, as many times as the block has threads: every thread may
+// be spinning on a flag another block sets. Switching among them would
+// hold the processor until Go's scheduler preempts the goroutine, 10 ms
+// later, while the block that would set the flag waits for a processor.
+func (e *fiberExec) spinRound() {
+	e.spins++
+	if e.spins >= e.started {
+		e.spins = 0
+		runtime.Gosched()
+	}
 }
 
 // releaseWaiters makes every thread waiting at a barrier or collective of
