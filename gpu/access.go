@@ -53,10 +53,14 @@ func (t *Thread) yieldSpin() {
 func (b Buffer[T]) notify(t *Thread, i int, op Op, o Order, s scope.Scope, old, arg, cmp uint64) {
 	var z T
 	size := unsafe.Sizeof(z)
-	t.obs.Access(t, Access{
-		Mem: b.m, Index: i, Offset: uint64(uintptr(i) * size), Size: uint8(size),
-		Op: op, Order: o, Scope: s, Old: old, Arg: arg, Cmp: cmp,
-	})
+	// Field by field: a composite literal is built on the stack and copied
+	// with wide loads that stall on its narrow stores, which cost more
+	// than the rest of the call.
+	a := &t.acc
+	a.Mem, a.Index, a.Offset = b.m, i, uint64(uintptr(i)*size)
+	a.Size, a.Op, a.Order, a.Scope = uint8(size), op, o, s
+	a.Old, a.Arg, a.Cmp = old, arg, cmp
+	t.obs.Access(t, a)
 }
 
 // Load returns element i with a weak (plain) load, CUDA's ordinary read of

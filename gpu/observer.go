@@ -28,8 +28,11 @@ type Observer interface {
 	// finished. A block's shared memories live from BlockStart to BlockEnd.
 	BlockStart(g *Grid, block int)
 	BlockEnd(g *Grid, block int)
-	// Access is called after thread t performed the access a.
-	Access(t *Thread, a Access)
+	// Access is called after thread t performed the access *a. Like t, a
+	// is valid only during the call: the runtime reuses it for the
+	// thread's next access. Passing it by pointer keeps the call cheap:
+	// an Access does not fit in registers.
+	Access(t *Thread, a *Access)
 	// Fence is called when t executes a memory fence of scope s.
 	Fence(t *Thread, s scope.Scope)
 	// Sync is called once per completed barrier or collective, while every

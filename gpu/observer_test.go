@@ -36,7 +36,7 @@ func (r *recorder) LaunchEnd(g *gpu.Grid, err error) {
 }
 func (r *recorder) BlockStart(_ *gpu.Grid, b int) { r.add("block %d start", b) }
 func (r *recorder) BlockEnd(_ *gpu.Grid, b int)   { r.add("block %d end", b) }
-func (r *recorder) Access(t *gpu.Thread, a gpu.Access) {
+func (r *recorder) Access(t *gpu.Thread, a *gpu.Access) {
 	site := ""
 	if r.sites {
 		c := t.Caller()
@@ -166,4 +166,4 @@ type siteObserver struct {
 	sites []gpu.Site
 }
 
-func (o *siteObserver) Access(t *gpu.Thread, _ gpu.Access) { o.sites = append(o.sites, t.Caller()) }
+func (o *siteObserver) Access(t *gpu.Thread, _ *gpu.Access) { o.sites = append(o.sites, t.Caller()) }

@@ -28,6 +28,7 @@ type Thread struct {
 	barResult int    // true predicates in the barrier round the thread last left
 	barN      int    // participants in that round
 	obsState  any
+	acc       Access // the access being reported to obs
 
 	done       bool // the kernel returned
 	parked     bool // waiting, in the block's count; guarded by the block

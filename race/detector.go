@@ -101,7 +101,7 @@ func (d *Detector) launchOf(g *gpu.Grid) *launch {
 
 // Access implements [gpu.Observer]: it checks a against each granule's
 // metadata and records it there.
-func (d *Detector) Access(t *gpu.Thread, a gpu.Access) {
+func (d *Detector) Access(t *gpu.Thread, a *gpu.Access) {
 	if d.halted.Load() {
 		d.raise()
 		return
@@ -110,17 +110,17 @@ func (d *Detector) Access(t *gpu.Thread, a gpu.Access) {
 	// The runtime reports an access after its memory effect, so a thread
 	// may already have seen a release store: count its fence first.
 	central := th.l.central != nil
-	th.release(&a, central)
+	th.release(a, central)
 	var site gpu.Site
 	var path *siteSlot // with history, the access's call path
 	if d.opt.History || d.opt.Central {
 		site, path = d.sites.of(t)
 	}
 	if c := th.l.central; c != nil {
-		c.send(event{kind: evAccess, th: th, a: a, site: site, path: path, rel: th.relCounts()})
+		c.send(event{kind: evAccess, th: th, a: *a, site: site, path: path, rel: th.relCounts()})
 		return
 	}
-	d.access(th, t, &a, site, path, nil)
+	d.access(th, t, a, site, path, nil)
 }
 
 // release counts the fence a release access makes. A release store is PTX's release pattern, a fence of

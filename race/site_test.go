@@ -26,7 +26,7 @@ func (s *siteChecker) BlockEnd(*gpu.Grid, int)    {}
 func (s *siteChecker) Fence(*gpu.Thread, scope.Scope) {
 }
 func (s *siteChecker) Sync(*gpu.Thread, gpu.Sync) {}
-func (s *siteChecker) Access(t *gpu.Thread, _ gpu.Access) {
+func (s *siteChecker) Access(t *gpu.Thread, _ *gpu.Access) {
 	got, _ := s.c.of(t)
 	want := t.Caller()
 	s.mu.Lock()
