@@ -21,6 +21,13 @@ type Matrix struct {
 	Configs  []string
 	Runs     int // timed runs of each cell; 0 means 5
 	Warmup   int // untimed runs of each cell first; 0 means 1, <0 none
+	// MinTime is the least launch time of one run: a run repeats the
+	// launch, with fresh input each time, until its launches add up to
+	// MinTime, and its time is their mean. 0 means 1 ms; a negative
+	// MinTime makes a run one launch. A micro kernel's launch takes a few
+	// µs, about what one goroutine wake-up costs, so single launches
+	// measured the scheduler rather than the kernel.
+	MinTime time.Duration
 	Size     kernels.Size
 	Seed     int64
 	Executor gpu.Executor
@@ -35,12 +42,13 @@ type Matrix struct {
 // A Cell is one kernel under one configuration.
 type Cell struct {
 	Kernel, Config string
-	Times          []time.Duration // each timed run's launches
+	Times          []time.Duration // each timed run's mean launch time
 	Median         time.Duration
+	Launches       int // launches in the timed runs, which Stats covers
 	// RatioVsOff is Median over the median of the same kernel with
 	// detection off, or 0 when "off" was not run.
 	RatioVsOff float64
-	Stats      race.Stats // the detector's counters over the timed runs
+	Stats      race.Stats // the detector's counters over the timed runs' launches
 	Err        error      // the first launch error, if any
 }
 
@@ -78,6 +86,9 @@ func (m Matrix) withDefaults() Matrix {
 	if m.Warmup == 0 {
 		m.Warmup = 1
 	}
+	if m.MinTime == 0 {
+		m.MinTime = time.Millisecond
+	}
 	return m
 }
 
@@ -94,9 +105,9 @@ func (m Matrix) kernel(ctx context.Context, k *kernels.Kernel, opts []race.Optio
 	c := Config{Kernel: k, Size: m.Size, Seed: m.Seed, Executor: m.Executor}
 	for rep := -max(m.Warmup, 0); rep < m.Runs; rep++ {
 		for i := range cells {
-			r := once(ctx, c, dets[i])
-			if r.LaunchErr != nil && cells[i].Err == nil {
-				cells[i].Err = r.LaunchErr
+			mean, n, err := m.sample(ctx, c, dets[i])
+			if err != nil && cells[i].Err == nil {
+				cells[i].Err = err
 			}
 			if rep < 0 {
 				if dets[i] != nil {
@@ -104,11 +115,26 @@ func (m Matrix) kernel(ctx context.Context, k *kernels.Kernel, opts []race.Optio
 				}
 				continue
 			}
-			cells[i].Times = append(cells[i].Times, r.Elapsed)
+			cells[i].Times = append(cells[i].Times, mean)
+			cells[i].Launches += n
 		}
 	}
 	m.finish(cells, dets)
 	return cells
+}
+
+// sample is one run of c under det: launches until they add up to
+// m.MinTime, or the first that fails. It returns their mean launch time
+// and how many there were.
+func (m Matrix) sample(ctx context.Context, c Config, det *race.Detector) (time.Duration, int, error) {
+	var total time.Duration
+	for n := 1; ; n++ {
+		r := once(ctx, c, det)
+		total += r.Elapsed
+		if r.LaunchErr != nil || total >= m.MinTime || ctx.Err() != nil {
+			return total / time.Duration(n), n, r.LaunchErr
+		}
+	}
 }
 
 // once runs c once under det, which may be nil.

@@ -22,7 +22,7 @@ func TestMatrixRun(t *testing.T) {
 		require.True(t, ok, name)
 		cat = append(cat, k)
 	}
-	cells, err := bench.Matrix{Kernels: cat, Configs: []string{"off", "plain", "opt"}, Runs: 3}.Run(context.Background())
+	cells, err := bench.Matrix{Kernels: cat, Configs: []string{"off", "plain", "opt"}, Runs: 3, MinTime: -1}.Run(context.Background())
 	require.NoError(t, err)
 	require.Len(t, cells, 6)
 	for i, c := range cells {
@@ -30,6 +30,7 @@ func TestMatrixRun(t *testing.T) {
 		require.Equal(t, []string{"off", "plain", "opt"}[i%3], c.Config)
 		require.NoError(t, c.Err)
 		require.Len(t, c.Times, 3)
+		require.Equal(t, 3, c.Launches, "MinTime < 0: one launch per run")
 		require.Contains(t, c.Times, c.Median)
 		require.Positive(t, c.RatioVsOff)
 		if c.Config == "off" {
@@ -42,6 +43,28 @@ func TestMatrixRun(t *testing.T) {
 	}
 	_, err = bench.Matrix{Kernels: cat, Configs: []string{"turbo"}}.Run(context.Background())
 	require.ErrorContains(t, err, "turbo")
+}
+
+// TestMatrixMinTime: a run of a kernel that takes microseconds repeats
+// the launch until the launches add up to MinTime, and its time is their
+// mean, no more than MinTime.
+func TestMatrixMinTime(t *testing.T) {
+	k, ok := suiteKernels().Lookup("micro/norace_interblock_atom")
+	require.True(t, ok)
+	const minTime = 2 * time.Millisecond
+	cells, err := bench.Matrix{Kernels: kernels.Catalog{k}, Configs: []string{"off", "opt"}, Runs: 2, MinTime: minTime}.Run(context.Background())
+	require.NoError(t, err)
+	for _, c := range cells {
+		require.Greater(t, c.Launches, 2*2, "%s: several launches per run", c.Config)
+		for _, d := range c.Times {
+			require.Less(t, d, minTime, "%s: a run's time is the mean of its launches", c.Config)
+		}
+		if c.Config == "opt" {
+			per := c.PerLaunch()
+			require.Equal(t, (c.Stats.Checks+uint64(c.Launches)/2)/uint64(c.Launches), per.Checks)
+			require.Equal(t, c.Stats.Reports, per.Reports)
+		}
+	}
 }
 
 // cell is a measured cell with a given median, for the summary tests.

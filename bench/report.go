@@ -7,16 +7,20 @@ import (
 	"math"
 	"path"
 	"text/tabwriter"
+
+	"github.com/warpguard/warpguard/race"
 )
 
 // A CellJSON is a Cell as `warpguard bench -json` prints it, one object
-// per line.
+// per line. The counters, from Accesses to BackoffNs, are per launch:
+// the mean over the timed runs' launches.
 type CellJSON struct {
 	Kernel        string  `json:"kernel"`
 	Config        string  `json:"config"`
 	MedianNs      int64   `json:"median_ns"`
 	RatioVsOff    float64 `json:"ratio_vs_off"`
 	RunsNs        []int64 `json:"runs_ns"`
+	Launches      int     `json:"launches"`
 	Accesses      uint64  `json:"accesses"`
 	Checks        uint64  `json:"checks"`
 	Repeats       uint64  `json:"repeats"`
@@ -30,12 +34,25 @@ type CellJSON struct {
 	Error         string  `json:"error,omitempty"`
 }
 
+// PerLaunch returns c's counters per launch: the access counters of Stats
+// over Launches, rounded. Reports and metadata sizes are not sums, and
+// are as in Stats.
+func (c Cell) PerLaunch() race.Stats {
+	s := c.Stats
+	n := uint64(max(c.Launches, 1))
+	for _, p := range []*uint64{&s.Accesses, &s.Checks, &s.Repeats, &s.Coalesced, &s.Locks, &s.Contended, &s.Waits, &s.WaitNs} {
+		*p = (*p + n/2) / n
+	}
+	return s
+}
+
 // JSON returns c as CellJSON.
 func (c Cell) JSON() CellJSON {
+	s := c.PerLaunch()
 	j := CellJSON{Kernel: c.Kernel, Config: c.Config, MedianNs: c.Median.Nanoseconds(), RatioVsOff: c.RatioVsOff,
-		Accesses: c.Stats.Accesses, Checks: c.Stats.Checks, Repeats: c.Stats.Repeats, Coalesced: c.Stats.Coalesced,
-		Locks: c.Stats.Locks, Contended: c.Stats.Contended, BackoffWaits: c.Stats.Waits, BackoffNs: c.Stats.WaitNs,
-		Reports: c.Stats.Reports, MetadataBytes: c.Stats.PeakMetadata}
+		Launches: c.Launches, Accesses: s.Accesses, Checks: s.Checks, Repeats: s.Repeats, Coalesced: s.Coalesced,
+		Locks: s.Locks, Contended: s.Contended, BackoffWaits: s.Waits, BackoffNs: s.WaitNs,
+		Reports: s.Reports, MetadataBytes: s.PeakMetadata}
 	for _, t := range c.Times {
 		j.RunsNs = append(j.RunsNs, t.Nanoseconds())
 	}
@@ -56,7 +73,7 @@ func WriteJSON(w io.Writer, cells []Cell) error {
 	return nil
 }
 
-// WriteTable writes a row per cell, then each configuration's overhead
+// WriteTable writes a row per cell, with its counters per launch, then each configuration's overhead
 // summary and the speedups the contention optimizations are judged by.
 func WriteTable(w io.Writer, cells []Cell) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -69,8 +86,9 @@ func WriteTable(w io.Writer, cells []Cell) error {
 		if c.Err != nil {
 			ratio = "error"
 		}
+		s := c.PerLaunch()
 		fmt.Fprintf(tw, "%s\t%s\t%v\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", c.Kernel, c.Config, c.Median, ratio,
-			c.Stats.Checks, c.Stats.Coalesced, c.Stats.Repeats, c.Stats.Contended, c.Stats.Waits, c.Stats.Reports, c.Stats.PeakMetadata)
+			s.Checks, s.Coalesced, s.Repeats, s.Contended, s.Waits, s.Reports, s.PeakMetadata)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

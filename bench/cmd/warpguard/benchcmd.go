@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/pkg/profile"
 	"github.com/warpguard/warpguard/bench"
@@ -26,6 +27,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	configs := fs.String("configs", strings.Join(race.Configs(), ","), "comma-separated detector configurations")
 	runs := fs.Int("runs", 5, "timed runs of each kernel under each configuration")
 	warmup := fs.Int("warmup", 1, "untimed runs first")
+	minTime := fs.Duration("mintime", time.Millisecond, "repeat the launch within a run until the launches add up to this; 0 for one launch per run")
 	size := fs.String("size", "default", "input size: default or paper")
 	seed := fs.Int64("seed", 1, "input generator seed")
 	asJSON := fs.Bool("json", false, "print one JSON object per kernel and configuration")
@@ -44,6 +46,10 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	m.Runs, m.Warmup, m.Seed, m.Executor, m.Progress = *runs, max(*warmup, -1), *seed, ex.Executor, stderr
 	if *warmup == 0 {
 		m.Warmup = -1
+	}
+	m.MinTime = *minTime
+	if *minTime <= 0 {
+		m.MinTime = -1
 	}
 	if *prof != "" {
 		stop, err := startProfile(*prof, *profDir)
