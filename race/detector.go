@@ -1,6 +1,7 @@
 package race
 
 import (
+	"maps"
 	"math/bits"
 	"sync"
 	"sync/atomic"
@@ -29,24 +30,27 @@ type Detector struct {
 	pages  sync.Pool // spare metadata pages, of 1<<pageBits entries
 	blocks sync.Pool // spare block states, of ended launches
 
-	mu       sync.Mutex // guards the fields below
-	launches map[*gpu.Grid]*launch
+	// launches maps the running launches' grids to their state: an
+	// immutable map, replaced under mu, so that finding a launch takes
+	// no lock.
+	launches atomic.Pointer[map[*gpu.Grid]*launch]
+	mu       sync.Mutex // guards reports, and serializes writers of launches
 	reports  reports
 }
 
 // New returns a detector configured by opt.
 func New(opt Options) *Detector {
 	opt = opt.withDefaults()
-	return &Detector{opt: opt, shift: uint(bits.TrailingZeros(uint(opt.Granularity))), launches: make(map[*gpu.Grid]*launch), reports: newReports(opt.MaxReports)}
+	d := &Detector{opt: opt, shift: uint(bits.TrailingZeros(uint(opt.Granularity))), reports: newReports(opt.MaxReports)}
+	d.launches.Store(&map[*gpu.Grid]*launch{})
+	return d
 }
 
 // LaunchStart implements [gpu.Observer]: it starts the launch with clean
 // metadata.
 func (d *Detector) LaunchStart(g *gpu.Grid) {
 	l := newLaunch(d, g)
-	d.mu.Lock()
-	d.launches[g] = l
-	d.mu.Unlock()
+	d.setLaunch(g, l)
 	if d.opt.Central {
 		l.central = startCentral(d)
 	}
@@ -54,10 +58,8 @@ func (d *Detector) LaunchStart(g *gpu.Grid) {
 
 // LaunchEnd implements [gpu.Observer]: it frees the launch's metadata.
 func (d *Detector) LaunchEnd(g *gpu.Grid, _ error) {
-	d.mu.Lock()
-	l := d.launches[g]
-	delete(d.launches, g)
-	d.mu.Unlock()
+	l := d.launchOf(g)
+	d.setLaunch(g, nil)
 	if l == nil {
 		return
 	}
@@ -84,19 +86,26 @@ func (d *Detector) BlockEnd(g *gpu.Grid, b int) {
 // endBlock adds the block's counters to the totals and frees its state.
 func (d *Detector) endBlock(l *launch, b int) {
 	d.notePeak()
-	l.mu.Lock()
-	blk := l.block[b]
-	l.mu.Unlock()
+	blk := l.block[b].Load()
 	for i := range blk.threads {
 		d.totals.add(&blk.threads[i].n)
 	}
 	l.end(b)
 }
 
-func (d *Detector) launchOf(g *gpu.Grid) *launch {
+func (d *Detector) launchOf(g *gpu.Grid) *launch { return (*d.launches.Load())[g] }
+
+// setLaunch makes l g's launch state, or forgets g's if l is nil.
+func (d *Detector) setLaunch(g *gpu.Grid, l *launch) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.launches[g]
+	m := maps.Clone(*d.launches.Load())
+	if l == nil {
+		delete(m, g)
+	} else {
+		m[g] = l
+	}
+	d.launches.Store(&m)
 }
 
 // Access implements [gpu.Observer]: it checks a against each granule's

@@ -2,7 +2,6 @@ package race
 
 import (
 	"maps"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -162,7 +161,7 @@ func (ss *shadows) drop(keep func(*shadow) bool) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	old := *ss.m.Load()
-	if !slices.ContainsFunc(slices.Collect(maps.Values(old)), func(s *shadow) bool { return !keep(s) }) {
+	if !dropsAny(old, keep) {
 		return // most blocks have no shared memory: copy nothing
 	}
 	next := maps.Clone(old)
@@ -173,6 +172,16 @@ func (ss *shadows) drop(keep func(*shadow) bool) {
 		}
 	}
 	ss.m.Store(&next)
+}
+
+// dropsAny reports whether keep rejects a memory of m.
+func dropsAny(m map[uint64]*shadow, keep func(*shadow) bool) bool {
+	for _, s := range m {
+		if !keep(s) {
+			return true
+		}
+	}
+	return false
 }
 
 // freeBlock drops the metadata of block id's shared memories, which die

@@ -1,7 +1,6 @@
 package race
 
 import (
-	"sync"
 	"sync/atomic"
 
 	"github.com/warpguard/warpguard/gpu"
@@ -11,15 +10,17 @@ import (
 // launch is the detector's state for one running launch: the grid barrier
 // epoch, the blocks now running, and the memory metadata. A new launch
 // starts from nothing, since a kernel boundary orders every access.
+//
+// Blocks are found without a lock: two blocks starting at once took turns
+// on one mutex, and a turn that parked a goroutine cost a micro kernel
+// more than its whole launch.
 type launch struct {
 	d       *Detector
 	g       *gpu.Grid
-	grid    atomic.Uint32 // completed grid.Sync rounds
-	mu      sync.Mutex    // guards blocks' slots, not their contents
-	block   []*block      // by linear block id; nil when not running
+	grid    atomic.Uint32           // completed grid.Sync rounds
+	block   []atomic.Pointer[block] // by linear block id, from its start to the launch's end
 	mem     *shadows
 	lk      locker   // how checks lock entries
-	started []*block // every block started, for recycling at the end
 	central *central // the checker goroutine, with Options.Central
 }
 
@@ -100,7 +101,7 @@ func newLaunch(d *Detector, g *gpu.Grid) *launch {
 	if d.opt.Central {
 		lk.kind = lockNone // one goroutine checks: nothing to exclude
 	}
-	return &launch{d: d, g: g, block: make([]*block, g.Blocks), mem: newShadows(d), lk: lk}
+	return &launch{d: d, g: g, block: make([]atomic.Pointer[block], g.Blocks), mem: newShadows(d), lk: lk}
 }
 
 // start allocates block id's state when the block starts to run.
@@ -115,10 +116,7 @@ func (l *launch) start(id int) {
 		th.w = &b.warps[r/g.WarpSize]
 		th.idx = dimIndex(g.BlockDim, r)
 	}
-	l.mu.Lock()
-	l.block[id] = b
-	l.started = append(l.started, b)
-	l.mu.Unlock()
+	l.block[id].Store(b)
 }
 
 // newBlock returns zeroed state for a block of g, reusing one an earlier
@@ -144,20 +142,16 @@ func (d *Detector) newBlock(g *gpu.Grid) *block {
 // recycle keeps the launch's blocks for reuse once nothing refers to
 // their threads: after the launch's metadata is freed.
 func (l *launch) recycle() {
-	for _, b := range l.started {
-		l.d.blocks.Put(b)
+	for i := range l.block {
+		if b := l.block[i].Swap(nil); b != nil {
+			l.d.blocks.Put(b)
+		}
 	}
-	l.started = nil
 }
 
-// end forgets block id and its shared memories. Metadata records that name
-// its threads keep them alive as long as they are needed.
-func (l *launch) end(id int) {
-	l.mu.Lock()
-	l.block[id] = nil
-	l.mu.Unlock()
-	l.mem.freeBlock(id)
-}
+// end frees block id's shared memories. Its state stays: metadata records
+// name its threads until the launch ends.
+func (l *launch) end(id int) { l.mem.freeBlock(id) }
 
 // threadOf returns t's state, finding it once per thread and keeping it
 // on t afterwards.
@@ -170,10 +164,7 @@ func (d *Detector) threadOf(t *gpu.Thread) *thread {
 
 //go:noinline
 func (d *Detector) lookupThread(t *gpu.Thread) *thread {
-	l := d.launchOf(t.Grid())
-	l.mu.Lock()
-	b := l.block[t.Block()]
-	l.mu.Unlock()
+	b := d.launchOf(t.Grid()).block[t.Block()].Load()
 	th := &b.threads[t.Rank()]
 	t.SetObserverState(th)
 	return th
