@@ -18,16 +18,16 @@ type Matrix struct {
 	Kernels kernels.Catalog
 	// Configs names the detector configurations (race.Configs); nil means
 	// all of them.
-	Configs  []string
-	Runs     int // timed runs of each cell; 0 means 5
-	Warmup   int // untimed runs of each cell first; 0 means 1, <0 none
+	Configs []string
+	Runs    int // timed runs of each cell; 0 means 5
+	Warmup  int // untimed runs of each cell first; 0 means 1, <0 none
 	// MinTime is the least launch time of one run: a run repeats the
 	// launch, with fresh input each time, until its launches add up to
 	// MinTime, and its time is their mean. 0 means 1 ms; a negative
 	// MinTime makes a run one launch. A micro kernel's launch takes a few
 	// µs, about what one goroutine wake-up costs, so single launches
 	// measured the scheduler rather than the kernel.
-	MinTime time.Duration
+	MinTime  time.Duration
 	Size     kernels.Size
 	Seed     int64
 	Executor gpu.Executor
