@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"slices"
 	"time"
 
@@ -35,6 +36,9 @@ type Matrix struct {
 	// which costs a site lookup per access; off, as the overhead of
 	// detection itself is what the matrix measures.
 	History bool
+	// CPUs, if positive, is GOMAXPROCS during the run, restored after it:
+	// how many goroutines check at once.
+	CPUs int
 	// Progress, if not nil, gets a line per cell as it completes.
 	Progress io.Writer
 }
@@ -42,6 +46,7 @@ type Matrix struct {
 // A Cell is one kernel under one configuration.
 type Cell struct {
 	Kernel, Config string
+	CPUs           int             // GOMAXPROCS during the run
 	Times          []time.Duration // each timed run's mean launch time
 	Median         time.Duration
 	Launches       int // launches in the timed runs, which Stats covers
@@ -57,6 +62,9 @@ type Cell struct {
 // machine's speed hits them alike.
 func (m Matrix) Run(ctx context.Context) ([]Cell, error) {
 	m = m.withDefaults()
+	if m.CPUs > 0 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(m.CPUs))
+	}
 	opts := make([]race.Options, len(m.Configs))
 	for i, name := range m.Configs {
 		o, err := race.Config(name)
@@ -97,7 +105,7 @@ func (m Matrix) kernel(ctx context.Context, k *kernels.Kernel, opts []race.Optio
 	cells := make([]Cell, len(opts))
 	dets := make([]*race.Detector, len(opts))
 	for i := range cells {
-		cells[i] = Cell{Kernel: k.Name, Config: m.Configs[i]}
+		cells[i] = Cell{Kernel: k.Name, Config: m.Configs[i], CPUs: runtime.GOMAXPROCS(0)}
 		if !opts[i].Off {
 			dets[i] = race.New(opts[i])
 		}

@@ -21,6 +21,7 @@ type CellJSON struct {
 	RatioVsOff    float64 `json:"ratio_vs_off"`
 	RunsNs        []int64 `json:"runs_ns"`
 	Launches      int     `json:"launches"`
+	CPUs          int     `json:"cpus"` // GOMAXPROCS
 	Accesses      uint64  `json:"accesses"`
 	Checks        uint64  `json:"checks"`
 	Repeats       uint64  `json:"repeats"`
@@ -50,7 +51,7 @@ func (c Cell) PerLaunch() race.Stats {
 func (c Cell) JSON() CellJSON {
 	s := c.PerLaunch()
 	j := CellJSON{Kernel: c.Kernel, Config: c.Config, MedianNs: c.Median.Nanoseconds(), RatioVsOff: c.RatioVsOff,
-		Launches: c.Launches, Accesses: s.Accesses, Checks: s.Checks, Repeats: s.Repeats, Coalesced: s.Coalesced,
+		Launches: c.Launches, CPUs: c.CPUs, Accesses: s.Accesses, Checks: s.Checks, Repeats: s.Repeats, Coalesced: s.Coalesced,
 		Locks: s.Locks, Contended: s.Contended, BackoffWaits: s.Waits, BackoffNs: s.WaitNs,
 		Reports: s.Reports, MetadataBytes: s.PeakMetadata}
 	for _, t := range c.Times {

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -34,11 +36,16 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	svg := fs.String("svg", "", "write a bar chart of the overhead to this file")
 	prof := fs.String("profile", "", "profile the run: cpu, mem, mutex, block or trace")
 	profDir := fs.String("profiledir", ".", "directory for the -profile output")
+	cpus := fs.String("cpus", "", "comma-separated GOMAXPROCS values to run the whole matrix at, one after another (default: as the process has)")
 	ex := addExecutor(fs)
 	if err := fs.Parse(args); err != nil {
 		return exitError
 	}
 	m, err := benchMatrix(fs, *glob, *configs, *size)
+	var counts []int
+	if err == nil {
+		counts, err = parseCPUs(*cpus)
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "warpguard:", err)
 		return exitError
@@ -59,13 +66,11 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		defer stop()
 	}
-	cells, err := m.Run(context.Background())
-	if err == nil {
-		err = writeBench(stdout, cells, *asJSON, *svg)
-	}
-	if err != nil {
-		fmt.Fprintln(stderr, "warpguard:", err)
-		return exitError
+	for _, n := range counts {
+		if err := benchAt(m, n, len(counts) > 1, stdout, *asJSON, *svg); err != nil {
+			fmt.Fprintln(stderr, "warpguard:", err)
+			return exitError
+		}
 	}
 	return exitOK
 }
@@ -106,6 +111,41 @@ func benchCatalog() kernels.Catalog {
 		}
 	}
 	return c
+}
+
+// parseCPUs parses -cpus; "" is one run at the process's GOMAXPROCS (0).
+func parseCPUs(s string) ([]int, error) {
+	if s == "" {
+		return []int{0}, nil
+	}
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("-cpus %q: want positive counts such as 1,2,4", s)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// benchAt runs m at n CPUs (0: as is) and writes its results; with
+// several counts, each table is headed by its count and each chart goes
+// to svg with "-cpusN" before the extension.
+func benchAt(m bench.Matrix, n int, several bool, stdout io.Writer, asJSON bool, svg string) error {
+	m.CPUs = n
+	cells, err := m.Run(context.Background())
+	if err != nil {
+		return err
+	}
+	if several && !asJSON {
+		fmt.Fprintf(stdout, "GOMAXPROCS=%d\n", n)
+	}
+	if several && svg != "" {
+		ext := filepath.Ext(svg)
+		svg = fmt.Sprintf("%s-cpus%d%s", strings.TrimSuffix(svg, ext), n, ext)
+	}
+	return writeBench(stdout, cells, asJSON, svg)
 }
 
 // writeBench writes the table or the JSON lines, and the SVG if asked.

@@ -76,6 +76,28 @@ func TestBenchProfile(t *testing.T) {
 	require.NoError(t, err)
 }
 
+// TestBenchCPUs checks that -cpus runs the matrix once per count, with
+// the count in each JSON object and a chart per count.
+func TestBenchCPUs(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "overhead.svg")
+	code, out, errOut := benchRun("-kernels", "micro/norace_interblock_atom", "-runs", "1", "-configs", "off,opt", "-cpus", "1,2", "-json", "-svg", file)
+	require.Equal(t, exitOK, code, errOut)
+	var cpus []float64
+	for sc := bufio.NewScanner(strings.NewReader(out)); sc.Scan(); {
+		var obj map[string]any
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &obj))
+		cpus = append(cpus, obj["cpus"].(float64))
+	}
+	require.Equal(t, []float64{1, 1, 2, 2}, cpus)
+	for _, n := range []string{"1", "2"} {
+		_, err := os.Stat(filepath.Join(filepath.Dir(file), "overhead-cpus"+n+".svg"))
+		require.NoError(t, err)
+	}
+	code, _, errOut = benchRun("-cpus", "0")
+	require.Equal(t, exitError, code)
+	require.Contains(t, errOut, "-cpus")
+}
+
 // TestBenchErrors checks that bad flags are errors, named on stderr.
 func TestBenchErrors(t *testing.T) {
 	for _, args := range [][]string{
