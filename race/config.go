@@ -21,9 +21,26 @@ func Configs() []string {
 //   - coalesce, backoff: plain with one of iGUARD's two optimizations;
 //   - opt: both, the default (the zero Options).
 //
-// The options it returns have no history; set Options.History for reports
-// that name both sites.
+// A name may end in ":spin", ":mutex" or ":striped" to set Options.Lock
+// of any configuration but off and central, so that "opt:mutex" is opt
+// with a sync.Mutex per entry. The options it returns have no history;
+// set Options.History for reports that name both sites.
 func Config(name string) (Options, error) {
+	base, lock, ok := strings.Cut(name, ":")
+	o, err := baseConfig(base)
+	if err != nil || !ok {
+		return o, err
+	}
+	if o.Off || o.Central {
+		return Options{}, fmt.Errorf("race: configuration %q takes no locking discipline", base)
+	}
+	if o.Lock, err = ParseLocking(lock); err != nil {
+		return Options{}, err
+	}
+	return o, nil
+}
+
+func baseConfig(name string) (Options, error) {
 	switch name {
 	case "off":
 		return Options{Off: true}, nil

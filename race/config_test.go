@@ -27,6 +27,19 @@ func TestConfigs(t *testing.T) {
 	require.True(t, off.Off)
 	_, err := race.Config("turbo")
 	require.ErrorContains(t, err, `"turbo"`)
+
+	mutex, err := race.Config("opt:mutex")
+	require.NoError(t, err)
+	require.Equal(t, race.Options{Lock: race.LockMutex}, mutex)
+	striped, err := race.Config("plain:striped")
+	require.NoError(t, err)
+	require.Equal(t, race.Options{Lock: race.LockStriped, NoBackoff: true, NoCoalesce: true}, striped)
+	_, err = race.Config("opt:ticket")
+	require.ErrorContains(t, err, `"ticket"`)
+	_, err = race.Config("central:mutex")
+	require.ErrorContains(t, err, "central")
+	_, err = race.Config("turbo:mutex")
+	require.ErrorContains(t, err, `"turbo"`)
 }
 
 // hammer launches blocks blocks of 64 threads under det, each thread

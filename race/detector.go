@@ -26,9 +26,12 @@ type Detector struct {
 	peak   atomic.Int64         // most metadata bytes allocated at once
 	totals totals               // counters of the blocks that ended
 
-	sites  sites     // the kernel sites of call paths, for history
-	pages  sync.Pool // spare metadata pages, of 1<<pageBits entries
-	blocks sync.Pool // spare block states, of ended launches
+	// stripes are LockStriped's mutexes, shared by the detector's
+	// launches: allocating 64 KiB per launch was most of a short launch.
+	stripes *stripes
+	sites   sites     // the kernel sites of call paths, for history
+	pages   sync.Pool // spare metadata pages, of 1<<pageBits entries
+	blocks  sync.Pool // spare block states, of ended launches
 
 	// launches maps the running launches' grids to their state: an
 	// immutable map, replaced under mu, so that finding a launch takes
@@ -43,6 +46,9 @@ func New(opt Options) *Detector {
 	opt = opt.withDefaults()
 	d := &Detector{opt: opt, shift: uint(bits.TrailingZeros(uint(opt.Granularity))), reports: newReports(opt.MaxReports)}
 	d.launches.Store(&map[*gpu.Grid]*launch{})
+	if opt.Lock == LockStriped {
+		d.stripes = new(stripes)
+	}
 	return d
 }
 

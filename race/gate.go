@@ -36,13 +36,10 @@ type locker struct {
 	stripes *stripes // LockStriped's table
 }
 
-// newLocker returns the locker of a launch of g's shape.
-func newLocker(o Options, warps int) locker {
-	l := locker{kind: o.Lock, backoff: !o.NoBackoff, cap: backoffCap(warps)}
-	if o.Lock == LockStriped {
-		l.stripes = new(stripes)
-	}
-	return l
+// newLocker returns the locker of a launch with warps warps resident
+// at once, locking stripes with LockStriped.
+func newLocker(o Options, warps int, st *stripes) locker {
+	return locker{kind: o.Lock, backoff: !o.NoBackoff, cap: backoffCap(warps), stripes: st}
 }
 
 // lock locks e for th, counting the acquisition, and whether and how

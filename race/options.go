@@ -1,6 +1,9 @@
 package race
 
-import "math/bits"
+import (
+	"fmt"
+	"math/bits"
+)
 
 // Options configure a [Detector]. The zero value is usable and is the
 // fastest correct configuration ("opt" in [Configs]): 4-byte granules, no
@@ -74,6 +77,16 @@ func (l Locking) String() string {
 		return "striped"
 	}
 	return "spin"
+}
+
+// ParseLocking returns the discipline String names.
+func ParseLocking(s string) (Locking, error) {
+	for _, l := range []Locking{LockSpin, LockMutex, LockStriped} {
+		if s == l.String() {
+			return l, nil
+		}
+	}
+	return 0, fmt.Errorf("race: unknown locking discipline %q (want spin, mutex or striped)", s)
 }
 
 func (o Options) withDefaults() Options {

@@ -97,7 +97,7 @@ func (th *thread) place() scope.Place {
 }
 
 func newLaunch(d *Detector, g *gpu.Grid) *launch {
-	lk := newLocker(d.opt, g.Warps*min(g.Blocks, 100))
+	lk := newLocker(d.opt, g.Warps*min(g.Blocks, 100), d.stripes)
 	if d.opt.Central {
 		lk.kind = lockNone // one goroutine checks: nothing to exclude
 	}
