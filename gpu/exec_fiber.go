@@ -123,6 +123,9 @@ func (e *fiberExec) runSome(f *fiber) {
 
 func (f *fiber) loop(yield func(struct{}) bool) {
 	f.yield = yield
+	if f.ex.s.l.cfg.Observer != nil {
+		growStack(0)
+	}
 	for {
 		f.ex.startThreads(f)
 		if !yield(struct{}{}) {
@@ -297,4 +300,18 @@ func (e *fiberExec) close() {
 		f.stop()
 	}
 	e.all, e.pool = nil, nil
+}
+
+// growStack grows the stack of a fiber of an observed launch to 4 KiB
+// when it starts. A coroutine starts with 2 KiB, which an observer's
+// checks, called under the kernel's frames, overflow at the first access;
+// the runtime then copies the stack and adjusts every frame on it. Here
+// the stack holds three frames. It took a two-block launch under the race
+// detector from 10.3 to 8.7 µs (BenchmarkFixedLaunch in package race).
+//
+//go:noinline
+func growStack(i int) byte {
+	var pad [3 << 10]byte
+	pad[i] = byte(i)
+	return pad[i*7%len(pad)]
 }

@@ -1,7 +1,6 @@
 package race
 
 import (
-	"maps"
 	"math/bits"
 	"sync"
 	"sync/atomic"
@@ -33,11 +32,10 @@ type Detector struct {
 	pages   sync.Pool // spare metadata pages, of 1<<pageBits entries
 	blocks  sync.Pool // spare block states, of ended launches
 
-	// launches maps the running launches' grids to their state: an
-	// immutable map, replaced under mu, so that finding a launch takes
-	// no lock.
-	launches atomic.Pointer[map[*gpu.Grid]*launch]
-	mu       sync.Mutex // guards reports, and serializes writers of launches
+	// launches maps the running launches' grids to their *launch. A
+	// sync.Map finds one without a lock, and adding one copies nothing.
+	launches sync.Map
+	mu       sync.Mutex // guards reports
 	reports  reports
 }
 
@@ -45,7 +43,6 @@ type Detector struct {
 func New(opt Options) *Detector {
 	opt = opt.withDefaults()
 	d := &Detector{opt: opt, shift: uint(bits.TrailingZeros(uint(opt.Granularity))), reports: newReports(opt.MaxReports)}
-	d.launches.Store(&map[*gpu.Grid]*launch{})
 	if opt.Lock == LockStriped {
 		d.stripes = new(stripes)
 	}
@@ -56,19 +53,19 @@ func New(opt Options) *Detector {
 // metadata.
 func (d *Detector) LaunchStart(g *gpu.Grid) {
 	l := newLaunch(d, g)
-	d.setLaunch(g, l)
 	if d.opt.Central {
 		l.central = startCentral(d)
 	}
+	d.launches.Store(g, l)
 }
 
 // LaunchEnd implements [gpu.Observer]: it frees the launch's metadata.
 func (d *Detector) LaunchEnd(g *gpu.Grid, _ error) {
-	l := d.launchOf(g)
-	d.setLaunch(g, nil)
-	if l == nil {
+	v, ok := d.launches.LoadAndDelete(g)
+	if !ok {
 		return
 	}
+	l := v.(*launch)
 	if l.central != nil {
 		l.central.stop()
 	}
@@ -99,19 +96,10 @@ func (d *Detector) endBlock(l *launch, b int) {
 	l.end(b)
 }
 
-func (d *Detector) launchOf(g *gpu.Grid) *launch { return (*d.launches.Load())[g] }
-
-// setLaunch makes l g's launch state, or forgets g's if l is nil.
-func (d *Detector) setLaunch(g *gpu.Grid, l *launch) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	m := maps.Clone(*d.launches.Load())
-	if l == nil {
-		delete(m, g)
-	} else {
-		m[g] = l
-	}
-	d.launches.Store(&m)
+func (d *Detector) launchOf(g *gpu.Grid) *launch {
+	v, _ := d.launches.Load(g)
+	l, _ := v.(*launch)
+	return l
 }
 
 // Access implements [gpu.Observer]: it checks a against each granule's
