@@ -119,38 +119,66 @@ func (s *shadow) size() int64 {
 }
 
 // shadows maps a launch's memories, by gpu.Memory.ID, to their metadata.
-// Readers load an immutable map through one pointer: a reader lock here
-// was a shared counter every access of every core wrote to, a fifth of
-// the cost of a contended kernel. Writers, rare (a memory's first touch,
-// a block's end), copy the map under mu.
+// Readers take no lock: a reader lock here was a shared counter every
+// access of every core wrote to, a fifth of the cost of a contended
+// kernel. The first memories a launch uses sit in a small array, found by
+// a scan and added without copying anything (a slot whose memory was
+// freed stays empty); past it, an immutable map that writers copy. Writers
+// (a memory's first touch, a block's end) are serialized by mu.
 type shadows struct {
 	gran  uint64
 	bytes *atomic.Int64
 	pool  *sync.Pool
-	mu    sync.Mutex // serializes writers
+	mu    sync.Mutex
+	few   [8]atomic.Pointer[shadow]
+	nfew  atomic.Int32 // slots of few in use
 	m     atomic.Pointer[map[uint64]*shadow]
 }
 
 func newShadows(d *Detector) *shadows {
-	ss := &shadows{gran: uint64(d.opt.Granularity), bytes: &d.bytes, pool: &d.pages}
-	ss.m.Store(&map[uint64]*shadow{})
-	return ss
+	return &shadows{gran: uint64(d.opt.Granularity), bytes: &d.bytes, pool: &d.pages}
 }
 
 // get returns m's metadata, creating it on first use.
 func (ss *shadows) get(m *gpu.Memory) *shadow {
-	if s := (*ss.m.Load())[m.ID]; s != nil {
+	if s := ss.lookup(m.ID); s != nil {
 		return s
 	}
+	return ss.add(m)
+}
+
+// lookup returns the metadata of the memory with id, or nil.
+func (ss *shadows) lookup(id uint64) *shadow {
+	n := int(ss.nfew.Load())
+	for i := range n {
+		if s := ss.few[i].Load(); s != nil && s.mem.ID == id {
+			return s
+		}
+	}
+	if mp := ss.m.Load(); n == len(ss.few) && mp != nil {
+		return (*mp)[id]
+	}
+	return nil
+}
+
+//go:noinline
+func (ss *shadows) add(m *gpu.Memory) *shadow {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	old := *ss.m.Load()
-	if s := old[m.ID]; s != nil {
+	if s := ss.lookup(m.ID); s != nil {
 		return s
 	}
 	n := (uint64(m.Bytes()) + ss.gran - 1) / ss.gran
 	s := &shadow{mem: m, n: n, pages: make([]atomic.Pointer[[]entry], (n+1<<pageBits-1)>>pageBits), bytes: ss.bytes, pool: ss.pool}
-	next := maps.Clone(old)
+	if i := ss.nfew.Load(); int(i) < len(ss.few) {
+		ss.few[i].Store(s)
+		ss.nfew.Store(i + 1)
+		return s
+	}
+	next := map[uint64]*shadow{}
+	if old := ss.m.Load(); old != nil {
+		next = maps.Clone(*old)
+	}
 	next[m.ID] = s
 	ss.m.Store(&next)
 	return s
@@ -160,11 +188,17 @@ func (ss *shadows) get(m *gpu.Memory) *shadow {
 func (ss *shadows) drop(keep func(*shadow) bool) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	old := *ss.m.Load()
-	if !dropsAny(old, keep) {
+	for i := range ss.few {
+		if s := ss.few[i].Load(); s != nil && !keep(s) {
+			ss.bytes.Add(-s.release())
+			ss.few[i].Store(nil)
+		}
+	}
+	old := ss.m.Load()
+	if old == nil || !dropsAny(*old, keep) {
 		return // most blocks have no shared memory: copy nothing
 	}
-	next := maps.Clone(old)
+	next := maps.Clone(*old)
 	for k, s := range next {
 		if !keep(s) {
 			ss.bytes.Add(-s.release())

@@ -1,8 +1,14 @@
 package race
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 	"unsafe"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/warpguard/warpguard/gpu"
 )
 
 // TestEntrySize keeps an entry within three cache lines: every check moves
@@ -14,5 +20,37 @@ func TestEntrySize(t *testing.T) {
 	}
 	if s := unsafe.Sizeof(record{}); s > 48 {
 		t.Errorf("record is %d bytes, want at most 48", s)
+	}
+}
+
+// TestShadowsRegistry adds more memories than the registry's array holds,
+// so that the rest go to its map, and drops some of each: every memory
+// keeps its one metadata until dropped, and a dropped one gets fresh
+// metadata on its next use.
+func TestShadowsRegistry(t *testing.T) {
+	dev, err := gpu.NewDevice(gpu.DeviceConfig{})
+	require.NoError(t, err)
+	ss := newShadows(New(Options{}))
+	var mems []*gpu.Memory
+	var first []*shadow
+	for i := range 20 {
+		m := gpu.Alloc[int32](dev, fmt.Sprint("m", i), 4).Memory()
+		mems = append(mems, m)
+		first = append(first, ss.get(m))
+	}
+	require.EqualValues(t, len(ss.few), ss.nfew.Load())
+	require.Len(t, *ss.m.Load(), 20-len(ss.few))
+	for i, m := range mems {
+		require.Same(t, first[i], ss.get(m), "memory %d", i)
+	}
+	odd := func(s *shadow) bool { return slices.Index(mems, s.mem)%2 == 0 }
+	ss.drop(odd)
+	for i, m := range mems {
+		if i%2 == 0 {
+			require.Same(t, first[i], ss.get(m), "kept memory %d", i)
+		} else {
+			require.Nil(t, ss.lookup(m.ID), "dropped memory %d", i)
+			require.NotSame(t, first[i], ss.get(m), "memory %d after its drop", i)
+		}
 	}
 }
