@@ -1,9 +1,6 @@
 package race
 
-import (
-	"runtime"
-	"sync/atomic"
-)
+import "runtime"
 
 // Dynamic exponential backoff (iGUARD §6.5; iguard.md §5.2). iGUARD waits
 // 100 cycles after a failed attempt on an entry, doubles the wait at each
@@ -23,14 +20,24 @@ func backoffCap(warps int) int {
 }
 
 // wait is one backoff step of delay spins; at the cap it yields instead.
-func wait(s *atomic.Uint32, delay, cap int) {
+// A spin reads no memory: the lock word shares its cache line with the
+// entry the holder is updating, and each read of it by a waiter took the
+// line away from the holder, slowing the check everyone waits for.
+func wait(delay, cap int) {
 	if delay >= cap {
 		runtime.Gosched()
 		return
 	}
-	for range delay {
-		if s.Load() == 0 {
-			return
-		}
+	spin(delay)
+}
+
+// spin burns about n × 1 ns without touching shared memory.
+//
+//go:noinline
+func spin(n int) int {
+	x := n
+	for i := range n {
+		x ^= i * 0x9E3779B9 >> 3
 	}
+	return x
 }

@@ -93,7 +93,7 @@ func (l *locker) contend(th *thread, s *atomic.Uint32) {
 	start := time.Now()
 	for delay := backoffBase; s.Load() != 0 || !s.CompareAndSwap(0, 1); delay = min(2*delay, l.cap) {
 		th.n.waits++
-		wait(s, delay, l.cap)
+		wait(delay, l.cap)
 	}
 	th.n.waitNs += uint64(time.Since(start))
 }
