@@ -4,6 +4,7 @@ import (
 	"iter"
 	"runtime"
 	"sync"
+	"time"
 )
 
 // fiberExec is the Fibers executor. The slot's goroutine drives the block:
@@ -24,8 +25,9 @@ type fiberExec struct {
 	head    int       // first live entry of runq
 	started int       // threads of the block started so far
 	// spins counts spin yields since the goroutine last gave up its
-	// processor; see yield.
-	spins int
+	// processor, at gaveUp; see spinRound.
+	spins  int
+	gaveUp time.Time
 
 	// Threads waiting outside the block (at a grid sync) are woken by other
 	// slots' goroutines through the inbox.
@@ -219,6 +221,10 @@ func (e *fiberExec) yield(t *Thread) {
 	t.park()
 }
 
+// spinSlice is the longest a block's spinning threads keep the processor
+// from other blocks.
+const spinSlice = 20 * time.Microsecond
+
 // spinRound gives up the processor once the block's threads have yielded,
 // between them, as many times as the block has threads: every thread may
 // be spinning on a flag another block sets. Switching among them would
@@ -226,10 +232,12 @@ func (e *fiberExec) yield(t *Thread) {
 // later, while the block that would set the flag waits for a processor.
 func (e *fiberExec) spinRound() {
 	e.spins++
-	if e.spins >= e.started {
-		e.spins = 0
-		runtime.Gosched()
+	if e.spins < e.started && time.Since(e.gaveUp) < spinSlice {
+		return
 	}
+	e.spins = 0
+	runtime.Gosched()
+	e.gaveUp = time.Now()
 }
 
 // releaseWaiters makes every thread waiting at a barrier or collective of
