@@ -52,9 +52,20 @@ func (b Buffer[T]) AtomicCAS(t *Thread, i int, cmp, v T, s scope.Scope) T {
 		}
 	}
 	t.cmp = c
+	if old != c {
+		t.spins += failedCASWeight
+	}
 	b.finish(t, i, OpCAS, s, old, n)
 	return fromBits[T](old)
 }
+
+// failedCASWeight is what a failed CAS adds to the thread's spin count
+// besides its own one. A thread whose CAS fails is most likely spinning
+// on a lock, and if the holder is a thread of its own block, which on
+// the Fibers executor yielded inside its critical section, every
+// waiter of the block would otherwise spin spinYield times before the
+// holder runs again: a failed CAS counts double.
+const failedCASWeight = spinYield/2 - 1
 
 // AtomicMin stores min(element, v) into element i.
 func (b Buffer[T]) AtomicMin(t *Thread, i int, v T, s scope.Scope) T {

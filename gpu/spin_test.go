@@ -39,3 +39,32 @@ func TestSpinnersGiveWay(t *testing.T) {
 	require.Less(t, time.Since(start), launches*10*time.Millisecond/2,
 		"spinning blocks held the only processor until preempted")
 }
+
+// TestFailedCASYieldsSooner: thread 0 of a block yields while it holds a
+// lock, and thread 1 spins on the lock with atomicCAS. A failed CAS
+// counts double toward the thread's next yield, so the holder runs again
+// after a couple of dozen failed attempts, not after spinYield (64).
+func TestFailedCASYieldsSooner(t *testing.T) {
+	d := newDevice(t)
+	lock := gpu.Alloc[int32](d, "lock", 1)
+	work := gpu.Alloc[int32](d, "work", 1)
+	failed := gpu.Alloc[int32](d, "failed", 1)
+	require.NoError(t, launch1D(d, gpu.Fibers, 1, 2, func(t *gpu.Thread) {
+		if t.Rank() == 0 {
+			lock.AtomicExch(t, 0, 1, scope.Block)
+			for range 64 { // enough strong accesses to yield inside the critical section
+				work.AtomicAdd(t, 0, 1, scope.Block)
+			}
+			lock.AtomicExch(t, 0, 0, scope.Block)
+			return
+		}
+		n := int32(0)
+		for lock.AtomicCAS(t, 0, 0, 1, scope.Block) != 0 {
+			n++
+		}
+		failed.Store(t, 0, n)
+	}))
+	n := failed.Host()[0]
+	require.Positive(t, n, "thread 1 found the lock held")
+	require.LessOrEqual(t, n, int32(32), "failed CASes before the holder ran again")
+}
