@@ -91,9 +91,9 @@ func (l *locker) contend(th *thread, s *atomic.Uint32) {
 		return
 	}
 	start := time.Now()
-	for delay := backoffBase; s.Load() != 0 || !s.CompareAndSwap(0, 1); delay = min(2*delay, l.cap) {
+	for delay, n := backoffBase, 0; s.Load() != 0 || !s.CompareAndSwap(0, 1); delay, n = min(2*delay, l.cap), n+1 {
 		th.n.waits++
-		wait(delay, l.cap)
+		wait(delay, l.cap, n)
 	}
 	th.n.waitNs += uint64(time.Since(start))
 }
