@@ -42,8 +42,14 @@ func (t *Thread) strong() {
 //go:noinline
 func (t *Thread) yieldSpin() {
 	t.spins = 0
+	if !t.progress {
+		// Most likely spinning: yield again after spinYield/8 strong
+		// accesses, so that what the thread waits for runs sooner.
+		t.spins = spinYield - spinYield/8
+	}
 	t.blk.spun(t)
 	t.blk.exec.yield(t)
+	t.progress = false
 }
 
 // notify reports an access to the observer. It is out of line so that the
@@ -99,6 +105,7 @@ func (b Buffer[T]) LoadVolatile(t *Thread, i int) T {
 // volatile write.
 func (b Buffer[T]) StoreVolatile(t *Thread, i int, v T) {
 	storeBits[T](b.at(t, i, OpStore), toBits(v))
+	t.progress = true
 	if t.obs != nil {
 		b.notify(t, i, OpStore, Volatile, scope.System, 0, toBits(v), 0)
 	}
@@ -151,6 +158,7 @@ func (b Buffer[T]) StoreRelease(t *Thread, i int, v T, s scope.Scope) {
 
 func (b Buffer[T]) store(t *Thread, i int, v T, o Order, s scope.Scope) {
 	storeBits[T](b.atScoped(t, i, OpStore, s), toBits(v))
+	t.progress = true
 	if t.obs != nil {
 		b.notify(t, i, OpStore, o, s, 0, toBits(v), 0)
 	}

@@ -1,6 +1,8 @@
 package gpu
 
 import (
+	"unsafe"
+
 	"github.com/warpguard/warpguard/scope"
 )
 
@@ -22,6 +24,9 @@ func (b Buffer[T]) AtomicAdd(t *Thread, i int, v T, s scope.Scope) T {
 	}
 	p := b.atScoped(t, i, OpAdd, s)
 	old := addBits[T](p, toBits(v))
+	if toBits(v) != 0 { // atomicAdd(p, 0) is a strong read
+		t.progress = true
+	}
 	b.finish(t, i, OpAdd, s, old, toBits(v))
 	return fromBits[T](old)
 }
@@ -35,6 +40,9 @@ func (b Buffer[T]) AtomicSub(t *Thread, i int, v T, s scope.Scope) T {
 func (b Buffer[T]) AtomicExch(t *Thread, i int, v T, s scope.Scope) T {
 	p := b.atScoped(t, i, OpExch, s)
 	old := swapBits[T](p, toBits(v))
+	if old != toBits(v) {
+		t.progress = true
+	}
 	b.finish(t, i, OpExch, s, old, toBits(v))
 	return fromBits[T](old)
 }
@@ -53,18 +61,31 @@ func (b Buffer[T]) AtomicCAS(t *Thread, i int, cmp, v T, s scope.Scope) T {
 	}
 	t.cmp = c
 	if old != c {
-		t.spins += failedCASWeight
+		t.failedCAS(p)
+	} else if n != c {
+		t.progress = true
 	}
 	b.finish(t, i, OpCAS, s, old, n)
 	return fromBits[T](old)
 }
 
-// failedCASWeight is what a failed CAS adds to the thread's spin count
-// besides its own one. A thread whose CAS fails is most likely spinning
-// on a lock, and if the holder is a thread of its own block, which on
-// the Fibers executor yielded inside its critical section, every
-// waiter of the block would otherwise spin spinYield times before the
-// holder runs again: a failed CAS counts double.
+// failedCAS notes a CAS that failed at p. A thread whose CAS fails again
+// at the address of its last failure is most likely spinning on a lock,
+// and if the holder is a thread of its own block, which on the Fibers
+// executor yielded inside its critical section, every waiter of the
+// block would otherwise spin spinYield times before the holder runs
+// again: such a failure counts double toward the next yield. Failures at
+// new addresses (a hash table probing for a free slot) count once; making
+// them count double tripled lib/hashtable's time in yields.
+func (t *Thread) failedCAS(p unsafe.Pointer) {
+	if uint32(uintptr(p)) == t.lastFail {
+		t.spins += failedCASWeight
+	}
+	t.lastFail = uint32(uintptr(p))
+}
+
+// failedCASWeight is what a repeated failed CAS adds to the thread's spin
+// count besides its own one.
 const failedCASWeight = spinYield/2 - 1
 
 // AtomicMin stores min(element, v) into element i.
@@ -116,6 +137,9 @@ func (b Buffer[T]) rmw(t *Thread, i int, op Op, v T, s scope.Scope) T {
 		old := loadBits[T](p)
 		n := toBits(apply(op, fromBits[T](old), v))
 		if casBits[T](p, old, n) {
+			if n != old {
+				t.progress = true
+			}
 			b.finish(t, i, op, s, old, toBits(v))
 			return fromBits[T](old)
 		}

@@ -28,18 +28,24 @@ type Thread struct {
 	barResult int    // true predicates in the barrier round the thread last left
 	barN      int    // participants in that round
 	obsState  any
-	acc       Access // the access being reported to obs
 
-	done       bool // the kernel returned
-	parked     bool // waiting, in the block's count; guarded by the block
-	checks     bool // the launch checks divergence: barriers record their call sites
-	*syncState      // the slow path's state, kept apart to keep Thread small
+	done     bool // the kernel returned
+	parked   bool // waiting, in the block's count; guarded by the block
+	checks   bool // the launch checks divergence: barriers record their call sites
+	progress bool // a strong write changed memory since the thread last yielded
+	// lastFail is the low half of the address of the thread's last failed
+	// CAS: enough to tell a retry at one address from a probe of others,
+	// and it fits in the padding, where a full pointer grew Thread by a
+	// cache line.
+	lastFail   uint32
+	*syncState // the slow path's state, kept apart to keep Thread small
 }
 
-// syncState is the state of a thread that only barriers and collectives
-// touch. It lives beside the slot's threads, so that the barrier-free path
+// syncState is the state of a thread that only barriers, collectives and
+// observer reports touch. It lives beside the slot's threads, so that the barrier-free path
 // does not stride over it.
 type syncState struct {
+	acc    Access        // the access being reported to the observer
 	at     waitInfo      // what the thread waits at, while it waits; written by the thread itself
 	waitPC callSite      // the call site of its last barrier, when divergence is checked
 	coll   *round        // the warp collective it last completed
