@@ -37,7 +37,8 @@ type Matrix struct {
 	// detection itself is what the matrix measures.
 	History bool
 	// CPUs, if positive, is GOMAXPROCS during the run, restored after it:
-	// how many goroutines check at once.
+	// how many goroutines check at once. GOMAXPROCS belongs to the
+	// process, so nothing else should run meanwhile.
 	CPUs int
 	// Progress, if not nil, gets a line per cell as it completes.
 	Progress io.Writer

@@ -74,9 +74,10 @@ func (b Buffer[T]) AtomicCAS(t *Thread, i int, cmp, v T, s scope.Scope) T {
 // and if the holder is a thread of its own block, which on the Fibers
 // executor yielded inside its critical section, every waiter of the
 // block would otherwise spin spinYield times before the holder runs
-// again: such a failure counts double toward the next yield. Failures at
-// new addresses (a hash table probing for a free slot) count once; making
-// them count double tripled lib/hashtable's time in yields.
+// again: such a failure counts spinYield/2, so the waiter yields at its
+// second repeated failure. Failures at new addresses (a hash table
+// probing for a free slot) count one, as any strong access; weighting
+// them too tripled lib/hashtable's time, in yields.
 func (t *Thread) failedCAS(p unsafe.Pointer) {
 	if uint32(uintptr(p)) == t.lastFail {
 		t.spins += failedCASWeight
@@ -85,7 +86,7 @@ func (t *Thread) failedCAS(p unsafe.Pointer) {
 }
 
 // failedCASWeight is what a repeated failed CAS adds to the thread's spin
-// count besides its own one.
+// count besides its own one: with it, the failure counts spinYield/2.
 const failedCASWeight = spinYield/2 - 1
 
 // AtomicMin stores min(element, v) into element i.

@@ -225,7 +225,7 @@ func (e *fiberExec) yield(t *Thread) {
 // write that changed memory. Switching among spinning threads would hold
 // the processor until Go's scheduler preempts the goroutine, 10 ms later,
 // while the block that would set the flag waits for a processor
-// (contention/spin-barrier took 110 ms with no detector, 1 ms now).
+// (contention/spin-barrier took 113 ms with no detector, 1.1-1.7 ms now).
 // Giving the processor up at every streak of yields, writes or not, cost
 // kernels that use atomics heavily up to 1.5x in switches; giving it up
 // every 20 µs of a streak as well cost scor/reduction 2x, whose threads

@@ -80,7 +80,7 @@ func (s *slot) runBlock(id int) {
 	for i := range s.threads {
 		t := &s.threads[i]
 		t.gid, t.spins, t.obsState, t.fib = base+i, 0, nil, nil
-		t.done = false
+		t.done, t.progress, t.lastFail = false, false, 0
 	}
 	if s.l.sched.kind != ScheduleDefault {
 		s.rng = s.l.sched.rng(id)

@@ -40,9 +40,9 @@ const yieldEvery = 4
 // spin burns about n × 0.4 ns without touching shared memory.
 //
 //go:noinline
-func spin(n int) int {
-	x := n
-	for i := range n {
+func spin(n int) uint {
+	x := uint(n)
+	for i := range uint(n) {
 		x ^= i * 0x9E3779B9 >> 3
 	}
 	return x

@@ -87,7 +87,8 @@ func (d *Detector) BlockEnd(g *gpu.Grid, b int) {
 	d.endBlock(l, b)
 }
 
-// endBlock adds the block's counters to the totals and frees its state.
+// endBlock adds the block's counters to the totals and frees its shared
+// memories' metadata; its thread states stay until the launch ends.
 func (d *Detector) endBlock(l *launch, b int) {
 	d.notePeak()
 	blk := l.block[b].Load()

@@ -123,7 +123,9 @@ func (s *shadow) size() int64 {
 // access of every core wrote to, a fifth of the cost of a contended
 // kernel. The first memories a launch uses sit in a small array, found by
 // a scan and added without copying anything (a slot whose memory was
-// freed stays empty); past it, an immutable map that writers copy. Writers
+// freed stays empty and is not reused, so once eight blocks with shared
+// memory have run, later memories go to the map); past it, an immutable
+// map that writers copy. Writers
 // (a memory's first touch, a block's end) are serialized by mu.
 type shadows struct {
 	gran  uint64

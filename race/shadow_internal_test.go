@@ -3,6 +3,7 @@ package race
 import (
 	"fmt"
 	"slices"
+	"sync"
 	"testing"
 	"unsafe"
 
@@ -51,6 +52,33 @@ func TestShadowsRegistry(t *testing.T) {
 		} else {
 			require.Nil(t, ss.lookup(m.ID), "dropped memory %d", i)
 			require.NotSame(t, first[i], ss.get(m), "memory %d after its drop", i)
+		}
+	}
+}
+
+// TestShadowsConcurrentGet: goroutines asking for the same memories at
+// once, past the array into the map, all get one metadata per memory.
+func TestShadowsConcurrentGet(t *testing.T) {
+	dev, err := gpu.NewDevice(gpu.DeviceConfig{})
+	require.NoError(t, err)
+	var mems []*gpu.Memory
+	for i := range 24 {
+		mems = append(mems, gpu.Alloc[int32](dev, fmt.Sprint("m", i), 4).Memory())
+	}
+	for range 20 {
+		ss := newShadows(New(Options{}))
+		got := make([][]*shadow, 8)
+		var wg sync.WaitGroup
+		for g := range got {
+			wg.Go(func() {
+				for _, m := range mems {
+					got[g] = append(got[g], ss.get(m))
+				}
+			})
+		}
+		wg.Wait()
+		for g := range got {
+			require.Equal(t, got[0], got[g], "goroutine %d", g)
 		}
 	}
 }

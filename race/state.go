@@ -8,7 +8,7 @@ import (
 )
 
 // launch is the detector's state for one running launch: the grid barrier
-// epoch, the blocks now running, and the memory metadata. A new launch
+// epoch, the blocks that have started, and the memory metadata. A new launch
 // starts from nothing, since a kernel boundary orders every access.
 //
 // Blocks are found without a lock: two blocks starting at once took turns
