@@ -370,7 +370,7 @@ func TestSpinBlocksGridSync(t *testing.T) {
 func TestCoalescedCollectives(t *testing.T) {
 	eachExecutor(t, func(t *testing.T, ex gpu.Executor) {
 		d := newDevice(t)
-		const mask = 0b1011_0110_1101_0011_1000_1110_0101_1011
+		const mask uint64 = 0b1011_0110_1101_0011_1000_1110_0101_1011
 		type res struct {
 			rank, size, shfl, down, up, xor, incl, excl int32
 			ballot                                      uint64
