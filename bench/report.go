@@ -74,8 +74,9 @@ func WriteJSON(w io.Writer, cells []Cell) error {
 	return nil
 }
 
-// WriteTable writes a row per cell, with its counters per launch, then each configuration's overhead
-// summary and the speedups the contention optimizations are judged by.
+// WriteTable writes a row per cell, with its counters per launch, then
+// each configuration's overhead summary and the speedups the contention
+// optimizations are judged by.
 func WriteTable(w io.Writer, cells []Cell) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "kernel\tconfig\tmedian\tvs off\tchecks\tcoalesced\trepeats\tcontended\tbackoff\treports\tmetadata\t")

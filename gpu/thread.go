@@ -42,8 +42,8 @@ type Thread struct {
 }
 
 // syncState is the state of a thread that only barriers, collectives and
-// observer reports touch. It lives beside the slot's threads, so that the barrier-free path
-// does not stride over it.
+// observer reports touch. It lives beside the slot's threads, so that the
+// barrier-free path does not stride over it.
 type syncState struct {
 	acc    Access        // the access being reported to the observer
 	at     waitInfo      // what the thread waits at, while it waits; written by the thread itself

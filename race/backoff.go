@@ -22,8 +22,9 @@ func backoffCap(warps int) int {
 	return max(backoffBase, 5*min(warps, 100*32)/2)
 }
 
-// wait is backoff step n (from 0) of delay spins; every yieldEvery-th
-// step at the cap yields instead. A spin reads no memory: the lock word shares its cache line with the
+// wait is backoff step n (from 0), of delay spins; a step at the cap
+// whose number is a multiple of yieldEvery, less one, yields instead. A
+// spin reads no memory: the lock word shares its cache line with the
 // entry the holder is updating, and each read of it by a waiter took the
 // line away from the holder, slowing the check everyone waits for.
 func wait(delay, cap, n int) {
@@ -34,7 +35,7 @@ func wait(delay, cap, n int) {
 	spin(delay)
 }
 
-// yieldEvery is how often a waiter at the cap yields its processor.
+// yieldEvery is how many steps a waiter at the cap takes per yield.
 const yieldEvery = 4
 
 // spin burns about n × 0.4 ns without touching shared memory.

@@ -125,13 +125,13 @@ func (s *shadow) size() int64 {
 // a scan and added without copying anything (a slot whose memory was
 // freed stays empty and is not reused, so once eight blocks with shared
 // memory have run, later memories go to the map); past it, an immutable
-// map that writers copy. Writers
-// (a memory's first touch, a block's end) are serialized by mu.
+// map that writers copy. Writers (a memory's first touch, a block's end)
+// are serialized by mu.
 type shadows struct {
 	gran  uint64
 	bytes *atomic.Int64
 	pool  *sync.Pool
-	mu    sync.Mutex
+	mu    sync.Mutex // serializes writers
 	few   [8]atomic.Pointer[shadow]
 	nfew  atomic.Int32 // slots of few in use
 	m     atomic.Pointer[map[uint64]*shadow]
