@@ -16,11 +16,13 @@ import (
 // before the store that publishes it, and the reader sends its next
 // access after the load that saw the store. The checker counts fences as
 // it meets them, so a check sees exactly the fences sent before it, as
-// the inline detector sees those made before it. A release store is
-// reported after its store, though, so a reader could see it and be
-// checked before the release reached the checker: a release's fence is
-// therefore counted by the accessing thread as it reports it, apart
-// (thread.rel), and each access it sends carries that count. The cost: a
+// the inline detector sees those made before it. The thread numbers each
+// fence as it makes it (thread.seq) and the checker marks it when it meets
+// it. A release store is reported after its store, though, so a reader
+// could see it and be checked before the release reached the checker: a
+// release's fence is therefore marked by the accessing thread as it
+// reports it, apart (thread.rel), and each access it sends carries the
+// thread's seq at the access. The cost: a
 // check waiting in the channel may see a release its writer made after
 // the racing access, a window the inline detector has only between a
 // release's store and its report. The accessing thread also captures its
@@ -45,7 +47,7 @@ type event struct {
 	sync  gpu.Sync
 	site  gpu.Site
 	path  *siteSlot
-	rel   [nFence]uint32 // evAccess: the thread's release fence counters at the access
+	seq   uint32 // evAccess: the thread's fence seq at the access; evFence: the fence's
 }
 
 const (
@@ -77,10 +79,12 @@ func (c *central) run(d *Detector) {
 		switch e.kind {
 		case evAccess:
 			if !d.halted.Load() {
-				d.access(e.th, nil, &e.a, e.site, e.path, &e.rel)
+				d.access(e.th, nil, &e.a, e.site, e.path, &e.seq)
 			}
 		case evFence:
-			e.th.fence(e.scope)
+			if i := fenceSlot(e.scope); i >= 0 {
+				mark(&e.th.last, i, e.seq)
+			}
 			e.th.fenceLocks(e.scope)
 		case evSync:
 			e.th.sync(e.sync)

@@ -25,24 +25,25 @@ const (
 )
 
 // record is one side of a potential race: who accessed, and the state of
-// that thread's synchronization at the time.
+// that thread's synchronization at the time; 32 bytes. Its site, kept
+// only with history, lives in the entry's extra.
 type record struct {
 	th     *thread
-	fences [nFence]uint32 // th's fence counters at the access
-	bar    uint32         // th's block's barrier epoch
-	wep    uint32         // th's lane epoch in its warp
-	grid   uint32         // the launch's grid.Sync epoch
-	tile   uint32         // th's tile syncs completed
+	seq    uint32 // th's fence seq at the access (see thread.last)
+	bar    uint32 // th's block's barrier epoch
+	wep    uint32 // th's lane epoch in its warp
+	grid   uint32 // the launch's grid.Sync epoch
+	tile   uint32 // th's tile syncs completed
 	op     gpu.Op
 	order  gpu.Order
 	scope  scope.Scope
 	strong bool
-	site   gpu.Site // where, if history is on; last, so the small fields pack: 48 bytes
 }
 
 // access is the access being checked.
 type access struct {
 	rec   record
+	site  gpu.Site // where, if known
 	store bool     // the op may write
 	locks *lockSet // locks the thread holds
 }
@@ -51,7 +52,7 @@ type access struct {
 // record, which holds pointers, costs three times as much.
 func (th *thread) fill(r *record, a *gpu.Access) {
 	r.th = th
-	r.fences[0], r.fences[1], r.fences[2] = th.fences[0].Load(), th.fences[1].Load(), th.fences[2].Load()
+	r.seq = th.seq.Load()
 	r.bar = th.blk.bar.Load()
 	r.wep = th.w.epoch(th.lane)
 	r.grid = th.l.grid.Load()
@@ -61,18 +62,19 @@ func (th *thread) fill(r *record, a *gpu.Access) {
 }
 
 // stamp summarizes r for the entry's repeat test: the thread, the
-// operation, and a sum of every counter the record holds and of the
+// operation, and a sum of every counter the record holds (its fence seq
+// counts every fence that could order anything) and of the
 // versions of the thread's lock tables. The counters only grow, so the sum
 // changes whenever one of them does. Threads past 2^22 get no stamp.
 func (r *record) stamp() uint64 {
-	gen := r.fences[0] + r.fences[1] + r.fences[2] + r.bar + r.wep + r.grid + r.tile
+	gen := r.seq + r.bar + r.wep + r.grid + r.tile
 	return r.th.stampOf(gen, r.op, r.order, r.scope)
 }
 
 // stampNow returns the stamp th's record of access a would have, without
 // filling the record: the repeat test is the common path.
 func (th *thread) stampNow(a *gpu.Access) uint64 {
-	gen := th.fences[0].Load() + th.fences[1].Load() + th.fences[2].Load() + th.blk.bar.Load() +
+	gen := th.seq.Load() + th.blk.bar.Load() +
 		th.w.epoch(th.lane) + th.l.grid.Load() + th.tileN.Load()
 	return th.stampOf(gen, a.Op, a.Order, a.Scope)
 }
@@ -112,23 +114,24 @@ func isStrong(a *gpu.Access) bool {
 type finding struct {
 	kind   Kind
 	prev   record
+	site   gpu.Site // prev's site, with history
 	shared flags    // the sharing bits at the check
 	locks  *lockSet // the entry's lockset at the check
 }
 
-// check runs the race checks for c against the entry and updates it. It
-// returns the kind of race found, 0 for none, and then fills f.
-// Preconditions: e locked.
-func (e *entry) check(c *access, f *finding) Kind {
+// check runs the race checks for c against the entry, whose extra is x,
+// and updates it. It returns the kind of race found, 0 for none, and then
+// fills f. Preconditions: e locked.
+func (e *entry) check(c *access, x *extra, f *finding) Kind {
 	if e.flags&fValid == 0 {
 		e.flags, e.locks = fValid, c.locks
-		e.record(c)
+		e.record(c, x)
 		return 0
 	}
 	md := &e.r // stores and atomics are checked against the last accessor
 	if !c.store {
 		if e.flags&fWriter == 0 {
-			e.record(c) // nothing written yet: a read conflicts with nothing
+			e.record(c, x) // nothing written yet: a read conflicts with nothing
 			return 0
 		}
 		md = &e.w // loads only against the last writer
@@ -141,10 +144,23 @@ func (e *entry) check(c *access, f *finding) Kind {
 		}
 	}
 	if k != 0 {
-		*f = finding{kind: k, prev: *md, shared: shared, locks: locks}
+		*f = finding{kind: k, prev: *md, site: e.siteOf(md, x), shared: shared, locks: locks}
 	}
-	e.record(c)
+	e.record(c, x)
 	return k
+}
+
+// siteOf returns the site of e's record md, kept in x with history.
+func (e *entry) siteOf(md *record, x *extra) gpu.Site {
+	switch {
+	case x == nil:
+		return gpu.Site{}
+	case md == &e.w:
+		return x.w
+	case md == &e.o:
+		return x.o
+	}
+	return x.r
 }
 
 // otherRace checks a store against the reader the last accessor replaced.
@@ -165,15 +181,24 @@ func (e *entry) otherRace(c *access) Kind {
 // record makes c the last accessor, and the last writer if it writes. A
 // store is checked against every remembered reader, so it clears the
 // other reader; a load keeps the accessor it replaces, if another thread.
-func (e *entry) record(c *access) {
+func (e *entry) record(c *access, x *extra) {
 	switch {
 	case c.store:
 		e.w, e.o = c.rec, record{}
 		e.flags |= fModified | fWriter
+		if x != nil {
+			x.w, x.o = c.site, gpu.Site{}
+		}
 	case e.r.th != c.rec.th:
 		e.o = e.r
+		if x != nil {
+			x.o = x.r
+		}
 	}
 	e.r = c.rec
+	if x != nil {
+		x.r = c.site
+	}
 }
 
 // decide applies the race-free shortcuts and then the race checks, in
@@ -279,14 +304,11 @@ func covers(s scope.Scope, a, b *record) bool {
 }
 
 // fencedSince reports whether md's thread has executed a fence counted in
-// slot from or a wider one since md's access.
+// slot from or a wider one since md's access: whether the last such fence
+// (or, with the central checker, release) came after it in the thread's
+// numbering.
 func fencedSince(md *record, from int) bool {
-	for i := from; i < nFence; i++ {
-		if md.th.fences[i].Load()+md.th.rel[i].Load() != md.fences[i] {
-			return true
-		}
-	}
-	return false
+	return md.th.last[from].Load() > md.seq || md.th.rel[from].Load() > md.seq
 }
 
 // need returns the narrowest fence that, executed by md's thread after its

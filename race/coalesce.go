@@ -57,15 +57,16 @@ func coalesceKey(th *thread, c *access, first, last uint64) uint64 {
 }
 
 // coalesces reports whether an access with key and call path would repeat
-// the check of the entry's last update by another lane. When accesses
+// the check of granule g's last update by another lane. When accesses
 // carry call paths (history, or the central checker), an update in
 // progress zeroes the key before it changes the path, and the key is read
 // on both sides of the path, so two equal keys mean the path belongs to
 // an update with that key. Otherwise the path is always nil and the key
 // changes only at the end of an update: a reader that sees it during one
 // sees the last completed update's key, as if it had read just before.
-func (e *entry) coalesces(key uint64, path *siteSlot) bool {
-	return e.ckey.Load() == key && e.path.Load() == path && e.ckey.Load() == key
+func (s *shadow) coalesces(g, key uint64, path *siteSlot) bool {
+	e, x := s.at(g)
+	return e.ckey.Load() == key && x.pathOf() == path && e.ckey.Load() == key
 }
 
 // keyAfter returns the key an update with key leaves in e: key when the

@@ -122,7 +122,7 @@ func (d *Detector) Access(t *gpu.Thread, a *gpu.Access) {
 		site, path = d.sites.of(t)
 	}
 	if c := th.l.central; c != nil {
-		c.send(event{kind: evAccess, th: th, a: *a, site: site, path: path, rel: th.relCounts()})
+		c.send(event{kind: evAccess, th: th, a: *a, site: site, path: path, seq: th.seq.Load()})
 		return
 	}
 	d.access(th, t, a, site, path, nil)
@@ -134,48 +134,41 @@ func (d *Detector) Access(t *gpu.Thread, a *gpu.Access) {
 // the checks. A release of too narrow a scope is then a missing fence on
 // the data; an acquire of too narrow a scope fails the atomic scope check
 // on the flag itself.
-// With the central checker it is counted apart, in rel (see central.go).
+// With the central checker it is marked apart, in rel (see central.go).
 func (th *thread) release(a *gpu.Access, central bool) {
 	if a.Order != gpu.Release {
 		return
 	}
-	if i := fenceSlot(a.Scope); central && i >= 0 {
-		th.rel[i].Add(1)
-		return
+	if i, n := th.number(a.Scope); central && i >= 0 {
+		mark(&th.rel, i, n)
+	} else if i >= 0 {
+		mark(&th.last, i, n)
 	}
-	th.fence(a.Scope)
-}
-
-// relCounts returns th's release fence counters.
-func (th *thread) relCounts() [nFence]uint32 {
-	return [nFence]uint32{th.rel[0].Load(), th.rel[1].Load(), th.rel[2].Load()}
 }
 
 // access checks a by th; t is th's gpu.Thread when the check runs on it,
-// else nil. rel, when not nil, are th's release fence counters at the
-// access, taken by the accessing thread for the central checker.
-func (d *Detector) access(th *thread, t *gpu.Thread, a *gpu.Access, site gpu.Site, path *siteSlot, rel *[nFence]uint32) {
+// else nil. seq, when not nil, is th's fence seq at the access, taken by
+// the accessing thread for the central checker.
+func (d *Detector) access(th *thread, t *gpu.Thread, a *gpu.Access, site gpu.Site, path *siteSlot, seq *uint32) {
 	th.n.accesses++
 	first, last := a.Offset>>d.shift, (a.Offset+uint64(max(a.Size, 1))-1)>>d.shift
 	if a.Op == gpu.OpCAS || a.Op == gpu.OpExch || a.Op == gpu.OpStore && a.Order != gpu.Weak {
 		th.lockAccess(*a, first)
 	}
 	s := th.shadowOf(a.Mem)
-	if first == last && rel == nil && s.entry(first).repeats(th.stampNow(a), path) {
+	if first == last && seq == nil && s.repeats(first, th.stampNow(a), path) {
 		th.n.repeats++
 		return // a repeat, found without filling a record
 	}
 	var c access
 	th.fill(&c.rec, a)
-	if rel != nil {
-		for i := range c.rec.fences {
-			c.rec.fences[i] += rel[i]
-		}
+	if seq != nil {
+		c.rec.seq = *seq
 	}
-	c.rec.site = site
+	c.site = site
 	c.store = a.Op.Writes()
 	stamp := c.rec.stamp()
-	if first == last && rel != nil && s.entry(first).repeats(stamp, path) {
+	if first == last && seq != nil && s.repeats(first, stamp, path) {
 		th.n.repeats++
 		return // a repeat: checking it again would change nothing
 	}
@@ -183,40 +176,42 @@ func (d *Detector) access(th *thread, t *gpu.Thread, a *gpu.Access, site gpu.Sit
 	var key uint64
 	if !d.opt.NoCoalesce {
 		key = coalesceKey(th, &c, first, last)
-		if key != 0 && s.entry(first).coalesces(key, path) {
+		if key != 0 && s.coalesces(first, key, path) {
 			th.n.coalesced++
 			return
 		}
 	}
 	for g := first; g <= last; g++ {
-		if k, f := d.checkEntry(th, s.entry(g), &c, stamp, key, path); k != 0 {
+		e, x := s.at(g)
+		if k, f := d.checkEntry(th, e, x, &c, stamp, key, path); k != 0 {
 			d.found(th, t, a, &c, &f)
 		}
 	}
 }
 
-// checkEntry checks c against e under e's lock and records it there.
+// checkEntry checks c against e, whose extra is x, under e's lock and
+// records it there.
 //
 // An atomic store is an exchange on amd64, about 6 ns, and a check made
 // five: the lock, the stamp, the unlock, and two of the coalescing key.
 // The call path and the zeroed key around its change matter only when
 // paths are recorded (history, or the central checker); otherwise the
 // path is always nil, and the key is stored only when it changes.
-func (d *Detector) checkEntry(th *thread, e *entry, c *access, stamp, key uint64, path *siteSlot) (Kind, finding) {
+func (d *Detector) checkEntry(th *thread, e *entry, x *extra, c *access, stamp, key uint64, path *siteSlot) (Kind, finding) {
 	lk := &th.l.lk
-	lk.lock(th, e)
+	lk.lock(th, e, x)
 	if d.paths {
 		e.ckey.Store(0) // a reader matching the key must see its path
-		e.path.Store(path)
+		x.path.Store(path)
 	}
 	e.stamp.Store(stamp)
 	before, locks := e.flags, e.locks
 	var f finding
-	k := e.check(c, &f)
+	k := e.check(c, x, &f)
 	if next := e.keyAfter(key, c, k, before, locks); next != e.ckey.Load() {
 		e.ckey.Store(next)
 	}
-	lk.unlock(e)
+	lk.unlock(e, x)
 	th.n.checks++
 	return k, f
 }
@@ -226,7 +221,8 @@ func (d *Detector) checkEntry(th *thread, e *entry, c *access, stamp, key uint64
 func (d *Detector) Fence(t *gpu.Thread, s scope.Scope) {
 	th := d.threadOf(t)
 	if c := th.l.central; c != nil {
-		c.send(event{kind: evFence, th: th, scope: s})
+		_, n := th.number(s)
+		c.send(event{kind: evFence, th: th, scope: s, seq: n})
 		return
 	}
 	th.fence(s)

@@ -7,14 +7,13 @@ import (
 	"unsafe"
 )
 
-// gate is the lock on one metadata entry, the seam where the locking
-// disciplines of [Locking] plug in without touching the checks. Locking
-// per entry is the finest sharding possible: two checks contend only when
-// they touch the same granule, which is a race candidate anyway.
-type gate struct {
-	spin atomic.Uint32 // LockSpin: 1 while held
-	mu   sync.Mutex    // LockMutex
-}
+// An entry's lock is the seam where the locking disciplines of [Locking]
+// plug in without touching the checks: LockSpin's word is the entry's
+// first field, LockMutex's mutex lives in the entry's extra (so that an
+// entry stays two cache lines under the default discipline), and
+// LockStriped's in a table shared by entries. Locking per entry is the
+// finest sharding possible: two checks contend only when they touch the
+// same granule, which is a race candidate anyway.
 
 // stripes is LockStriped's table of mutexes, each on its own cache line.
 type stripes [stripeCount]struct {
@@ -42,16 +41,16 @@ func newLocker(o Options, warps int, st *stripes) locker {
 	return locker{kind: o.Lock, backoff: !o.NoBackoff, cap: backoffCap(warps), stripes: st}
 }
 
-// lock locks e for th, counting the acquisition, and whether and how
-// long th waited.
-func (l *locker) lock(th *thread, e *entry) {
+// lock locks e, whose extra is x, for th, counting the acquisition, and
+// whether and how long th waited.
+func (l *locker) lock(th *thread, e *entry, x *extra) {
 	th.n.locks++
 	switch l.kind {
 	case lockNone:
 	case LockMutex:
-		if !e.mu.TryLock() {
+		if !x.mu.TryLock() {
 			th.n.contended++
-			e.mu.Lock()
+			x.mu.Lock()
 		}
 	case LockStriped:
 		m := &l.stripes[uintptr(unsafe.Pointer(e))/unsafe.Sizeof(entry{})%stripeCount].mu
@@ -66,12 +65,12 @@ func (l *locker) lock(th *thread, e *entry) {
 	}
 }
 
-// unlock unlocks e.
-func (l *locker) unlock(e *entry) {
+// unlock unlocks e, whose extra is x.
+func (l *locker) unlock(e *entry, x *extra) {
 	switch l.kind {
 	case lockNone:
 	case LockMutex:
-		e.mu.Unlock()
+		x.mu.Unlock()
 	case LockStriped:
 		l.stripes[uintptr(unsafe.Pointer(e))/unsafe.Sizeof(entry{})%stripeCount].mu.Unlock()
 	default:

@@ -39,13 +39,13 @@ type Side struct {
 	Site gpu.Site
 }
 
-// side describes record r.
-func side(r *record) Side {
+// side describes record r, made at site.
+func side(r *record, site gpu.Site) Side {
 	th := r.th
 	return Side{
 		Block: th.blk.idx, Thread: th.idx, BlockID: th.blk.id, GlobalID: th.gid,
 		Warp: th.rank / th.w.n, Lane: th.lane,
-		Op: r.op, Order: r.order, Scope: r.scope, Site: r.site,
+		Op: r.op, Order: r.order, Scope: r.scope, Site: site,
 	}
 }
 
@@ -113,7 +113,7 @@ func (r Report) String() string {
 
 // evidence explains finding f for access c.
 func evidence(f *finding, c *access) string {
-	prev, cur := side(&f.prev), side(&c.rec)
+	prev, cur := side(&f.prev, f.site), side(&c.rec, c.site)
 	role := "previous accessor"
 	if !c.store {
 		role = "writer"

@@ -59,17 +59,17 @@ func (h *Halt) Error() string { return "race: halted at the first race:\n" + h.R
 // gpu.Thread when the check runs on it (inline), else nil (central), and
 // then the site was captured at the access.
 func (d *Detector) found(th *thread, t *gpu.Thread, a *gpu.Access, c *access, f *finding) {
-	if c.rec.site.IsZero() && t != nil {
+	if c.site.IsZero() && t != nil {
 		// The site cache keys by the frames above found, which are as
 		// fixed per call path as Access's: a racy loop pays one
 		// frame-pointer walk per repeat of its race, not a stack walk.
-		c.rec.site, _ = d.sites.of(t)
+		c.site, _ = d.sites.of(t)
 	}
-	if d.known(f.kind, c.rec.site, f.prev.site) {
+	if d.known(f.kind, c.site, f.site) {
 		return // a race already reported: skip building its evidence
 	}
 	r := Report{Kind: f.kind, Launch: th.l.g.Name, Mem: a.Mem, Index: a.Index,
-		Current: side(&c.rec), Previous: side(&f.prev), Evidence: evidence(f, c)}
+		Current: side(&c.rec, c.site), Previous: side(&f.prev, f.site), Evidence: evidence(f, c)}
 	d.mu.Lock()
 	fresh := d.reports.add(r)
 	d.mu.Unlock()

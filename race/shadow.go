@@ -9,64 +9,108 @@ import (
 	"github.com/warpguard/warpguard/gpu"
 )
 
-// pageBits sets the entries per metadata page: 256, about 50 KiB.
+// pageBits sets the entries per metadata page: 256, 32 KiB.
 const pageBits = 8
 
-// entry is the metadata of one granule of memory.
+// entry is the metadata of one granule of memory: two cache lines. The
+// first holds everything a repeat, a coalesced lane or a first touch
+// reads, and the last accessor, which every check writes; the second the
+// last writer and the other reader. What only history or LockMutex needs
+// lives apart, in an extra: an entry of three lines cost first touches a
+// third more, and contended checks a line more to move between cores.
 type entry struct {
-	gate
-	flags flags // beside the gate's 12 bytes, so the entry is 192 bytes
+	spin  atomic.Uint32 // LockSpin's lock word: 1 while held
+	flags flags
 	// stamp is the stamp of the access that last updated the entry. An
 	// access whose stamp matches is a repeat of it by the same thread with
 	// no synchronization since, whose check would change nothing and find
 	// nothing new; it skips the lock.
 	stamp atomic.Uint64
-	// path is the call path of that access, with history on: a repeat
-	// from another line must be recorded, for its site.
-	path atomic.Pointer[siteSlot]
 	// ckey is the coalescing key of that access, or 0 when a lane of its
 	// warp may not skip its check (see coalesce.go).
 	ckey  atomic.Uint64
-	w, r  record   // the last writer (if flags has fWriter) and last accessor
-	o     record   // the reader of another thread r replaced (see otherRace)
 	locks *lockSet // locks every recent access held: the lockset
+	r     record   // the last accessor
+	w     record   // the last writer, if flags has fWriter
+	o     record   // the reader of another thread r replaced (see otherRace)
+}
+
+// extra is the part of a granule's metadata only some detectors use, in
+// a parallel array of the page: the call path and sites of the records
+// with history (or the central checker), the mutex with LockMutex.
+type extra struct {
+	mu sync.Mutex // LockMutex's lock
+	// path is the call path of the access that last updated the entry,
+	// with history: a repeat from another line must be recorded, for its
+	// site.
+	path    atomic.Pointer[siteSlot]
+	r, w, o gpu.Site // the sites of the entry's records, under its lock
+}
+
+// pathOf returns the call path x holds, nil without an extra.
+func (x *extra) pathOf() *siteSlot {
+	if x == nil {
+		return nil
+	}
+	return x.path.Load()
 }
 
 // repeats reports whether an access with stamp and call path would repeat
-// the last update of e. Reading the two words without the lock may pair
-// one access's stamp with another's path; a match then still means an
-// access of this thread, in this synchronization state, was the last to
-// complete, and another thread's update in progress checks against that
+// the last update of granule g. Reading the two words without the lock may
+// pair one access's stamp with another's path; a match then still means
+// an access of this thread, in this synchronization state, was the last
+// to complete, and another thread's update in progress checks against that
 // access, which is what it would check against this one.
-func (e *entry) repeats(stamp uint64, path *siteSlot) bool {
-	return e.stamp.Load() == stamp && e.path.Load() == path
+func (s *shadow) repeats(g, stamp uint64, path *siteSlot) bool {
+	e, x := s.at(g)
+	return e.stamp.Load() == stamp && x.pathOf() == path
+}
+
+// A page is the metadata of 1<<pageBits granules: entries, and their
+// extras when the detector uses them.
+type page struct {
+	e []entry
+	x []extra
 }
 
 // A shadow is the metadata of one gpu.Memory, allocated a page at a time
 // on first touch so untouched memory costs nothing.
 type shadow struct {
-	mem   *gpu.Memory
-	n     uint64 // granules
-	pages []atomic.Pointer[[]entry]
-	bytes *atomic.Int64 // the detector's byte count
-	pool  *sync.Pool    // the detector's spare full pages
+	mem    *gpu.Memory
+	n      uint64 // granules
+	pages  []atomic.Pointer[page]
+	extras bool          // pages carry extras
+	bytes  *atomic.Int64 // the detector's byte count
+	pool   *sync.Pool    // the detector's spare full pages
 }
 
-// entry returns granule g's metadata.
-func (s *shadow) entry(g uint64) *entry {
+// at returns granule g's entry, and its extra or nil.
+func (s *shadow) at(g uint64) (*entry, *extra) {
 	p := s.pages[g>>pageBits].Load()
 	if p == nil {
 		p = s.alloc(g >> pageBits)
 	}
-	return &(*p)[g&(1<<pageBits-1)]
+	i := g & (1<<pageBits - 1)
+	if p.x == nil {
+		return &p.e[i], nil
+	}
+	return &p.e[i], &p.x[i]
+}
+
+// granuleBytes is the metadata a granule costs with extras or without.
+func granuleBytes(extras bool) int64 {
+	if extras {
+		return int64(unsafe.Sizeof(entry{}) + unsafe.Sizeof(extra{}))
+	}
+	return int64(unsafe.Sizeof(entry{}))
 }
 
 //go:noinline
-func (s *shadow) alloc(i uint64) *[]entry {
+func (s *shadow) alloc(i uint64) *page {
 	n := min(1<<pageBits, s.n-i<<pageBits)
 	p := s.newPage(n)
 	if s.pages[i].CompareAndSwap(nil, p) {
-		s.bytes.Add(int64(n) * int64(unsafe.Sizeof(entry{})))
+		s.bytes.Add(int64(n) * granuleBytes(s.extras))
 		return p
 	}
 	s.recycle(p)
@@ -77,21 +121,31 @@ func (s *shadow) alloc(i uint64) *[]entry {
 // launch or block freed: a launch starts from clean metadata, and
 // allocating it afresh each time made the garbage collector most of the
 // cost of a first touch, and of a short launch. Every page has room for
-// 1<<pageBits entries, so that any page can be reused for any memory.
-func (s *shadow) newPage(n uint64) *[]entry {
-	p, ok := s.pool.Get().(*[]entry)
+// 1<<pageBits entries, so that any page can be reused for any memory;
+// pages of one detector all have extras or none.
+func (s *shadow) newPage(n uint64) *page {
+	p, ok := s.pool.Get().(*page)
 	if !ok {
-		q := make([]entry, 1<<pageBits)
-		p = &q
+		p = &page{e: make([]entry, 1<<pageBits)}
+		if s.extras {
+			p.x = make([]extra, 1<<pageBits)
+		}
 	}
-	*p = (*p)[:n]
-	clear(*p)
+	p.e = p.e[:n]
+	clear(p.e)
+	if p.x != nil {
+		p.x = p.x[:n]
+		clear(p.x)
+	}
 	return p
 }
 
 // recycle keeps a page for reuse.
-func (s *shadow) recycle(p *[]entry) {
-	*p = (*p)[:cap(*p)]
+func (s *shadow) recycle(p *page) {
+	p.e = p.e[:cap(p.e)]
+	if p.x != nil {
+		p.x = p.x[:cap(p.x)]
+	}
 	s.pool.Put(p)
 }
 
@@ -112,7 +166,7 @@ func (s *shadow) size() int64 {
 	var b int64
 	for i := range s.pages {
 		if p := s.pages[i].Load(); p != nil {
-			b += int64(len(*p)) * int64(unsafe.Sizeof(entry{}))
+			b += int64(len(p.e)) * granuleBytes(s.extras)
 		}
 	}
 	return b
@@ -128,17 +182,18 @@ func (s *shadow) size() int64 {
 // map that writers copy. Writers (a memory's first touch, a block's end)
 // are serialized by mu.
 type shadows struct {
-	gran  uint64
-	bytes *atomic.Int64
-	pool  *sync.Pool
-	mu    sync.Mutex // serializes writers
-	few   [8]atomic.Pointer[shadow]
-	nfew  atomic.Int32 // slots of few in use
-	m     atomic.Pointer[map[uint64]*shadow]
+	gran   uint64
+	extras bool // pages carry extras: history, the central checker, or LockMutex
+	bytes  *atomic.Int64
+	pool   *sync.Pool
+	mu     sync.Mutex // serializes writers
+	few    [8]atomic.Pointer[shadow]
+	nfew   atomic.Int32 // slots of few in use
+	m      atomic.Pointer[map[uint64]*shadow]
 }
 
 func newShadows(d *Detector) *shadows {
-	return &shadows{gran: uint64(d.opt.Granularity), bytes: &d.bytes, pool: &d.pages}
+	return &shadows{gran: uint64(d.opt.Granularity), extras: d.paths || d.opt.Lock == LockMutex, bytes: &d.bytes, pool: &d.pages}
 }
 
 // get returns m's metadata, creating it on first use.
@@ -171,7 +226,7 @@ func (ss *shadows) add(m *gpu.Memory) *shadow {
 		return s
 	}
 	n := (uint64(m.Bytes()) + ss.gran - 1) / ss.gran
-	s := &shadow{mem: m, n: n, pages: make([]atomic.Pointer[[]entry], (n+1<<pageBits-1)>>pageBits), bytes: ss.bytes, pool: ss.pool}
+	s := &shadow{mem: m, n: n, pages: make([]atomic.Pointer[page], (n+1<<pageBits-1)>>pageBits), extras: ss.extras, bytes: ss.bytes, pool: ss.pool}
 	if i := ss.nfew.Load(); int(i) < len(ss.few) {
 		ss.few[i].Store(s)
 		ss.nfew.Store(i + 1)

@@ -12,15 +12,24 @@ import (
 	"github.com/warpguard/warpguard/gpu"
 )
 
-// TestEntrySize keeps an entry within three cache lines: every check moves
-// its lines between cores on contention, and first touches clear whole
-// pages of entries.
+// TestEntrySize keeps an entry within two cache lines, with the lock, the
+// repeat and coalescing words and the last accessor in the first: every
+// check moves its lines between cores on contention, and first touches
+// clear whole pages of entries.
 func TestEntrySize(t *testing.T) {
-	if s := unsafe.Sizeof(entry{}); s > 192 {
-		t.Errorf("entry is %d bytes, want at most 192", s)
+	var e entry
+	if s := unsafe.Sizeof(e); s > 128 {
+		t.Errorf("entry is %d bytes, want at most 128", s)
 	}
-	if s := unsafe.Sizeof(record{}); s > 48 {
-		t.Errorf("record is %d bytes, want at most 48", s)
+	if s := unsafe.Sizeof(record{}); s > 32 {
+		t.Errorf("record is %d bytes, want at most 32", s)
+	}
+	if end := unsafe.Offsetof(e.r) + unsafe.Sizeof(e.r); end > 64 {
+		t.Errorf("the last accessor ends at byte %d of the entry, want it in the first 64", end)
+	}
+	p := (&shadow{pool: new(sync.Pool)}).newPage(1 << pageBits)
+	if a := uintptr(unsafe.Pointer(&p.e[0])) % 64; a != 0 {
+		t.Errorf("a page's entries start %d bytes into a cache line", a)
 	}
 }
 

@@ -33,22 +33,31 @@ type block struct {
 	warps   []warp
 }
 
-// thread is one thread's synchronization state. The fence counters are
-// written only by the thread and read by any thread checking an access the
+// thread is one thread's synchronization state. The fence marks are
+// written only by the thread (or, with the central checker, by the checker
+// in the thread's order) and read by any thread checking an access the
 // thread made, so they are atomic; the rest is the thread's own.
 type thread struct {
-	l      *launch
-	blk    *block
-	w      *warp
-	gid    int
-	rank   int
-	lane   int
-	gwarp  int // global warp id
-	idx    gpu.Dim3
-	fences [nFence]atomic.Uint32 // fences executed, by fenceSlot
-	// rel counts, with the central checker only, the fences of the
-	// thread's release accesses, by the accessing thread as it reports
-	// them (see central.go); a record's fence counts are fences + rel.
+	l     *launch
+	blk   *block
+	w     *warp
+	gid   int
+	rank  int
+	lane  int
+	gwarp int // global warp id
+	idx   gpu.Dim3
+	// seq numbers the thread's fences of warp scope or wider (releases
+	// included), from 1; a record holds its value at the access. Only the
+	// thread writes it.
+	seq atomic.Uint32
+	// last holds, by fenceSlot, the seq of the thread's last fence in that
+	// slot or a wider one: the thread fenced adequately since a record iff
+	// last[slot] > record.seq (see fencedSince). One number per record,
+	// instead of a count per slot, keeps a record at 32 bytes.
+	last [nFence]atomic.Uint32
+	// rel is last for the thread's release accesses, with the central
+	// checker only: the accessing thread marks them as it reports them,
+	// while the checker marks the plain fences in last (see central.go).
 	rel [nFence]atomic.Uint32
 	// The cooperative-groups tile syncs (tiles wider than a warp) the
 	// thread completed, and the block ranks [tileLo, tileHi) of the last.
@@ -84,10 +93,27 @@ func fenceSlot(s scope.Scope) int {
 	return fenceDevice
 }
 
-// fence counts a fence of scope s by th.
+// fence numbers a fence of scope s by th and marks it in last.
 func (th *thread) fence(s scope.Scope) {
-	if i := fenceSlot(s); i >= 0 {
-		th.fences[i].Add(1)
+	if i, n := th.number(s); i >= 0 {
+		mark(&th.last, i, n)
+	}
+}
+
+// number returns the fence slot of scope s and the seq of a fence of th
+// in it, or -1 for a thread-scope fence, which orders nothing.
+func (th *thread) number(s scope.Scope) (int, uint32) {
+	i := fenceSlot(s)
+	if i < 0 {
+		return i, 0
+	}
+	return i, th.seq.Add(1)
+}
+
+// mark records fence n, counted in slot i, as the last of slots 0..i.
+func mark(last *[nFence]atomic.Uint32, i int, n uint32) {
+	for j := 0; j <= i; j++ {
+		last[j].Store(n)
 	}
 }
 
