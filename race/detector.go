@@ -92,9 +92,11 @@ func (d *Detector) BlockEnd(g *gpu.Grid, b int) {
 func (d *Detector) endBlock(l *launch, b int) {
 	d.notePeak()
 	blk := l.block[b].Load()
+	var sum counters // one atomic add per counter per block, not per thread
 	for i := range blk.threads {
-		d.totals.add(&blk.threads[i].n)
+		sum.add(&blk.threads[i].n)
 	}
+	d.totals.add(&sum)
 	l.end(b)
 }
 
