@@ -65,7 +65,8 @@ func (th *thread) fill(r *record, a *gpu.Access) {
 // operation, and a sum of every counter the record holds (its fence seq
 // counts every fence that could order anything) and of the
 // versions of the thread's lock tables. The counters only grow, so the sum
-// changes whenever one of them does. Threads past 2^22 get no stamp.
+// changes whenever one of them does. Threads past 2^21 get no stamp (0),
+// so that no stamp has its top bit set (see locked).
 func (r *record) stamp() uint64 {
 	gen := r.seq + r.bar + r.wep + r.grid + r.tile
 	return r.th.stampOf(gen, r.op, r.order, r.scope)
@@ -81,7 +82,7 @@ func (th *thread) stampNow(a *gpu.Access) uint64 {
 
 // stampOf completes a stamp from the sum of a record's counters.
 func (th *thread) stampOf(gen uint32, op gpu.Op, order gpu.Order, s scope.Scope) uint64 {
-	if th.gid >= 1<<22 {
+	if th.gid >= 1<<21-1 {
 		return 0
 	}
 	gen += th.locks.ver.Load() + th.w.table.ver.Load()

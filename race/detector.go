@@ -195,7 +195,8 @@ func (d *Detector) access(th *thread, t *gpu.Thread, a *gpu.Access, site gpu.Sit
 // records it there.
 //
 // An atomic store is an exchange on amd64, about 6 ns, and a check made
-// five: the lock, the stamp, the unlock, and two of the coalescing key.
+// five: the lock, the stamp, the unlock, and two of the coalescing key;
+// it now makes two, the lock and the unlock that stores the stamp.
 // The call path and the zeroed key around its change matter only when
 // paths are recorded (history, or the central checker); otherwise the
 // path is always nil, and the key is stored only when it changes.
@@ -206,14 +207,13 @@ func (d *Detector) checkEntry(th *thread, e *entry, x *extra, c *access, stamp, 
 		e.ckey.Store(0) // a reader matching the key must see its path
 		x.path.Store(path)
 	}
-	e.stamp.Store(stamp)
 	before, locks := e.flags, e.locks
 	var f finding
 	k := e.check(c, x, &f)
 	if next := e.keyAfter(key, c, k, before, locks); next != e.ckey.Load() {
 		e.ckey.Store(next)
 	}
-	lk.unlock(e, x)
+	lk.unlock(e, x, stamp)
 	th.n.checks++
 	return k, f
 }

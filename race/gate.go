@@ -41,8 +41,16 @@ func newLocker(o Options, warps int, st *stripes) locker {
 	return locker{kind: o.Lock, backoff: !o.NoBackoff, cap: backoffCap(warps), stripes: st}
 }
 
+// locked is the value of an entry's word while LockSpin holds it. No
+// stamp has its top bit set (see stampOf).
+const locked = 1 << 63
+
 // lock locks e, whose extra is x, for th, counting the acquisition, and
-// whether and how long th waited.
+// whether and how long th waited. Under LockSpin the lock is the entry's
+// word, which holds the last update's stamp when free: taking it is one
+// exchange, and releasing it stores the new stamp, so a check makes two
+// atomic writes to the entry's first line where a lock word beside the
+// stamp made three (about 6 ns each here).
 func (l *locker) lock(th *thread, e *entry, x *extra) {
 	th.n.locks++
 	switch l.kind {
@@ -59,22 +67,27 @@ func (l *locker) lock(th *thread, e *entry, x *extra) {
 			m.Lock()
 		}
 	default:
-		if !e.spin.CompareAndSwap(0, 1) {
-			l.contend(th, &e.spin)
+		if e.word.Swap(locked) == locked {
+			l.contend(th, &e.word)
 		}
 	}
 }
 
-// unlock unlocks e, whose extra is x.
-func (l *locker) unlock(e *entry, x *extra) {
+// unlock stores stamp, the stamp of the update just made, in e and
+// unlocks e, whose extra is x. Under the mutexes a repeat test during the
+// update sees the previous stamp, as if it had run just before.
+func (l *locker) unlock(e *entry, x *extra, stamp uint64) {
 	switch l.kind {
 	case lockNone:
+		e.word.Store(stamp)
 	case LockMutex:
+		e.word.Store(stamp)
 		x.mu.Unlock()
 	case LockStriped:
+		e.word.Store(stamp)
 		l.stripes[uintptr(unsafe.Pointer(e))/unsafe.Sizeof(entry{})%stripeCount].mu.Unlock()
 	default:
-		e.spin.Store(0)
+		e.word.Store(stamp)
 	}
 }
 
@@ -82,17 +95,24 @@ func (l *locker) unlock(e *entry, x *extra) {
 // reading the word until it is free and racing for it, or with backoff.
 //
 //go:noinline
-func (l *locker) contend(th *thread, s *atomic.Uint32) {
+func (l *locker) contend(th *thread, w *atomic.Uint64) {
 	th.n.contended++
 	if !l.backoff {
-		for s.Load() != 0 || !s.CompareAndSwap(0, 1) {
+		for !tryLock(w) {
 		}
 		return
 	}
 	start := time.Now()
-	for delay, n := backoffBase, 0; s.Load() != 0 || !s.CompareAndSwap(0, 1); delay, n = min(2*delay, l.cap), n+1 {
+	for delay, n := backoffBase, 0; !tryLock(w); delay, n = min(2*delay, l.cap), n+1 {
 		th.n.waits++
 		wait(delay, l.cap, n)
 	}
 	th.n.waitNs += uint64(time.Since(start))
+}
+
+// tryLock takes the spinlock w if it is free: it reads the word first,
+// so that waiters share its line until the holder stores.
+func tryLock(w *atomic.Uint64) bool {
+	v := w.Load()
+	return v != locked && w.CompareAndSwap(v, locked)
 }

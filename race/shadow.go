@@ -19,13 +19,13 @@ const pageBits = 8
 // lives apart, in an extra: an entry of three lines cost first touches a
 // third more, and contended checks a line more to move between cores.
 type entry struct {
-	spin  atomic.Uint32 // LockSpin's lock word: 1 while held
+	// word is the stamp of the access that last updated the entry, or,
+	// under LockSpin, locked while a check holds the entry. An access
+	// whose stamp matches is a repeat of that update by the same thread
+	// with no synchronization since, whose check would change nothing and
+	// find nothing new; it skips the lock.
+	word  atomic.Uint64
 	flags flags
-	// stamp is the stamp of the access that last updated the entry. An
-	// access whose stamp matches is a repeat of it by the same thread with
-	// no synchronization since, whose check would change nothing and find
-	// nothing new; it skips the lock.
-	stamp atomic.Uint64
 	// ckey is the coalescing key of that access, or 0 when a lane of its
 	// warp may not skip its check (see coalesce.go).
 	ckey  atomic.Uint64
@@ -56,14 +56,15 @@ func (x *extra) pathOf() *siteSlot {
 }
 
 // repeats reports whether an access with stamp and call path would repeat
-// the last update of granule g. Reading the two words without the lock may
+// the last update of granule g; a zero stamp (a thread too far into a big
+// grid to have one) repeats nothing. Reading the two words without the lock may
 // pair one access's stamp with another's path; a match then still means
 // an access of this thread, in this synchronization state, was the last
 // to complete, and another thread's update in progress checks against that
 // access, which is what it would check against this one.
 func (s *shadow) repeats(g, stamp uint64, path *siteSlot) bool {
 	e, x := s.at(g)
-	return e.stamp.Load() == stamp && x.pathOf() == path
+	return stamp != 0 && e.word.Load() == stamp && x.pathOf() == path
 }
 
 // A page is the metadata of 1<<pageBits granules: entries, and their
