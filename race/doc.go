@@ -81,7 +81,7 @@
 // the same warp just made (warp coalescing, iGUARD §6.5, adapted to lanes
 // that are not in lockstep: see coalesce.go). A check that finds its entry
 // locked backs off exponentially up to a cap that grows with the warps
-// launched, then yields (backoff.go). Metadata takes 192 bytes per
+// launched, then yields (backoff.go). Metadata takes 128 bytes per
 // 4-byte granule touched, allocated in pages on first touch and reused
 // across launches, as are the blocks' synchronization states. History
 // (Options.History) adds a site lookup per access, cached per call path.

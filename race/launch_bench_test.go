@@ -10,30 +10,37 @@ import (
 )
 
 // BenchmarkFixedLaunch measures what observing costs a launch apart from
-// its checks: two one-thread blocks making one atomic access each, with
-// no observer, a do-nothing observer and the detector.
+// its checks, in the shapes of ScoR's micro kernels: two one-thread blocks
+// (interblock) and one 33-thread block (interwarp), each thread making
+// one atomic access, with no observer, a do-nothing observer and the
+// detector.
 func BenchmarkFixedLaunch(b *testing.B) {
-	for _, c := range []struct {
-		name string
-		obs  func() gpu.Observer
-	}{{"off", nil}, {"nop", func() gpu.Observer { return nopObserver{} }}, {"opt", func() gpu.Observer { return race.New(race.Options{}) }}} {
-		b.Run(c.name, func(b *testing.B) {
-			d, err := gpu.NewDevice(gpu.DeviceConfig{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			x := gpu.Alloc[uint32](d, "x", 4)
-			cfg := gpu.Config{Name: "fixed", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}}
-			if c.obs != nil {
-				cfg.Observer = c.obs()
-			}
-			b.ReportAllocs()
-			for b.Loop() {
-				err := d.Launch(context.Background(), cfg, func(t *gpu.Thread) { x.AtomicAdd(t, 0, 1, scope.Device) })
+	for _, shape := range []struct {
+		name           string
+		blocks, thread int
+	}{{"2x1", 2, 1}, {"1x33", 1, 33}} {
+		for _, c := range []struct {
+			name string
+			obs  func() gpu.Observer
+		}{{"off", nil}, {"nop", func() gpu.Observer { return nopObserver{} }}, {"opt", func() gpu.Observer { return race.New(race.Options{}) }}} {
+			b.Run("shape="+shape.name+"/"+c.name, func(b *testing.B) {
+				d, err := gpu.NewDevice(gpu.DeviceConfig{})
 				if err != nil {
 					b.Fatal(err)
 				}
-			}
-		})
+				x := gpu.Alloc[uint32](d, "x", 4)
+				cfg := gpu.Config{Name: "fixed", Grid: gpu.Dim3{X: shape.blocks}, Block: gpu.Dim3{X: shape.thread}}
+				if c.obs != nil {
+					cfg.Observer = c.obs()
+				}
+				b.ReportAllocs()
+				for b.Loop() {
+					err := d.Launch(context.Background(), cfg, func(t *gpu.Thread) { x.AtomicAdd(t, 0, 1, scope.Device) })
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }
