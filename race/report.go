@@ -43,7 +43,7 @@ type Side struct {
 func side(r *record, site gpu.Site) Side {
 	th := r.th
 	return Side{
-		Block: th.blk.idx, Thread: th.idx, BlockID: th.blk.id, GlobalID: th.gid,
+		Block: dimIndex(th.l.g.GridDim, th.blk.id), Thread: dimIndex(th.l.g.BlockDim, th.rank), BlockID: th.blk.id, GlobalID: th.gid,
 		Warp: th.rank / th.w.n, Lane: th.lane,
 		Op: r.op, Order: r.order, Scope: r.scope, Site: site,
 	}

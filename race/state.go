@@ -27,7 +27,6 @@ type launch struct {
 // block is a running block's synchronization state.
 type block struct {
 	id      int
-	idx     gpu.Dim3
 	bar     atomic.Uint32 // completed __syncthreads rounds
 	threads []thread
 	warps   []warp
@@ -45,7 +44,6 @@ type thread struct {
 	rank  int
 	lane  int
 	gwarp int // global warp id
-	idx   gpu.Dim3
 	// seq numbers the thread's fences of warp scope or wider (releases
 	// included), from 1; a record holds its value at the access. Only the
 	// thread writes it.
@@ -134,13 +132,17 @@ func newLaunch(d *Detector, g *gpu.Grid) *launch {
 func (l *launch) start(id int) {
 	g := l.g
 	b := l.d.newBlock(g)
-	b.id, b.idx = id, dimIndex(g.GridDim, id)
+	b.id = id
+	// Lanes and warps counted as the ranks go: two divisions per thread
+	// were a tenth of a micro kernel's block start.
+	lane, w := 0, 0
 	for r := range b.threads {
 		th := &b.threads[r]
 		th.l, th.blk, th.rank, th.gid = l, b, r, id*g.BlockSize+r
-		th.lane, th.gwarp = r%g.WarpSize, id*g.Warps+r/g.WarpSize
-		th.w = &b.warps[r/g.WarpSize]
-		th.idx = dimIndex(g.BlockDim, r)
+		th.lane, th.gwarp, th.w = lane, id*g.Warps+w, &b.warps[w]
+		if lane++; lane == g.WarpSize {
+			lane, w = 0, w+1
+		}
 	}
 	l.block[id].Store(b)
 }
