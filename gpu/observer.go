@@ -28,7 +28,10 @@ type Observer interface {
 	// finished. A block's shared memories live from BlockStart to BlockEnd.
 	BlockStart(g *Grid, block int)
 	BlockEnd(g *Grid, block int)
-	// Access is called after thread t performed the access *a. Like t, a
+	// Access is called after thread t performed the access *a, except for
+	// a release store, which is reported before its value reaches memory:
+	// a release orders the thread's earlier accesses before any thread
+	// that reads the value, so the observer learns of it first. Like t, a
 	// is valid only during the call: the runtime reuses it for the
 	// thread's next access. Passing it by pointer keeps the call cheap:
 	// an Access does not fit in registers.

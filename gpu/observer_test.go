@@ -167,3 +167,41 @@ type siteObserver struct {
 }
 
 func (o *siteObserver) Access(t *gpu.Thread, _ *gpu.Access) { o.sites = append(o.sites, t.Caller()) }
+
+// memoryAtAccess is an Observer that records, at each store it is told
+// of, the value the stored element holds at that moment.
+type memoryAtAccess struct {
+	buf  gpu.Buffer[uint32]
+	seen map[gpu.Order]uint32
+}
+
+func (*memoryAtAccess) LaunchStart(*gpu.Grid)          {}
+func (*memoryAtAccess) LaunchEnd(*gpu.Grid, error)     {}
+func (*memoryAtAccess) BlockStart(*gpu.Grid, int)      {}
+func (*memoryAtAccess) BlockEnd(*gpu.Grid, int)        {}
+func (*memoryAtAccess) Fence(*gpu.Thread, scope.Scope) {}
+func (*memoryAtAccess) Sync(*gpu.Thread, gpu.Sync)     {}
+
+func (m *memoryAtAccess) Access(_ *gpu.Thread, a *gpu.Access) {
+	if a.Op == gpu.OpStore {
+		m.seen[a.Order] = m.buf.Host()[a.Index]
+	}
+}
+
+// TestReleaseReportedBeforeItsStore: a release store reaches the observer
+// before its value reaches memory, so no thread can see the value before
+// the observer knows of the release; other stores are reported after.
+func TestReleaseReportedBeforeItsStore(t *testing.T) {
+	t.Parallel()
+	d := newDevice(t)
+	x := gpu.Alloc[uint32](d, "x", 3)
+	obs := &memoryAtAccess{buf: x, seen: map[gpu.Order]uint32{}}
+	cfg := gpu.Config{Name: "release", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Observer: obs}
+	require.NoError(t, d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
+		x.StoreRelease(t, 0, 7, scope.Device)
+		x.AtomicStore(t, 1, 8, scope.Device)
+		x.Store(t, 2, 9)
+	}))
+	require.Equal(t, map[gpu.Order]uint32{gpu.Release: 0, gpu.Relaxed: 8, gpu.Weak: 9}, obs.seen)
+	require.Equal(t, []uint32{7, 8, 9}, x.Host())
+}

@@ -14,19 +14,17 @@ import (
 // The channel's order respects every happens-before edge between threads
 // that the runtime reports before it happens: a thread sends its fence
 // before the store that publishes it, and the reader sends its next
-// access after the load that saw the store. The checker counts fences as
-// it meets them, so a check sees exactly the fences sent before it, as
-// the inline detector sees those made before it. The thread numbers each
-// fence as it makes it (thread.seq) and the checker marks it when it meets
-// it. A release store is reported after its store, though, so a reader
-// could see it and be checked before the release reached the checker: a
-// release's fence is therefore marked by the accessing thread as it
-// reports it, apart (thread.rel), and each access it sends carries the
-// thread's seq at the access. The cost: a
+// access after the load that saw the store. The thread numbers each fence
+// as it makes it (thread.seq) and the checker marks it when it meets it,
+// so a check sees exactly the fences sent before it, as the inline
+// detector sees those made before it. A release's fence is marked by the
+// accessing thread as it reports the release, apart (thread.rel), and
+// each access it sends carries the thread's seq at the access; the
+// runtime reports a release before its store, so the channel would order
+// it too, and marking it early only makes it known sooner. The cost: a
 // check waiting in the channel may see a release its writer made after
-// the racing access, a window the inline detector has only between a
-// release's store and its report. The accessing thread also captures its
-// call site, as Barracuda logs a PC.
+// the racing access. The accessing thread also captures its call site, as
+// Barracuda logs a PC.
 type central struct {
 	ch   chan event
 	done chan struct{}

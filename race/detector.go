@@ -114,8 +114,8 @@ func (d *Detector) Access(t *gpu.Thread, a *gpu.Access) {
 		return
 	}
 	th := d.threadOf(t)
-	// The runtime reports an access after its memory effect, so a thread
-	// may already have seen a release store: count its fence first.
+	// The runtime reports a release store before its value reaches
+	// memory: count its fence now, before any thread can see the value.
 	central := th.l.central != nil
 	th.release(a, central)
 	var site gpu.Site
