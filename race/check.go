@@ -65,7 +65,7 @@ func (th *thread) fill(r *record, a *gpu.Access) {
 // operation, and a sum of every counter the record holds (its fence seq
 // counts every fence that could order anything) and of the
 // versions of the thread's lock tables. The counters only grow, so the sum
-// changes whenever one of them does. Threads past 2^21 get no stamp (0),
+// changes whenever one of them does. Threads from 2^21-1 on get no stamp (0),
 // so that no stamp has its top bit set (see locked).
 func (r *record) stamp() uint64 {
 	gen := r.seq + r.bar + r.wep + r.grid + r.tile
@@ -308,6 +308,7 @@ func covers(s scope.Scope, a, b *record) bool {
 // slot from or a wider one since md's access: whether the last such fence
 // (or, with the central checker, release) came after it in the thread's
 // numbering.
+// A thread's numbers never wrap: see thread.number.
 func fencedSince(md *record, from int) bool {
 	return md.th.last[from].Load() > md.seq || md.th.rel[from].Load() > md.seq
 }

@@ -31,7 +31,7 @@ import (
 // call path, hence the same site) would check against the same last
 // writer (a load) or against that lane's atomic (an atomic, which two
 // atomics whose scope covers the warp never race with), with the same
-// epochs, and reach the same verdict. A lane's own fence counters are never
+// epochs, and reach the same verdict. A lane's own fence marks are never
 // read by its check. The skipped lane is not recorded as last accessor, as
 // in iGUARD: later checks meet its warp-mate instead, with equal epochs and
 // site. They can differ only if the two lanes later fence differently,

@@ -13,7 +13,7 @@
 //
 // The detector follows iGUARD (SOSP'21, Table 2) and ScoRD (ISCA'20): every
 // 4-byte granule of global and shared memory remembers its last writer and
-// its last accessor, with each one's fence counters, block barrier epoch,
+// its last accessor, with each one's fence count, block barrier epoch,
 // warp barrier epoch and held locks at the time of the access. A new access
 // is checked, inline on the accessing goroutine and under a lock on that
 // granule's metadata only, against the last writer (for a load) or the last
@@ -63,7 +63,7 @@
 // accesses to every thread s covers, exactly as the fence does in the
 // checks. An acquire load whose scope does not cover the releaser fails
 // the atomic scope check on the flag itself. This costs nothing beyond a
-// fence counter and needs no vector clocks; like the fences it models, it
+// fence's count and needs no vector clocks; like the fences it models, it
 // trusts the reader to have observed the flag.
 //
 // Volatile loads count as strong (a poll of a flag is CUDA's idiom), while
@@ -82,7 +82,9 @@
 // that are not in lockstep: see coalesce.go). A check that finds its entry
 // locked backs off exponentially up to a cap that grows with the warps
 // launched, then yields (backoff.go). Metadata takes 128 bytes per
-// 4-byte granule touched, allocated in pages on first touch and reused
+// 4-byte granule touched (168 with History, Central or LockMutex, which
+// keep sites, call paths or a mutex beside it), allocated in pages on
+// first touch and reused
 // across launches, as are the blocks' synchronization states. History
 // (Options.History) adds a site lookup per access, cached per call path.
 //

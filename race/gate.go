@@ -70,12 +70,16 @@ func (l *locker) lock(th *thread, e *entry, x *extra) {
 		if e.word.Swap(locked) == locked {
 			l.contend(th, &e.word)
 		}
+		return
 	}
+	// As under LockSpin, no stamp matches the word during an update, so a
+	// repeat test cannot pair the last update's stamp with the call path
+	// this one is about to store.
+	e.word.Store(0)
 }
 
 // unlock stores stamp, the stamp of the update just made, in e and
-// unlocks e, whose extra is x. Under the mutexes a repeat test during the
-// update sees the previous stamp, as if it had run just before.
+// unlocks e, whose extra is x.
 func (l *locker) unlock(e *entry, x *extra, stamp uint64) {
 	switch l.kind {
 	case lockNone:

@@ -56,11 +56,12 @@ type Locking uint8
 // machine; BENCHMARKS.md ("## Detector") compares them inside the
 // detector.
 const (
-	// LockSpin is a spinlock in the entry: one CAS on an uncontended
-	// entry, and on contention exponential backoff or, with NoBackoff, a
-	// tight spin. It is the default.
+	// LockSpin is a spinlock in the entry's stamp word: one exchange to
+	// take an uncontended entry, and on contention exponential backoff
+	// or, with NoBackoff, a tight spin. It is the default.
 	LockSpin Locking = iota
-	// LockMutex is a sync.Mutex in the entry.
+	// LockMutex is a sync.Mutex per granule, in the entry's extra: 40
+	// more bytes of metadata per granule.
 	LockMutex
 	// LockStriped is a table of striped sync.Mutexes, chosen by the
 	// entry's address: less memory per entry, false sharing between

@@ -9,12 +9,14 @@ import (
 	"github.com/warpguard/warpguard/gpu"
 )
 
-// pageBits sets the entries per metadata page: 256, 32 KiB.
+// pageBits sets the entries per metadata page: 256, 32 KiB of entries
+// (and 10 KiB of extras where a detector keeps them).
 const pageBits = 8
 
 // entry is the metadata of one granule of memory: two cache lines. The
 // first holds everything a repeat, a coalesced lane or a first touch
-// reads, and the last accessor, which every check writes; the second the
+// reads (with history, they also read the call path in the extra), and
+// the last accessor, which every check writes; the second the
 // last writer and the other reader. What only history or LockMutex needs
 // lives apart, in an extra: an entry of three lines cost first touches a
 // third more, and contended checks a line more to move between cores.

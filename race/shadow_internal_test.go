@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"unsafe"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/scope"
 )
 
 // TestEntrySize keeps an entry within two cache lines, with the lock, the
@@ -31,6 +33,28 @@ func TestEntrySize(t *testing.T) {
 	if a := uintptr(unsafe.Pointer(&p.e[0])) % 64; a != 0 {
 		t.Errorf("a page's entries start %d bytes into a cache line", a)
 	}
+}
+
+// TestStampRange: stamps keep their top bit clear, which is the lock's
+// (see locked), up to the last thread that has one; the next thread gets
+// stamp 0, and stamp 0 repeats nothing, not even a fresh entry's zero
+// word. It once did, and every first access of a thread past the stamp
+// range was taken for a repeat and never checked.
+func TestStampRange(t *testing.T) {
+	w := &warp{}
+	last := &thread{gid: 1<<21 - 2, w: w}
+	st := last.stampOf(^uint32(0), gpu.OpDec, gpu.Release, scope.System)
+	require.NotZero(t, st)
+	require.Zero(t, st&locked, "a stamp has the lock's bit")
+	require.Zero(t, (&thread{gid: 1<<21 - 1, w: w}).stampOf(0, gpu.OpLoad, gpu.Weak, scope.Thread))
+
+	s := &shadow{n: 1, pages: make([]atomic.Pointer[page], 1), bytes: new(atomic.Int64), pool: new(sync.Pool)}
+	require.False(t, s.repeats(0, 0, nil), "stamp 0 against a fresh entry")
+	e, _ := s.at(0)
+	e.word.Store(st)
+	require.True(t, s.repeats(0, st, nil))
+	e.word.Store(locked)
+	require.False(t, s.repeats(0, st, nil), "an entry being updated")
 }
 
 // TestShadowsRegistry adds more memories than the registry's array holds,
@@ -90,4 +114,20 @@ func TestShadowsConcurrentGet(t *testing.T) {
 			require.Equal(t, got[0], got[g], "goroutine %d", g)
 		}
 	}
+}
+
+// TestFenceNumbersEnd: a thread's fence numbers do not wrap. Its last
+// number still orders a record made before it; the next fence panics,
+// naming the thread and the launch, instead of making every earlier
+// access look unfenced.
+func TestFenceNumbersEnd(t *testing.T) {
+	l := &launch{g: &gpu.Grid{Name: "k"}}
+	th := &thread{l: l, gid: 7}
+	th.seq.Store(^uint32(0) - 1)
+	th.fence(scope.Block)
+	md := &record{th: th, seq: th.seq.Load() - 1}
+	require.True(t, fencedSince(md, fenceBlock))
+	require.False(t, fencedSince(md, fenceDevice))
+	require.PanicsWithValue(t, `race: thread 7 made 2^32 fences in launch "k"; the detector numbers a thread's fences in 32 bits`,
+		func() { th.fence(scope.Device) })
 }

@@ -1,6 +1,7 @@
 package race
 
 import (
+	"fmt"
 	"sync/atomic"
 
 	"github.com/warpguard/warpguard/gpu"
@@ -68,7 +69,7 @@ type thread struct {
 	n        counters // this thread's share of the detector's counters
 }
 
-// The fence counters a thread keeps: one per scope that orders anything.
+// The fence slots a thread marks: one per scope that orders anything.
 // A system fence counts as a device fence, as in iGUARD.
 const (
 	fenceWarp = iota
@@ -77,7 +78,7 @@ const (
 	nFence
 )
 
-// fenceSlot returns the counter a fence of scope s bumps, or -1 for a
+// fenceSlot returns the slot a fence of scope s marks, or -1 for a
 // thread-scope fence, which orders nothing.
 func fenceSlot(s scope.Scope) int {
 	switch s {
@@ -99,13 +100,21 @@ func (th *thread) fence(s scope.Scope) {
 }
 
 // number returns the fence slot of scope s and the seq of a fence of th
-// in it, or -1 for a thread-scope fence, which orders nothing.
+// in it, or -1 for a thread-scope fence, which orders nothing. A thread
+// may make 2^32-1 numbered fences (releases included) in a launch; the
+// next one panics, which the runtime turns into the launch's error with
+// the thread's coordinates, rather than let the count wrap and every
+// earlier access look unfenced.
 func (th *thread) number(s scope.Scope) (int, uint32) {
 	i := fenceSlot(s)
 	if i < 0 {
 		return i, 0
 	}
-	return i, th.seq.Add(1)
+	n := th.seq.Add(1)
+	if n == 0 {
+		panic(fmt.Sprintf("race: thread %d made 2^32 fences in launch %q; the detector numbers a thread's fences in 32 bits", th.gid, th.l.g.Name))
+	}
+	return i, n
 }
 
 // mark records fence n, counted in slot i, as the last of slots 0..i.
