@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"runtime"
 	"slices"
 	"time"
@@ -59,8 +60,8 @@ type Cell struct {
 }
 
 // Run measures every kernel under every configuration. The
-// configurations of a kernel alternate run by run, each run in an order
-// rotated by one, so that drift in the machine's speed and what one
+// configurations of a kernel alternate run by run, each run in its own
+// order (see order), so that drift in the machine's speed and what one
 // configuration leaves behind for the next hit them alike.
 func (m Matrix) Run(ctx context.Context) ([]Cell, error) {
 	m = m.withDefaults()
@@ -114,12 +115,7 @@ func (m Matrix) kernel(ctx context.Context, k *kernels.Kernel, opts []race.Optio
 	}
 	c := Config{Kernel: k, Size: m.Size, Seed: m.Seed, Executor: m.Executor}
 	for rep := -max(m.Warmup, 0); rep < m.Runs; rep++ {
-		for j := range cells {
-			// Rotate the order run by run: run in one fixed order, the
-			// fifth and sixth configurations measured 20% slower on micro
-			// kernels with no contention at all, where their code is the
-			// third's.
-			i := ((j+rep)%len(cells) + len(cells)) % len(cells)
+		for _, i := range m.order(rep, len(cells)) {
 			mean, n, err := m.sample(ctx, c, dets[i])
 			if err != nil && cells[i].Err == nil {
 				cells[i].Err = err
@@ -141,6 +137,18 @@ func (m Matrix) kernel(ctx context.Context, k *kernels.Kernel, opts []race.Optio
 // sample is one run of c under det: launches until they add up to
 // m.MinTime, or the first that fails. It returns their mean launch time
 // and how many there were.
+// order returns the order of n configurations in run rep (negative for
+// warm-up runs): a permutation drawn from the matrix's seed and the run,
+// the same for the same seed. Run in one fixed order, the fifth and sixth
+// configurations measured 20% slower on micro kernels with no contention
+// at all, where their code was the third's; rotating the order by a place
+// each run evened out the positions but kept every configuration right
+// behind the same one, run after run, in its neighbour's garbage and
+// cold caches.
+func (m Matrix) order(rep, n int) []int {
+	return rand.New(rand.NewPCG(uint64(m.Seed), uint64(int64(rep)))).Perm(n)
+}
+
 func (m Matrix) sample(ctx context.Context, c Config, det *race.Detector) (time.Duration, int, error) {
 	var total time.Duration
 	for n := 1; ; n++ {
