@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"path"
+	"slices"
 	"text/tabwriter"
 
 	"github.com/warpguard/warpguard/race"
@@ -20,6 +21,7 @@ type CellJSON struct {
 	MedianNs      int64   `json:"median_ns"`
 	RatioVsOff    float64 `json:"ratio_vs_off"`
 	RunsNs        []int64 `json:"runs_ns"`
+	Spread        float64 `json:"spread"` // Cell.Spread: the runs' interquartile range over their median
 	Launches      int     `json:"launches"`
 	CPUs          int     `json:"cpus"` // GOMAXPROCS
 	Accesses      uint64  `json:"accesses"`
@@ -47,6 +49,21 @@ func (c Cell) PerLaunch() race.Stats {
 	return s
 }
 
+// Spread returns the interquartile range of c's runs over their median,
+// by nearest rank: how far apart the middle half of the runs lay. On this
+// project's shared machines a micro kernel's runs spread by 20-50%, a
+// long kernel's by a few percent; a ratio between two cells means little
+// when it is inside their spreads. It is 0 with fewer than two runs.
+func (c Cell) Spread() float64 {
+	if len(c.Times) < 2 || c.Median <= 0 {
+		return 0
+	}
+	s := slices.Clone(c.Times)
+	slices.Sort(s)
+	n := len(s) - 1
+	return float64(s[(3*n+3)/4]-s[n/4]) / float64(c.Median)
+}
+
 // JSON returns c as CellJSON.
 func (c Cell) JSON() CellJSON {
 	s := c.PerLaunch()
@@ -57,6 +74,7 @@ func (c Cell) JSON() CellJSON {
 	for _, t := range c.Times {
 		j.RunsNs = append(j.RunsNs, t.Nanoseconds())
 	}
+	j.Spread = c.Spread()
 	if c.Err != nil {
 		j.Error = c.Err.Error()
 	}
@@ -74,12 +92,14 @@ func WriteJSON(w io.Writer, cells []Cell) error {
 	return nil
 }
 
-// WriteTable writes a row per cell, with its counters per launch, then
+// WriteTable writes a row per cell, with the spread of its runs (± half
+// their interquartile range, in percent of the median) and its counters
+// per launch, then
 // each configuration's overhead summary and the speedups the contention
 // optimizations are judged by.
 func WriteTable(w io.Writer, cells []Cell) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "kernel\tconfig\tmedian\tvs off\tchecks\tcoalesced\trepeats\tcontended\tbackoff\treports\tmetadata\t")
+	fmt.Fprintln(tw, "kernel\tconfig\tmedian\tspread\tvs off\tchecks\tcoalesced\trepeats\tcontended\tbackoff\treports\tmetadata\t")
 	for _, c := range cells {
 		ratio := "-"
 		if c.RatioVsOff > 0 {
@@ -89,7 +109,7 @@ func WriteTable(w io.Writer, cells []Cell) error {
 			ratio = "error"
 		}
 		s := c.PerLaunch()
-		fmt.Fprintf(tw, "%s\t%s\t%v\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", c.Kernel, c.Config, c.Median, ratio,
+		fmt.Fprintf(tw, "%s\t%s\t%v\t±%.0f%%\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", c.Kernel, c.Config, c.Median, 50*c.Spread(), ratio,
 			s.Checks, s.Coalesced, s.Repeats, s.Contended, s.Waits, s.Reports, s.PeakMetadata)
 	}
 	if err := tw.Flush(); err != nil {

@@ -38,7 +38,7 @@ func TestBenchJSON(t *testing.T) {
 	for sc := bufio.NewScanner(strings.NewReader(out)); sc.Scan(); n++ {
 		var obj map[string]any
 		require.NoError(t, json.Unmarshal(sc.Bytes(), &obj))
-		for _, f := range []string{"kernel", "config", "median_ns", "ratio_vs_off", "checks", "coalesced", "lock_acquisitions", "contended", "backoff_waits", "backoff_ns", "reports", "metadata_bytes"} {
+		for _, f := range []string{"kernel", "config", "median_ns", "spread", "ratio_vs_off", "checks", "coalesced", "lock_acquisitions", "contended", "backoff_waits", "backoff_ns", "reports", "metadata_bytes"} {
 			require.Contains(t, obj, f)
 		}
 		require.Len(t, obj["runs_ns"], 2)
