@@ -134,9 +134,6 @@ func (m Matrix) kernel(ctx context.Context, k *kernels.Kernel, opts []race.Optio
 	return cells
 }
 
-// sample is one run of c under det: launches until they add up to
-// m.MinTime, or the first that fails. It returns their mean launch time
-// and how many there were.
 // order returns the order of n configurations in run rep (negative for
 // warm-up runs): a permutation drawn from the matrix's seed and the run,
 // the same for the same seed. Run in one fixed order, the fifth and sixth
@@ -149,6 +146,9 @@ func (m Matrix) order(rep, n int) []int {
 	return rand.New(rand.NewPCG(uint64(m.Seed), uint64(int64(rep)))).Perm(n)
 }
 
+// sample is one run of c under det: launches until they add up to
+// m.MinTime, or the first that fails. It returns their mean launch time
+// and how many there were.
 func (m Matrix) sample(ctx context.Context, c Config, det *race.Detector) (time.Duration, int, error) {
 	var total time.Duration
 	for n := 1; ; n++ {

@@ -158,21 +158,18 @@ func (b Buffer[T]) StoreRelease(t *Thread, i int, v T, s scope.Scope) {
 
 func (b Buffer[T]) store(t *Thread, i int, v T, o Order, s scope.Scope) {
 	p := b.atScoped(t, i, OpStore, s)
-	if o == Release && t.obs != nil {
-		// A release is reported before its store takes effect: an
-		// observer must know the release (a fence, then a store) before
-		// any thread can see the value it publishes. Reported after, a
-		// reader in another block could see the flag, read the data it
-		// guards, and be checked while the release was still unknown.
+	// A release is reported before its store takes effect: an observer
+	// must know the release (a fence, then a store) before any thread can
+	// see the value it publishes. Reported after, a reader in another
+	// block could see the flag, read the data it guards, and be checked
+	// while the release was still unknown.
+	early := o == Release && t.obs != nil
+	if early {
 		b.notify(t, i, OpStore, o, s, 0, toBits(v), 0)
-		storeBits[T](p, toBits(v))
-		t.progress = true
-		t.strong()
-		return
 	}
 	storeBits[T](p, toBits(v))
 	t.progress = true
-	if t.obs != nil {
+	if t.obs != nil && !early {
 		b.notify(t, i, OpStore, o, s, 0, toBits(v), 0)
 	}
 	t.strong()

@@ -141,9 +141,11 @@ func (th *thread) release(a *gpu.Access, central bool) {
 	if a.Order != gpu.Release {
 		return
 	}
-	if i, n := th.number(a.Scope); central && i >= 0 {
+	switch i, n := th.number(a.Scope); {
+	case i < 0:
+	case central:
 		mark(&th.rel, i, n)
-	} else if i >= 0 {
+	default:
 		mark(&th.last, i, n)
 	}
 }

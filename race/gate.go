@@ -81,17 +81,12 @@ func (l *locker) lock(th *thread, e *entry, x *extra) {
 // unlock stores stamp, the stamp of the update just made, in e and
 // unlocks e, whose extra is x.
 func (l *locker) unlock(e *entry, x *extra, stamp uint64) {
+	e.word.Store(stamp) // under LockSpin, the store is the unlock
 	switch l.kind {
-	case lockNone:
-		e.word.Store(stamp)
 	case LockMutex:
-		e.word.Store(stamp)
 		x.mu.Unlock()
 	case LockStriped:
-		e.word.Store(stamp)
 		l.stripes[uintptr(unsafe.Pointer(e))/unsafe.Sizeof(entry{})%stripeCount].mu.Unlock()
-	default:
-		e.word.Store(stamp)
 	}
 }
 
