@@ -26,6 +26,7 @@ type CellJSON struct {
 	CPUs          int     `json:"cpus"` // GOMAXPROCS
 	Accesses      uint64  `json:"accesses"`
 	Checks        uint64  `json:"checks"`
+	Firsts        uint64  `json:"firsts"` // checks settled as a granule's first access, without a lock
 	Repeats       uint64  `json:"repeats"`
 	Coalesced     uint64  `json:"coalesced"`
 	Locks         uint64  `json:"lock_acquisitions"`
@@ -43,7 +44,7 @@ type CellJSON struct {
 func (c Cell) PerLaunch() race.Stats {
 	s := c.Stats
 	n := uint64(max(c.Launches, 1))
-	for _, p := range []*uint64{&s.Accesses, &s.Checks, &s.Repeats, &s.Coalesced, &s.Locks, &s.Contended, &s.Waits, &s.WaitNs} {
+	for _, p := range []*uint64{&s.Accesses, &s.Checks, &s.Firsts, &s.Repeats, &s.Coalesced, &s.Locks, &s.Contended, &s.Waits, &s.WaitNs} {
 		*p = (*p + n/2) / n
 	}
 	return s
@@ -68,7 +69,7 @@ func (c Cell) Spread() float64 {
 func (c Cell) JSON() CellJSON {
 	s := c.PerLaunch()
 	j := CellJSON{Kernel: c.Kernel, Config: c.Config, MedianNs: c.Median.Nanoseconds(), RatioVsOff: c.RatioVsOff,
-		Launches: c.Launches, CPUs: c.CPUs, Accesses: s.Accesses, Checks: s.Checks, Repeats: s.Repeats, Coalesced: s.Coalesced,
+		Launches: c.Launches, CPUs: c.CPUs, Accesses: s.Accesses, Checks: s.Checks, Firsts: s.Firsts, Repeats: s.Repeats, Coalesced: s.Coalesced,
 		Locks: s.Locks, Contended: s.Contended, BackoffWaits: s.Waits, BackoffNs: s.WaitNs,
 		Reports: s.Reports, MetadataBytes: s.PeakMetadata}
 	for _, t := range c.Times {
@@ -99,7 +100,7 @@ func WriteJSON(w io.Writer, cells []Cell) error {
 // optimizations are judged by.
 func WriteTable(w io.Writer, cells []Cell) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "kernel\tconfig\tmedian\tspread\tvs off\tchecks\tcoalesced\trepeats\tcontended\tbackoff\treports\tmetadata\t")
+	fmt.Fprintln(tw, "kernel\tconfig\tmedian\tspread\tvs off\tchecks\tfirsts\tcoalesced\trepeats\tcontended\tbackoff\treports\tmetadata\t")
 	for _, c := range cells {
 		ratio := "-"
 		if c.RatioVsOff > 0 {
@@ -109,8 +110,8 @@ func WriteTable(w io.Writer, cells []Cell) error {
 			ratio = "error"
 		}
 		s := c.PerLaunch()
-		fmt.Fprintf(tw, "%s\t%s\t%v\t±%.0f%%\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", c.Kernel, c.Config, c.Median, 50*c.Spread(), ratio,
-			s.Checks, s.Coalesced, s.Repeats, s.Contended, s.Waits, s.Reports, s.PeakMetadata)
+		fmt.Fprintf(tw, "%s\t%s\t%v\t±%.0f%%\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", c.Kernel, c.Config, c.Median, 50*c.Spread(), ratio,
+			s.Checks, s.Firsts, s.Coalesced, s.Repeats, s.Contended, s.Waits, s.Reports, s.PeakMetadata)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -49,7 +49,8 @@ func benchAccess(b *testing.B, blocks int, op string, spread bool) {
 	configs = append(configs,
 		config{"opt-mutex", func() gpu.Observer { return race.New(race.Options{Lock: race.LockMutex}) }},
 		config{"opt-striped", func() gpu.Observer { return race.New(race.Options{Lock: race.LockStriped}) }},
-		config{"opt-history", func() gpu.Observer { return race.New(race.Options{History: true}) }})
+		config{"opt-history", func() gpu.Observer { return race.New(race.Options{History: true}) }},
+		config{"opt-full", func() gpu.Observer { return race.New(race.Options{FullEntries: true}) }})
 	for _, c := range configs {
 		b.Run(c.name, func(b *testing.B) {
 			d, err := gpu.NewDevice(gpu.DeviceConfig{})

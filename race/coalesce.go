@@ -57,7 +57,8 @@ func coalesceKey(th *thread, c *access, first, last uint64) uint64 {
 }
 
 // coalesces reports whether an access with key and call path would repeat
-// the check of granule g's last update by another lane. When accesses
+// the check of granule g's last update by another lane. Preconditions: g
+// has its entry (see first.go). When accesses
 // carry call paths (history, or the central checker), an update in
 // progress zeroes the key before it changes the path, and the key is read
 // on both sides of the path, so two equal keys mean the path belongs to

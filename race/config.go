@@ -21,21 +21,27 @@ func Configs() []string {
 //   - coalesce, backoff: plain with one of iGUARD's two optimizations;
 //   - opt: both, the default (the zero Options).
 //
-// A name may end in ":spin", ":mutex" or ":striped" to set Options.Lock
-// of any configuration but off and central, so that "opt:mutex" is opt
-// with a sync.Mutex per entry. The options it returns have no history;
+// A name may carry suffixes, each after a colon, for any configuration
+// but off and central: ":spin", ":mutex" or ":striped" sets Options.Lock,
+// and ":full" sets Options.FullEntries, so that "opt:mutex" is opt with a
+// sync.Mutex per entry and "plain:full" is plain with a full entry per
+// granule from its first touch. The options it returns have no history;
 // set Options.History for reports that name both sites.
 func Config(name string) (Options, error) {
-	base, lock, ok := strings.Cut(name, ":")
+	base, suffixes, ok := strings.Cut(name, ":")
 	o, err := baseConfig(base)
 	if err != nil || !ok {
 		return o, err
 	}
 	if o.Off || o.Central {
-		return Options{}, fmt.Errorf("race: configuration %q takes no locking discipline", base)
+		return Options{}, fmt.Errorf("race: configuration %q takes no suffix (%q)", base, suffixes)
 	}
-	if o.Lock, err = ParseLocking(lock); err != nil {
-		return Options{}, err
+	for _, sfx := range strings.Split(suffixes, ":") {
+		if sfx == "full" {
+			o.FullEntries = true
+		} else if o.Lock, err = ParseLocking(sfx); err != nil {
+			return Options{}, fmt.Errorf("%w, or full", err)
+		}
 	}
 	return o, nil
 }

@@ -375,16 +375,17 @@ func TestCorpusTotals(t *testing.T) {
 			t.Errorf("%s: false positive:\n%v", name, r)
 		}
 	}
-	// Without history the detector takes its lock-free repeat path, which
-	// must not change a verdict; nor may any configuration.
+	// Without history the detector takes its lock-free repeat path and
+	// starts granules with first records, neither of which may change a
+	// verdict; nor may any configuration.
 	for _, name := range race.Configs() {
 		opt, err := race.Config(name)
 		require.NoError(t, err)
 		if opt.Off {
 			continue
 		}
-		for _, history := range []bool{true, false} {
-			opt.History = history
+		for _, v := range []struct{ history, full bool }{{true, false}, {false, false}, {false, true}} {
+			opt.History, opt.FullEntries = v.history, v.full
 			for _, e := range executors() {
 				for _, k := range kernels.Micros() {
 					tally(name+"/"+k.Name+"/"+e.String(), k.Expect, k.Racy, runKernelWith(t, k, e, race.New(opt)))

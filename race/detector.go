@@ -28,10 +28,11 @@ type Detector struct {
 
 	// stripes are LockStriped's mutexes, shared by the detector's
 	// launches: allocating 64 KiB per launch was most of a short launch.
-	stripes *stripes
-	sites   sites     // the kernel sites of call paths, for history
-	pages   sync.Pool // spare metadata pages, of 1<<pageBits entries
-	blocks  sync.Pool // spare block states, of ended launches
+	stripes    *stripes
+	sites      sites     // the kernel sites of call paths, for history
+	pages      sync.Pool // spare metadata pages, of 1<<pageBits entries
+	firstPages sync.Pool // spare pages of first-record slots, zeroed (see first.go)
+	blocks     sync.Pool // spare block states, of ended launches
 
 	// launches maps the running launches' grids to their *launch. A
 	// sync.Map finds one without a lock, and adding one copies nothing.
@@ -160,9 +161,13 @@ func (d *Detector) access(th *thread, t *gpu.Thread, a *gpu.Access, site gpu.Sit
 		th.lockAccess(*a, first)
 	}
 	s := th.shadowOf(a.Mem)
-	if first == last && seq == nil && s.repeats(first, th.stampNow(a), path) {
-		th.n.repeats++
-		return // a repeat, found without filling a record
+	hasEntry := !s.firsts // the granules are known to have entries
+	if first == last && seq == nil {
+		done, e := s.settles(th, a, first, path)
+		if done {
+			return // a first touch or a repeat, settled without filling a record
+		}
+		hasEntry = e
 	}
 	var c access
 	th.fill(&c.rec, a)
@@ -180,21 +185,21 @@ func (d *Detector) access(th *thread, t *gpu.Thread, a *gpu.Access, site gpu.Sit
 	var key uint64
 	if !d.opt.NoCoalesce {
 		key = coalesceKey(th, &c, first, last)
-		if key != 0 && s.coalesces(first, key, path) {
+		if key != 0 && hasEntry && s.coalesces(first, key, path) {
 			th.n.coalesced++
 			return
 		}
 	}
 	for g := first; g <= last; g++ {
-		e, x := s.at(g)
-		if k, f := d.checkEntry(th, e, x, &c, stamp, key, path); k != 0 {
+		if k, f := d.checkEntry(th, s, g, hasEntry, &c, stamp, key, path); k != 0 {
 			d.found(th, t, a, &c, &f)
 		}
 	}
 }
 
-// checkEntry checks c against e, whose extra is x, under e's lock and
-// records it there.
+// checkEntry checks c against the entry of s's granule g, under the
+// entry's lock, and records it there; unless hasEntry says the granule
+// has its entry already, a first record in its slot is applied first.
 //
 // An atomic store is an exchange on amd64, about 6 ns, and a check made
 // five: the lock, the stamp, the unlock, and two of the coalescing key;
@@ -202,9 +207,13 @@ func (d *Detector) access(th *thread, t *gpu.Thread, a *gpu.Access, site gpu.Sit
 // The call path and the zeroed key around its change matter only when
 // paths are recorded (history, or the central checker); otherwise the
 // path is always nil, and the key is stored only when it changes.
-func (d *Detector) checkEntry(th *thread, e *entry, x *extra, c *access, stamp, key uint64, path *siteSlot) (Kind, finding) {
+func (d *Detector) checkEntry(th *thread, s *shadow, g uint64, hasEntry bool, c *access, stamp, key uint64, path *siteSlot) (Kind, finding) {
+	e, x := s.at(g)
 	lk := &th.l.lk
 	lk.lock(th, e, x)
+	if !hasEntry {
+		th.l.expand(s.slot(g), e, x)
+	}
 	if d.paths {
 		e.ckey.Store(0) // a reader matching the key must see its path
 		x.path.Store(path)

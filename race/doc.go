@@ -81,12 +81,17 @@
 // the same warp just made (warp coalescing, iGUARD §6.5, adapted to lanes
 // that are not in lockstep: see coalesce.go). A check that finds its entry
 // locked backs off exponentially up to a cap that grows with the warps
-// launched, then yields (backoff.go). Metadata takes 128 bytes per
-// 4-byte granule touched (168 with History, Central or LockMutex, which
-// keep sites, call paths or a mutex beside it), allocated in pages on
-// first touch and reused
-// across launches, as are the blocks' synchronization states. History
-// (Options.History) adds a site lookup per access, cached per call path.
+// launched, then yields (backoff.go). A granule's first access takes no
+// lock at all: its metadata starts as one word holding the access's
+// stamp, whose record the thread keeps, and becomes a full entry (128
+// bytes; 168 with LockMutex, which keeps a mutex beside it) only when
+// another access needs one (first.go; Options.FullEntries turns this
+// off). So a granule touched once, as most of a big kernel's are, costs
+// 8 bytes. History (Options.History) and Central keep sites and call
+// paths, so they give every granule its entry at once (168 bytes).
+// Metadata is allocated in pages on first touch and reused across
+// launches, as are the blocks' synchronization states. History adds a
+// site lookup per access, cached per call path.
 //
 // # Configurations
 //
@@ -95,5 +100,6 @@
 // goroutine per launch, Barracuda's design), "plain" (iGUARD without its
 // optimizations), "coalesce", "backoff" and "opt" (the default). Every
 // configuration reports the same races; [Detector.Stats] counts checks,
-// lock acquisitions, contention, backoff and coalesced accesses.
+// first touches, lock acquisitions, contention, backoff and coalesced
+// accesses.
 package race

@@ -22,7 +22,7 @@ func BenchmarkFixedLaunch(b *testing.B) {
 		for _, c := range []struct {
 			name string
 			obs  func() gpu.Observer
-		}{{"off", nil}, {"nop", func() gpu.Observer { return nopObserver{} }}, {"opt", func() gpu.Observer { return race.New(race.Options{}) }}} {
+		}{{"off", nil}, {"nop", func() gpu.Observer { return nopObserver{} }}, {"opt", func() gpu.Observer { return race.New(race.Options{}) }}, {"opt-full", func() gpu.Observer { return race.New(race.Options{FullEntries: true}) }}} {
 			b.Run("shape="+shape.name+"/"+c.name, func(b *testing.B) {
 				d, err := gpu.NewDevice(gpu.DeviceConfig{})
 				if err != nil {

@@ -69,6 +69,40 @@ func (s *shadow) repeats(g, stamp uint64, path *siteSlot) bool {
 	return stamp != 0 && e.word.Load() == stamp && x.pathOf() == path
 }
 
+// settles reports whether th's access a to granule g, with call path
+// path, is settled without a check under the entry's lock: as the
+// granule's first access or a repeat of it (with first records), or as a
+// repeat of the entry's last update. It counts which. Otherwise hasEntry
+// reports whether g is known to have its entry.
+func (s *shadow) settles(th *thread, a *gpu.Access, g uint64, path *siteSlot) (done, hasEntry bool) {
+	stamp := th.stampNow(a)
+	if !s.firsts {
+		return s.repeats(g, stamp, path) && th.counted(&th.n.repeats), true
+	}
+	// The entry first, without reading the slot: a thread spinning on a
+	// word, or checking one many threads use, then reads only the
+	// entry; and a slot shares its cache line with seven others, which
+	// other cores' first touches write. An entry's word is not 0 once a
+	// check has locked it (after its expansion, or while the check that
+	// expands it holds it); 0 may still mean a stamp-less thread's update
+	// or LockMutex's, which the slot then settles.
+	if p := s.pages[g>>pageBits].e.Load(); p != nil {
+		switch w := p.e[g&(1<<pageBits-1)].word.Load(); {
+		case w == stamp && stamp != 0:
+			return th.counted(&th.n.repeats), true
+		case w != 0:
+			return false, true
+		}
+	}
+	return s.settleFirst(th, a, g, stamp)
+}
+
+// counted adds one to th's counter c and returns true.
+func (th *thread) counted(c *uint64) bool {
+	*c++
+	return true
+}
+
 // A page is the metadata of 1<<pageBits granules: entries, and their
 // extras when the detector uses them.
 type page struct {
@@ -81,15 +115,27 @@ type page struct {
 type shadow struct {
 	mem    *gpu.Memory
 	n      uint64 // granules
-	pages  []atomic.Pointer[page]
+	pages  []pageRef
 	extras bool          // pages carry extras
 	bytes  *atomic.Int64 // the detector's byte count
 	pool   *sync.Pool    // the detector's spare full pages
+	// firsts: granules start with first records in slots (see
+	// first.go), rather than with entries.
+	firsts bool
+	fpool  *sync.Pool // the detector's spare slot pages, zeroed
+}
+
+// pageRef is a page of granules' entries and slots, each allocated on
+// first use: one array for both costs a short launch one allocation
+// less per memory.
+type pageRef struct {
+	e atomic.Pointer[page]
+	f atomic.Pointer[firstPage]
 }
 
 // at returns granule g's entry, and its extra or nil.
 func (s *shadow) at(g uint64) (*entry, *extra) {
-	p := s.pages[g>>pageBits].Load()
+	p := s.pages[g>>pageBits].e.Load()
 	if p == nil {
 		p = s.alloc(g >> pageBits)
 	}
@@ -112,12 +158,12 @@ func granuleBytes(extras bool) int64 {
 func (s *shadow) alloc(i uint64) *page {
 	n := min(1<<pageBits, s.n-i<<pageBits)
 	p := s.newPage(n)
-	if s.pages[i].CompareAndSwap(nil, p) {
+	if s.pages[i].e.CompareAndSwap(nil, p) {
 		s.bytes.Add(int64(n) * granuleBytes(s.extras))
 		return p
 	}
 	s.recycle(p)
-	return s.pages[i].Load()
+	return s.pages[i].e.Load()
 }
 
 // newPage returns a zeroed page of n entries, reusing a page an earlier
@@ -155,22 +201,13 @@ func (s *shadow) recycle(p *page) {
 // release recycles s's pages and returns the bytes they held. Nothing may
 // access s afterwards.
 func (s *shadow) release() int64 {
-	b := s.size()
-	for i := range s.pages {
-		if p := s.pages[i].Swap(nil); p != nil {
-			s.recycle(p)
-		}
-	}
-	return b
-}
-
-// size returns the bytes s's pages use.
-func (s *shadow) size() int64 {
 	var b int64
 	for i := range s.pages {
-		if p := s.pages[i].Load(); p != nil {
+		if p := s.pages[i].e.Swap(nil); p != nil {
 			b += int64(len(p.e)) * granuleBytes(s.extras)
+			s.recycle(p)
 		}
+		b += s.releaseSlots(uint64(i))
 	}
 	return b
 }
@@ -187,8 +224,10 @@ func (s *shadow) size() int64 {
 type shadows struct {
 	gran   uint64
 	extras bool // pages carry extras: history, the central checker, or LockMutex
+	firsts bool // granules start with first records
 	bytes  *atomic.Int64
 	pool   *sync.Pool
+	fpool  *sync.Pool // spare first pages
 	mu     sync.Mutex // serializes writers
 	few    [8]atomic.Pointer[shadow]
 	nfew   atomic.Int32 // slots of few in use
@@ -196,7 +235,8 @@ type shadows struct {
 }
 
 func newShadows(d *Detector) *shadows {
-	return &shadows{gran: uint64(d.opt.Granularity), extras: d.paths || d.opt.Lock == LockMutex, bytes: &d.bytes, pool: &d.pages}
+	return &shadows{gran: uint64(d.opt.Granularity), extras: d.paths || d.opt.Lock == LockMutex,
+		firsts: !d.paths && !d.opt.FullEntries, bytes: &d.bytes, pool: &d.pages, fpool: &d.firstPages}
 }
 
 // get returns m's metadata, creating it on first use.
@@ -229,7 +269,8 @@ func (ss *shadows) add(m *gpu.Memory) *shadow {
 		return s
 	}
 	n := (uint64(m.Bytes()) + ss.gran - 1) / ss.gran
-	s := &shadow{mem: m, n: n, pages: make([]atomic.Pointer[page], (n+1<<pageBits-1)>>pageBits), extras: ss.extras, bytes: ss.bytes, pool: ss.pool}
+	s := &shadow{mem: m, n: n, pages: make([]pageRef, (n+1<<pageBits-1)>>pageBits), extras: ss.extras,
+		bytes: ss.bytes, pool: ss.pool, firsts: ss.firsts, fpool: ss.fpool}
 	if i := ss.nfew.Load(); int(i) < len(ss.few) {
 		ss.few[i].Store(s)
 		ss.nfew.Store(i + 1)

@@ -48,7 +48,7 @@ func TestStampRange(t *testing.T) {
 	require.Zero(t, st&locked, "a stamp has the lock's bit")
 	require.Zero(t, (&thread{gid: 1<<21 - 1, w: w}).stampOf(0, gpu.OpLoad, gpu.Weak, scope.Thread))
 
-	s := &shadow{n: 1, pages: make([]atomic.Pointer[page], 1), bytes: new(atomic.Int64), pool: new(sync.Pool)}
+	s := &shadow{n: 1, pages: make([]pageRef, 1), bytes: new(atomic.Int64), pool: new(sync.Pool)}
 	require.False(t, s.repeats(0, 0, nil), "stamp 0 against a fresh entry")
 	e, _ := s.at(0)
 	e.word.Store(st)

@@ -66,7 +66,8 @@ type thread struct {
 
 	cacheMem *gpu.Memory // the memory last accessed, and its metadata
 	cache    *shadow
-	n        counters // this thread's share of the detector's counters
+	firsts   firstList // the thread's first records (see first.go)
+	n        counters  // this thread's share of the detector's counters
 }
 
 // The fence slots a thread marks: one per scope that orders anything.

@@ -8,7 +8,8 @@ import "sync/atomic"
 // counter.
 type counters struct {
 	accesses  uint64 // accesses observed
-	checks    uint64 // granule checks run under the entry's lock
+	checks    uint64 // granule checks: under the entry's lock, or first touches
+	firsts    uint64 // checks settled as a granule's first access, without a lock
 	repeats   uint64 // accesses that repeated the entry's last update
 	coalesced uint64 // accesses that repeated a warp-mate's check
 	locks     uint64 // entry lock acquisitions
@@ -21,6 +22,7 @@ type counters struct {
 func (c *counters) add(o *counters) {
 	c.accesses += o.accesses
 	c.checks += o.checks
+	c.firsts += o.firsts
 	c.repeats += o.repeats
 	c.coalesced += o.coalesced
 	c.locks += o.locks
@@ -31,7 +33,7 @@ func (c *counters) add(o *counters) {
 
 // totals are the detector's counters of the blocks that have ended.
 type totals struct {
-	accesses, checks, repeats, coalesced, locks, contended, waits, waitNs atomic.Uint64
+	accesses, checks, firsts, repeats, coalesced, locks, contended, waits, waitNs atomic.Uint64
 }
 
 // add adds a block's counters. A block of 256 threads adding its
@@ -40,6 +42,7 @@ type totals struct {
 func (s *totals) add(c *counters) {
 	s.accesses.Add(c.accesses)
 	s.checks.Add(c.checks)
+	s.firsts.Add(c.firsts)
 	s.repeats.Add(c.repeats)
 	s.coalesced.Add(c.coalesced)
 	s.locks.Add(c.locks)
@@ -57,8 +60,9 @@ type Stats struct {
 	PeakMetadata  int64 // the most metadata allocated at a block's end
 
 	Accesses  uint64 // accesses observed
-	Checks    uint64 // granule checks run under the entry's lock
-	Repeats   uint64 // accesses skipped as repeats of the entry's last update by the same thread
+	Checks    uint64 // granule checks: under the entry's lock, or first touches
+	Firsts    uint64 // checks settled as a granule's first access, with no lock and no entry (see Options.FullEntries)
+	Repeats   uint64 // accesses skipped as repeats of the granule's last update by the same thread
 	Coalesced uint64 // accesses skipped as repeats of a warp-mate's check (warp coalescing)
 	Locks     uint64 // metadata lock acquisitions
 	Contended uint64 // acquisitions that found the entry locked
@@ -74,7 +78,7 @@ func (d *Detector) Stats() Stats {
 	t := &d.totals
 	return Stats{Reports: len(d.reports.list), Dropped: d.reports.dropped,
 		MetadataBytes: d.bytes.Load(), PeakMetadata: d.peak.Load(),
-		Accesses: t.accesses.Load(), Checks: t.checks.Load(), Repeats: t.repeats.Load(),
+		Accesses: t.accesses.Load(), Checks: t.checks.Load(), Firsts: t.firsts.Load(), Repeats: t.repeats.Load(),
 		Coalesced: t.coalesced.Load(), Locks: t.locks.Load(), Contended: t.contended.Load(),
 		Waits: t.waits.Load(), WaitNs: t.waitNs.Load()}
 }

@@ -1,0 +1,281 @@
+package race
+
+import (
+	"fmt"
+	"math/bits"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/warpguard/warpguard/gpu"
+)
+
+// First records. Most granules of a big kernel are touched once, or by
+// one thread in one synchronization state: a hash table's values, a
+// scan's outputs, an input read once. A full entry for each (128 bytes
+// per 4-byte granule) made such a kernel's metadata 32 times its data,
+// and every first touch a miss to memory: 70-290 ns where the access
+// itself costs 8.
+//
+// So a granule's metadata starts as one word, its slot, which holds the
+// stamp of its first access; the accessing thread keeps the record of
+// that access, one for all its first touches in one synchronization
+// state with one kind of access. A first touch is a compare-and-swap of
+// the stamp into the slot: no lock, no entry, eight bytes of metadata.
+// An access whose stamp equals the slot's repeats the first access and
+// is skipped, as a repeat of an entry's last update is. Any other access
+// gives the granule its entry: under the entry's lock it finds the first
+// access's record by its stamp, applies to the fresh entry exactly the
+// update a check of that access would have made then, marks the slot
+// expanded, and checks as usual. Nothing else touched the granule in
+// between (anything else would have expanded it first), and a check of a
+// fresh entry finds no race, so no verdict moves.
+//
+// A slot moves from 0 to a stamp, or from a stamp to a later store's of
+// the same thread (see supersedes), by a compare-and-swap without a lock;
+// and from a stamp (or 0) to expanded, by a compare-and-swap under the
+// entry's lock; it never moves back within a launch. Slots hold no pointers, so the
+// collector never scans them and storing one costs no write barrier.
+// Detectors that record sites (history, the central checker) keep full
+// entries from the first touch: their first touches need a site each.
+
+// expanded is a slot's value once its granule has an entry. No stamp has
+// the top bit set (see stampOf).
+const expanded = locked
+
+// A first is the record of a thread's first accesses to granules, shared
+// by the granules it touched first in one synchronization state with one
+// kind of access. It never changes once published.
+type first struct {
+	c     access
+	stamp uint64 // c's stamp, which the slots of those granules hold
+}
+
+// firstPage holds the slots of a page of granules, allocated at the
+// first touch of one of them.
+type firstPage [1 << pageBits]atomic.Uint64
+
+// slot returns granule g's slot.
+func (s *shadow) slot(g uint64) *atomic.Uint64 {
+	p := s.pages[g>>pageBits].f.Load()
+	if p == nil {
+		p = s.allocSlots(g >> pageBits)
+	}
+	return &p[g&(1<<pageBits-1)]
+}
+
+//go:noinline
+func (s *shadow) allocSlots(i uint64) *firstPage {
+	p, ok := s.fpool.Get().(*firstPage)
+	if !ok {
+		p = new(firstPage)
+	}
+	if s.pages[i].f.CompareAndSwap(nil, p) {
+		s.bytes.Add(s.used(i) * 8)
+		return p
+	}
+	s.fpool.Put(p)
+	return s.pages[i].f.Load()
+}
+
+// used returns how many granules of page i the memory has.
+func (s *shadow) used(i uint64) int64 {
+	return int64(min(1<<pageBits, s.n-i<<pageBits))
+}
+
+// releaseSlots zeroes the used slots of page i, returns the page to the
+// pool, and returns the bytes it held.
+func (s *shadow) releaseSlots(i uint64) int64 {
+	p := s.pages[i].f.Swap(nil)
+	if p == nil {
+		return 0
+	}
+	n := s.used(i)
+	clear(p[:n])
+	s.fpool.Put(p)
+	return n * 8
+}
+
+// settleFirst reports whether th's access a to granule g, whose repeat stamp
+// is stamp, is settled without an entry: as g's first access, or as a
+// repeat of it. Otherwise g needs its entry, and hasEntry reports
+// whether it is known to have it.
+func (s *shadow) settleFirst(th *thread, a *gpu.Access, g, stamp uint64) (done, hasEntry bool) {
+	slot := s.slot(g)
+	switch v := slot.Load(); {
+	case v == expanded:
+		return false, true
+	case stamp == 0 || a.Op.IsRMW():
+		// Atomics are how threads meet: their words are rarely touched
+		// once, and expanding a first record costs more than it saved.
+	case v == stamp:
+		return th.counted(&th.n.repeats), false
+	case (v == 0 || th.supersedes(a, v)) && th.keepFirst(a, stamp) && slot.CompareAndSwap(v, stamp):
+		th.n.firsts++
+		return th.counted(&th.n.checks), false
+	}
+	return false, false
+}
+
+// supersedes reports whether th's store a may replace th's own first
+// record with stamp v in a slot: a check of a against that record alone
+// would take the program-order shortcut and leave the entry exactly as a
+// check of a on a fresh entry, when neither access held a lock (a
+// lockset would be intersected). So x[i] = f(x[i]) keeps one word.
+func (th *thread) supersedes(a *gpu.Access, v uint64) bool {
+	if a.Op != gpu.OpStore || v>>42 != uint64(th.gid+1) || !th.lockSet().empty() {
+		return false
+	}
+	f := th.firsts.find(v)
+	return f != nil && f.c.locks.empty()
+}
+
+// expand gives the granule whose slot is slot its entry e, applying its
+// first access's update, unless it has it already. Preconditions: e
+// locked.
+func (l *launch) expand(slot *atomic.Uint64, e *entry, x *extra) {
+	for {
+		v := slot.Load()
+		if v == expanded {
+			return
+		}
+		// Mark first: a store superseding the first record (see
+		// supersedes) changes the slot without the lock, and would be
+		// lost if the record were applied first. Nobody else reads the
+		// entry before this check unlocks it.
+		if slot.CompareAndSwap(v, expanded) {
+			if v != 0 {
+				var none finding
+				e.check(&l.firstBy(v).c, x, &none) // a fresh entry: no race
+			}
+			return
+		}
+	}
+}
+
+// firstBy returns the first record with stamp, which its thread kept
+// before any slot held the stamp.
+func (l *launch) firstBy(stamp uint64) *first {
+	gid := int(stamp>>42) - 1
+	b := l.block[gid/l.g.BlockSize].Load()
+	if f := b.threads[gid%l.g.BlockSize].firsts.find(stamp); f != nil {
+		return f
+	}
+	panic(fmt.Sprintf("race: a slot holds stamp %#x, of thread %d, which kept no record of it", stamp, gid))
+}
+
+// A firstList is a thread's first records of a launch, in the order it
+// made them. Only the thread appends; any thread expanding a granule
+// reads. A record is written before the count that publishes it, and
+// never moves: the first lives in the list, the next in chunks of 4, 8,
+// 16, ... records, allocated as needed.
+type firstList struct {
+	n      atomic.Uint32
+	head   first
+	chunks [firstChunks]atomic.Pointer[first]
+}
+
+// firstChunks bounds a thread's first records per launch at
+// 1+4(2^firstChunks-1), about 260 000; past them its first touches take
+// entries.
+const firstChunks = 16
+
+// at returns record i, which must exist.
+func (fl *firstList) at(i uint32) *first {
+	if i == 0 {
+		return &fl.head
+	}
+	k, off := chunkOf(i - 1)
+	return &unsafe.Slice(fl.chunks[k].Load(), 4<<k)[off]
+}
+
+// chunkOf returns the chunk holding record j+1, and its offset there:
+// chunk k holds 4<<k records, from 4(2^k-1).
+func chunkOf(j uint32) (k int, off uint32) {
+	k = bits.Len32(j/4+1) - 1
+	return k, j - 4*(1<<k-1)
+}
+
+// find returns the record with stamp, or nil. Records are made in
+// nondecreasing order of their stamps' low 32 bits (gen: a sum of
+// counters that only grow), so a binary search finds the run of records
+// of one synchronization state; a linear scan stands behind it in case a
+// sum wrapped.
+func (fl *firstList) find(stamp uint64) *first {
+	n := fl.n.Load()
+	gen := uint32(stamp)
+	lo, hi := uint32(0), n
+	for lo < hi {
+		if m := lo + (hi-lo)/2; uint32(fl.at(m).stamp) < gen {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	for i := lo; i < n && uint32(fl.at(i).stamp) == gen; i++ {
+		if f := fl.at(i); f.stamp == stamp {
+			return f
+		}
+	}
+	for i := range n {
+		if f := fl.at(i); f.stamp == stamp {
+			return f
+		}
+	}
+	return nil
+}
+
+// keepFirst makes sure th keeps a record of its access a, whose stamp is
+// stamp, for a first touch, and reports whether it does. The records of
+// th's current state are the last ones it made (their gen is the
+// current one); one of them with the same stamp is a record of this
+// access, unless th's lockset changed under the stamp (another lane
+// changed the warp's lock table between the stamp and now): then the
+// access takes an entry rather than keep two records with one stamp.
+func (th *thread) keepFirst(a *gpu.Access, stamp uint64) bool {
+	fl := &th.firsts
+	locks := th.lockSet()
+	n := fl.n.Load()
+	for i := n; i > 0; i-- {
+		f := fl.at(i - 1)
+		if uint32(f.stamp) != uint32(stamp) {
+			break
+		}
+		if f.stamp == stamp {
+			return f.c.locks == locks
+		}
+	}
+	return th.addFirst(a, stamp, locks, n)
+}
+
+// addFirst appends th's record of access a, with lockset locks, as
+// record n, if the record's stamp is stamp and the list has room.
+//
+//go:noinline
+func (th *thread) addFirst(a *gpu.Access, stamp uint64, locks *lockSet, n uint32) bool {
+	f := th.firsts.room(n)
+	if f == nil {
+		return false
+	}
+	th.fill(&f.c.rec, a)
+	f.stamp = f.c.rec.stamp()
+	if f.stamp != stamp {
+		return false // the state moved since the stamp: not a record of it
+	}
+	f.c.locks, f.c.store = locks, a.Op.Writes()
+	th.firsts.n.Store(n + 1) // publishes it
+	return true
+}
+
+// room returns record n of a list of n, unpublished, allocating its chunk
+// if need be, or nil when the list is full.
+func (fl *firstList) room(n uint32) *first {
+	if n > 0 {
+		switch k, off := chunkOf(n - 1); {
+		case k >= firstChunks:
+			return nil
+		case off == 0 && fl.chunks[k].Load() == nil:
+			fl.chunks[k].Store(&make([]first, 4<<k)[0])
+		}
+	}
+	return fl.at(n)
+}

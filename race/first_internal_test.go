@@ -1,0 +1,89 @@
+package race
+
+import (
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/warpguard/warpguard/gpu"
+)
+
+// TestChunkOf: records 1, 2, ... fill chunk 0 (4 records), then chunk 1
+// (8), and so on, each from offset 0, with no gap and no overlap.
+func TestChunkOf(t *testing.T) {
+	k, off := 0, uint32(0)
+	for j := uint32(0); j < 4*(1<<10-1); j++ {
+		gk, goff := chunkOf(j)
+		require.Equal(t, k, gk, "record %d", j+1)
+		require.Equal(t, off, goff, "record %d", j+1)
+		if off++; off == 4<<k {
+			k, off = k+1, 0
+		}
+	}
+}
+
+// publish appends a record with stamp to fl, as addFirst does.
+func publish(t *testing.T, fl *firstList, stamp uint64) *first {
+	n := fl.n.Load()
+	f := fl.room(n)
+	require.NotNil(t, f, "room for record %d", n)
+	f.stamp = stamp
+	fl.n.Store(n + 1)
+	return f
+}
+
+// TestFirstListFind: find returns the record with a stamp, among runs of
+// records that share a synchronization state (gen, the low 32 bits) and
+// differ in kind, across chunks; an unknown stamp finds nothing; and a
+// gen that wrapped, out of order, is still found by the fallback scan.
+func TestFirstListFind(t *testing.T) {
+	fl := new(firstList)
+	var want []*first
+	for gen := range uint64(300) {
+		for class := range gen%3 + 1 {
+			want = append(want, publish(t, fl, 5<<42|class<<32|gen))
+		}
+	}
+	for _, f := range want {
+		require.Same(t, f, fl.find(f.stamp), "stamp %#x", f.stamp)
+	}
+	require.Nil(t, fl.find(5<<42|7<<32|10), "a kind never recorded")
+	require.Nil(t, fl.find(6<<42|10), "another thread's stamp")
+	wrapped := publish(t, fl, 5<<42|6<<32|3)
+	require.Same(t, wrapped, fl.find(wrapped.stamp))
+}
+
+// TestFirstListFull: a list that has used every chunk has no room, and
+// keepFirst then sends the access to its entry.
+func TestFirstListFull(t *testing.T) {
+	fl := new(firstList)
+	fl.n.Store(1 + 4*(1<<firstChunks-1))
+	require.Nil(t, fl.room(fl.n.Load()))
+}
+
+// TestSettleWithoutStamp: a thread with no stamp (too far into a big
+// grid) never makes a first record; its access needs the entry, and a
+// slot with a stamp still settles the owner's repeat.
+func TestSettleWithoutStamp(t *testing.T) {
+	s := &shadow{pages: make([]pageRef, 1), n: 4, firsts: true, fpool: new(sync.Pool), bytes: new(atomic.Int64)}
+	th, load := &thread{}, &gpu.Access{Op: gpu.OpLoad}
+	done, hasEntry := s.settleFirst(th, load, 0, 0)
+	require.False(t, done)
+	require.False(t, hasEntry)
+	require.Zero(t, s.slot(0).Load(), "no first record without a stamp")
+
+	s.slot(1).Store(9 << 42)
+	done, _ = s.settleFirst(th, load, 1, 9<<42)
+	require.True(t, done, "a repeat of the first access")
+	require.EqualValues(t, 1, th.n.repeats)
+
+	s.slot(2).Store(expanded)
+	done, hasEntry = s.settleFirst(th, load, 2, 9<<42)
+	require.False(t, done)
+	require.True(t, hasEntry)
+	require.EqualValues(t, 4*8, s.bytes.Load(), "the slots of a 4-granule memory")
+	require.EqualValues(t, 4*8, s.release())
+	require.Nil(t, s.pages[0].f.Load())
+}
