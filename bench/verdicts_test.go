@@ -54,7 +54,8 @@ func (v verdict) addRun(t *testing.T, c bench.Config, opt race.Options) bool {
 }
 
 // TestConfigsSameVerdicts runs every kernel of the suite, clean and with
-// each injection, under every detector configuration, and compares the
+// each injection, under every detector configuration and opt with the
+// mutex and striped locking disciplines, and compares the
 // races each reports with those of the unoptimized "plain" detector with
 // full entries from the first touch (Options.FullEntries): no contention
 // optimization, first record, locking discipline or central checker may
@@ -87,9 +88,9 @@ func TestConfigsSameVerdicts(t *testing.T) {
 			want := verdict{}
 			want.addRun(t, c, plain)
 			if c.Inject == "" && !c.Kernel.Racy {
-				require.Empty(t, want, "plain reports races on a clean kernel")
+				require.Empty(t, want, "plain:full reports races on a clean kernel")
 			}
-			for _, name := range race.Configs() {
+			for _, name := range append(race.Configs(), "opt:mutex", "opt:striped") {
 				opt, err := race.Config(name)
 				require.NoError(t, err)
 				if !opt.Off {
@@ -115,10 +116,10 @@ func sameVerdict(t *testing.T, c bench.Config, name string, opt, plain race.Opti
 		}
 	}
 	if (len(got) == 0) != (len(want) == 0) && (c.Inject != "" || c.Kernel.Racy) {
-		t.Logf("%s: a race one side never saw in five runs: %s {%v}; plain {%v}", c.Inject, name, got, want)
+		t.Logf("%s: a race one side never saw in five runs: %s {%v}; plain:full {%v}", c.Inject, name, got, want)
 		return
 	}
-	t.Errorf("%s reports {%v}; plain reports {%v}", name, got, want)
+	t.Errorf("%s reports {%v}; plain:full reports {%v}", name, got, want)
 }
 
 // agree reports whether two unions of races give the same verdict: no

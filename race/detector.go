@@ -212,7 +212,10 @@ func (d *Detector) checkEntry(th *thread, s *shadow, g uint64, hasEntry bool, c 
 	lk := &th.l.lk
 	lk.lock(th, e, x)
 	if !hasEntry {
-		th.l.expand(s.slot(g), e, x)
+		if v := th.l.expand(s.slot(g), e, x); v != 0 {
+			lk.unlock(e, x, 0)
+			panic(lostFirst(s, g, v))
+		}
 	}
 	if d.paths {
 		e.ckey.Store(0) // a reader matching the key must see its path

@@ -19,24 +19,27 @@ import (
 // So a granule's metadata starts as one word, its slot, which holds the
 // stamp of its first access; the accessing thread keeps the record of
 // that access, one for all its first touches in one synchronization
-// state with one kind of access. A first touch is a compare-and-swap of
-// the stamp into the slot: no lock, no entry, eight bytes of metadata.
-// An access whose stamp equals the slot's repeats the first access and
-// is skipped, as a repeat of an entry's last update is. Any other access
-// gives the granule its entry: under the entry's lock it finds the first
-// access's record by its stamp, applies to the fresh entry exactly the
-// update a check of that access would have made then, marks the slot
-// expanded, and checks as usual. Nothing else touched the granule in
-// between (anything else would have expanded it first), and a check of a
-// fresh entry finds no race, so no verdict moves.
+// state with one kind of access (64 bytes, in the block's state, reused
+// from launch to launch). A first touch is a compare-and-swap of the
+// stamp into the slot: no lock, no entry, eight bytes of metadata per
+// granule. An access whose stamp equals the slot's repeats the first
+// access and is skipped, as a repeat of an entry's last update is. Any
+// other access gives the granule its entry: under the entry's lock it
+// marks the slot expanded, finds the first access's record by its stamp,
+// applies to the fresh entry exactly the update a check of that access
+// would have made then, and checks as usual. Nothing else touched the
+// granule in between (anything else would have expanded it first), and a
+// check of a fresh entry finds no race, so no verdict moves. Atomics take
+// the entry at once.
 //
 // A slot moves from 0 to a stamp, or from a stamp to a later store's of
 // the same thread (see supersedes), by a compare-and-swap without a lock;
 // and from a stamp (or 0) to expanded, by a compare-and-swap under the
-// entry's lock; it never moves back within a launch. Slots hold no pointers, so the
-// collector never scans them and storing one costs no write barrier.
-// Detectors that record sites (history, the central checker) keep full
-// entries from the first touch: their first touches need a site each.
+// entry's lock; it never moves back within a launch. Slots hold no
+// pointers, so the collector never scans them and storing one costs no
+// write barrier. Detectors that record sites (history, the central
+// checker) keep full entries from the first touch: their first touches
+// need a site each.
 
 // expanded is a slot's value once its granule has an entry. No stamp has
 // the top bit set (see stampOf).
@@ -101,28 +104,36 @@ func (s *shadow) releaseSlots(i uint64) int64 {
 // whether it is known to have it.
 func (s *shadow) settleFirst(th *thread, a *gpu.Access, g, stamp uint64) (done, hasEntry bool) {
 	slot := s.slot(g)
-	switch v := slot.Load(); {
+	v := slot.Load()
+	switch {
 	case v == expanded:
 		return false, true
 	case stamp == 0 || a.Op.IsRMW():
 		// Atomics are how threads meet: their words are rarely touched
 		// once, and expanding a first record costs more than it saved.
+		return false, false
 	case v == stamp:
 		return th.counted(&th.n.repeats), false
-	case (v == 0 || th.supersedes(a, v)) && th.keepFirst(a, stamp) && slot.CompareAndSwap(v, stamp):
+	}
+	// The lockset is read once: another lane may be publishing the
+	// warp's lock table, and a record must carry the set the decision
+	// to supersede saw.
+	locks := th.lockSet()
+	if (v == 0 || th.supersedes(a, v, locks)) && th.keepFirst(a, stamp, locks) && slot.CompareAndSwap(v, stamp) {
 		th.n.firsts++
 		return th.counted(&th.n.checks), false
 	}
 	return false, false
 }
 
-// supersedes reports whether th's store a may replace th's own first
-// record with stamp v in a slot: a check of a against that record alone
-// would take the program-order shortcut and leave the entry exactly as a
-// check of a on a fresh entry, when neither access held a lock (a
-// lockset would be intersected). So x[i] = f(x[i]) keeps one word.
-func (th *thread) supersedes(a *gpu.Access, v uint64) bool {
-	if a.Op != gpu.OpStore || v>>42 != uint64(th.gid+1) || !th.lockSet().empty() {
+// supersedes reports whether th's store a, holding locks, may replace
+// th's own first record with stamp v in a slot: a check of a against
+// that record alone would take the program-order shortcut and leave the
+// entry exactly as a check of a on a fresh entry, when neither access
+// held a lock (a lockset would be intersected). So x[i] = f(x[i]) keeps
+// one word.
+func (th *thread) supersedes(a *gpu.Access, v uint64, locks *lockSet) bool {
+	if a.Op != gpu.OpStore || v>>42 != uint64(th.gid+1) || !locks.empty() {
 		return false
 	}
 	f := th.firsts.find(v)
@@ -131,48 +142,67 @@ func (th *thread) supersedes(a *gpu.Access, v uint64) bool {
 
 // expand gives the granule whose slot is slot its entry e, applying its
 // first access's update, unless it has it already. Preconditions: e
-// locked.
-func (l *launch) expand(slot *atomic.Uint64, e *entry, x *extra) {
+// locked. It returns the stamp in the slot, leaving slot and entry as
+// they were, if no thread kept a record of it (a bug of this package),
+// else 0.
+func (l *launch) expand(slot *atomic.Uint64, e *entry, x *extra) uint64 {
 	for {
 		v := slot.Load()
 		if v == expanded {
-			return
+			return 0
 		}
-		// Mark first: a store superseding the first record (see
+		var f *first
+		if v != 0 {
+			if f = l.firstBy(v); f == nil {
+				return v
+			}
+		}
+		// Mark, then apply: a store superseding the first record (see
 		// supersedes) changes the slot without the lock, and would be
 		// lost if the record were applied first. Nobody else reads the
 		// entry before this check unlocks it.
 		if slot.CompareAndSwap(v, expanded) {
-			if v != 0 {
+			if f != nil {
 				var none finding
-				e.check(&l.firstBy(v).c, x, &none) // a fresh entry: no race
+				e.check(&f.c, x, &none) // a fresh entry: no race
 			}
-			return
+			return 0
 		}
 	}
 }
 
 // firstBy returns the first record with stamp, which its thread kept
-// before any slot held the stamp.
+// before any slot held the stamp, or nil.
 func (l *launch) firstBy(stamp uint64) *first {
 	gid := int(stamp>>42) - 1
-	b := l.block[gid/l.g.BlockSize].Load()
-	if f := b.threads[gid%l.g.BlockSize].firsts.find(stamp); f != nil {
-		return f
+	if b := l.block[gid/l.g.BlockSize].Load(); b != nil {
+		return b.threads[gid%l.g.BlockSize].firsts.find(stamp)
 	}
-	panic(fmt.Sprintf("race: a slot holds stamp %#x, of thread %d, which kept no record of it", stamp, gid))
+	return nil
+}
+
+// lostFirst is the panic of a check that found a slot with a stamp no
+// thread kept a record of, after it unlocked the entry: a bug of this
+// package, reported with the place, not a hang of the other threads.
+func lostFirst(s *shadow, g, stamp uint64) string {
+	return fmt.Sprintf("race: granule %d of %v holds the stamp %#x of thread %d, which kept no record of it",
+		g, s.mem, stamp, int(stamp>>42)-1)
 }
 
 // A firstList is a thread's first records of a launch, in the order it
 // made them. Only the thread appends; any thread expanding a granule
 // reads. A record is written before the count that publishes it, and
 // never moves: the first lives in the list, the next in chunks of 4, 8,
-// 16, ... records, allocated as needed.
+// 16, ... records, allocated as needed. The chunks belong to the block's
+// state and outlive the launch, for the next launch that reuses it.
 type firstList struct {
 	n      atomic.Uint32
 	head   first
-	chunks [firstChunks]atomic.Pointer[first]
+	chunks *firstChunkSet
 }
+
+// A firstChunkSet is a thread's chunks of first records.
+type firstChunkSet [firstChunks]atomic.Pointer[first]
 
 // firstChunks bounds a thread's first records per launch at
 // 1+4(2^firstChunks-1), about 260 000; past them its first touches take
@@ -225,15 +255,14 @@ func (fl *firstList) find(stamp uint64) *first {
 }
 
 // keepFirst makes sure th keeps a record of its access a, whose stamp is
-// stamp, for a first touch, and reports whether it does. The records of
-// th's current state are the last ones it made (their gen is the
-// current one); one of them with the same stamp is a record of this
-// access, unless th's lockset changed under the stamp (another lane
+// stamp, holding locks, for a first touch, and reports whether it does.
+// The records of th's current state are the last ones it made (their gen
+// is the current one); one of them with the same stamp is a record of
+// this access, unless th's lockset changed under the stamp (another lane
 // changed the warp's lock table between the stamp and now): then the
 // access takes an entry rather than keep two records with one stamp.
-func (th *thread) keepFirst(a *gpu.Access, stamp uint64) bool {
+func (th *thread) keepFirst(a *gpu.Access, stamp uint64, locks *lockSet) bool {
 	fl := &th.firsts
-	locks := th.lockSet()
 	n := fl.n.Load()
 	for i := n; i > 0; i-- {
 		f := fl.at(i - 1)
@@ -252,9 +281,13 @@ func (th *thread) keepFirst(a *gpu.Access, stamp uint64) bool {
 //
 //go:noinline
 func (th *thread) addFirst(a *gpu.Access, stamp uint64, locks *lockSet, n uint32) bool {
-	f := th.firsts.room(n)
+	f, b := th.firsts.room(n)
 	if f == nil {
 		return false
+	}
+	if b > 0 { // metadata: counted while a launch uses the block
+		th.blk.firstBytes.Add(b)
+		th.l.d.bytes.Add(b)
 	}
 	th.fill(&f.c.rec, a)
 	f.stamp = f.c.rec.stamp()
@@ -266,16 +299,19 @@ func (th *thread) addFirst(a *gpu.Access, stamp uint64, locks *lockSet, n uint32
 	return true
 }
 
-// room returns record n of a list of n, unpublished, allocating its chunk
-// if need be, or nil when the list is full.
-func (fl *firstList) room(n uint32) *first {
+// room returns record n of a list of n, unpublished, and the bytes of
+// the chunk it allocated for it, if it had to; or nil when the list is
+// full.
+func (fl *firstList) room(n uint32) (*first, int64) {
+	var b int64
 	if n > 0 {
 		switch k, off := chunkOf(n - 1); {
 		case k >= firstChunks:
-			return nil
+			return nil, 0
 		case off == 0 && fl.chunks[k].Load() == nil:
 			fl.chunks[k].Store(&make([]first, 4<<k)[0])
+			b = int64(4<<k) * int64(unsafe.Sizeof(first{}))
 		}
 	}
-	return fl.at(n)
+	return fl.at(n), b
 }

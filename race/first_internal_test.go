@@ -27,7 +27,7 @@ func TestChunkOf(t *testing.T) {
 // publish appends a record with stamp to fl, as addFirst does.
 func publish(t *testing.T, fl *firstList, stamp uint64) *first {
 	n := fl.n.Load()
-	f := fl.room(n)
+	f, _ := fl.room(n)
 	require.NotNil(t, f, "room for record %d", n)
 	f.stamp = stamp
 	fl.n.Store(n + 1)
@@ -39,7 +39,7 @@ func publish(t *testing.T, fl *firstList, stamp uint64) *first {
 // differ in kind, across chunks; an unknown stamp finds nothing; and a
 // gen that wrapped, out of order, is still found by the fallback scan.
 func TestFirstListFind(t *testing.T) {
-	fl := new(firstList)
+	fl := &firstList{chunks: new(firstChunkSet)}
 	var want []*first
 	for gen := range uint64(300) {
 		for class := range gen%3 + 1 {
@@ -58,9 +58,11 @@ func TestFirstListFind(t *testing.T) {
 // TestFirstListFull: a list that has used every chunk has no room, and
 // keepFirst then sends the access to its entry.
 func TestFirstListFull(t *testing.T) {
-	fl := new(firstList)
+	fl := &firstList{chunks: new(firstChunkSet)}
 	fl.n.Store(1 + 4*(1<<firstChunks-1))
-	require.Nil(t, fl.room(fl.n.Load()))
+	f, b := fl.room(fl.n.Load())
+	require.Nil(t, f)
+	require.Zero(t, b)
 }
 
 // TestSettleWithoutStamp: a thread with no stamp (too far into a big
@@ -86,4 +88,41 @@ func TestSettleWithoutStamp(t *testing.T) {
 	require.EqualValues(t, 4*8, s.bytes.Load(), "the slots of a 4-granule memory")
 	require.EqualValues(t, 4*8, s.release())
 	require.Nil(t, s.pages[0].f.Load())
+}
+
+// TestSupersedeNeedsNoLocks: a thread's store replaces its own first
+// record only when neither holds a lock, and the record it leaves holds
+// the lockset that decision saw: with a lock held, the store takes the
+// entry and the program-order check intersects the locksets, as with
+// full entries.
+func TestSupersedeNeedsNoLocks(t *testing.T) {
+	d := New(Options{})
+	g := &gpu.Grid{Name: "k", Blocks: 1, BlockSize: 4, Threads: 4, WarpSize: 2, Warps: 2}
+	l := newLaunch(d, g)
+	l.start(0)
+	th := &l.block[0].Load().threads[0]
+	mem := &gpu.Memory{ID: 1, Name: "x"}
+	s := &shadow{mem: mem, n: 2, pages: make([]pageRef, 1), firsts: true, fpool: &d.firstPages, pool: &d.pages, bytes: &d.bytes}
+	load, store := &gpu.Access{Mem: mem, Op: gpu.OpLoad}, &gpu.Access{Mem: mem, Op: gpu.OpStore}
+
+	for i, held := range []*lockSet{nil, {ids: []lockID{{key: lockKey{mem: mem, gran: 7}}}}} {
+		g := uint64(i)
+		th.w.table.set.Store(nil)
+		th.w.table.ver.Add(1)
+		done, _ := s.settleFirst(th, load, g, th.stampNow(load))
+		require.True(t, done, "the load is the first touch")
+		v := s.slot(g).Load()
+		th.w.table.set.Store(held) // a lock taken between the load and the store
+		th.w.table.ver.Add(1)
+		stamp := th.stampNow(store)
+		done, _ = s.settleFirst(th, store, g, stamp)
+		if held.empty() {
+			require.True(t, done, "no lock: the store supersedes")
+			require.Equal(t, stamp, s.slot(g).Load())
+			require.True(t, th.firsts.find(stamp).c.locks.empty())
+		} else {
+			require.False(t, done, "a lock held: the store takes the entry")
+			require.Equal(t, v, s.slot(g).Load())
+		}
+	}
 }

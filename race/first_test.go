@@ -8,6 +8,7 @@ import (
 
 	"github.com/warpguard/warpguard/gpu"
 	"github.com/warpguard/warpguard/race"
+	"github.com/warpguard/warpguard/scope"
 )
 
 // launchOwn runs one block of 64 threads under det, each applying f to
@@ -43,6 +44,23 @@ func TestFirstTouches(t *testing.T) {
 	require.Zero(t, st.Firsts)
 	require.EqualValues(t, 1024, st.Locks)
 	require.EqualValues(t, 1024*128, st.PeakMetadata)
+
+	// A fence before each store puts each in a new state: a record
+	// each, the first in the thread's state, the next 15 in chunks of
+	// 4, 8 and 16 records of 64 bytes, which count as metadata while the
+	// launch runs and are kept for the next.
+	det := race.New(race.Options{})
+	fenced := func(t *gpu.Thread, x gpu.Buffer[uint32], i int) {
+		t.Fence(scope.Block)
+		x.Store(t, i, 1)
+	}
+	st = launchOwn(t, det, fenced)
+	require.EqualValues(t, 1024, st.Firsts)
+	require.EqualValues(t, 1024*8+64*(4+8+16)*64, st.PeakMetadata)
+	require.Zero(t, st.MetadataBytes, "after the launch")
+	st = launchOwn(t, det, fenced)
+	require.EqualValues(t, 1024*8+64*(4+8+16)*64, st.PeakMetadata, "chunks reused, counted again")
+	require.Zero(t, st.MetadataBytes)
 }
 
 // TestFirstSuperseded: x[i] = x[i]+1 by one thread keeps one first record:
@@ -57,7 +75,7 @@ func TestFirstSuperseded(t *testing.T) {
 	require.Zero(t, st.Locks)
 
 	st = launchOwn(t, race.New(race.Options{}), func(t *gpu.Thread, x gpu.Buffer[uint32], i int) {
-		x.AtomicAdd(t, i, 1, 0)
+		x.AtomicAdd(t, i, 1, scope.Device)
 	})
 	require.Zero(t, st.Firsts)
 	require.EqualValues(t, 1024, st.Locks)

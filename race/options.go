@@ -41,11 +41,11 @@ type Options struct {
 	NoCoalesce bool
 	// FullEntries gives every granule its full metadata entry (128
 	// bytes) at its first access, as iGUARD does, instead of one word
-	// pointing at a record of that access, shared by the thread's first
-	// touches in one synchronization state, until another access needs
-	// the entry (see first.go). It exists for benchmarks; verdicts are
-	// the same. Detectors with History or Central always keep full
-	// entries.
+	// holding the stamp of that access, whose record the thread keeps
+	// (one for its first touches in one synchronization state), until
+	// another access needs the entry (see first.go). It exists for
+	// benchmarks; verdicts are the same. Detectors with History or
+	// Central always keep full entries.
 	FullEntries bool
 	// Central ships every event to one checking goroutine per launch, in
 	// the style of Barracuda, instead of checking inline on the accessing

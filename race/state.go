@@ -31,6 +31,11 @@ type block struct {
 	bar     atomic.Uint32 // completed __syncthreads rounds
 	threads []thread
 	warps   []warp
+	// chunks are the threads' chunks of first records, by rank, kept
+	// with the block's state from launch to launch, and firstBytes their
+	// size (see first.go).
+	chunks     []firstChunkSet
+	firstBytes atomic.Int64
 }
 
 // thread is one thread's synchronization state. The fence marks are
@@ -149,6 +154,7 @@ func (l *launch) start(id int) {
 	for r := range b.threads {
 		th := &b.threads[r]
 		th.l, th.blk, th.rank, th.gid = l, b, r, id*g.BlockSize+r
+		th.firsts.chunks = &b.chunks[r]
 		th.lane, th.gwarp, th.w = lane, id*g.Warps+w, &b.warps[w]
 		if lane++; lane == g.WarpSize {
 			lane, w = 0, w+1
@@ -168,9 +174,10 @@ func (d *Detector) newBlock(g *gpu.Grid) *block {
 			b.warps[w].reset()
 		}
 		b.bar.Store(0)
+		d.bytes.Add(b.firstBytes.Load()) // its first records' chunks are in use again
 		return b
 	}
-	b := &block{threads: make([]thread, g.BlockSize), warps: make([]warp, g.Warps)}
+	b := &block{threads: make([]thread, g.BlockSize), warps: make([]warp, g.Warps), chunks: make([]firstChunkSet, g.BlockSize)}
 	for w := range b.warps {
 		b.warps[w].init(g.WarpSize, w*g.WarpSize)
 	}
@@ -182,6 +189,7 @@ func (d *Detector) newBlock(g *gpu.Grid) *block {
 func (l *launch) recycle() {
 	for i := range l.block {
 		if b := l.block[i].Swap(nil); b != nil {
+			l.d.bytes.Add(-b.firstBytes.Load())
 			l.d.blocks.Put(b)
 		}
 	}

@@ -9,7 +9,7 @@ import "sync/atomic"
 type counters struct {
 	accesses  uint64 // accesses observed
 	checks    uint64 // granule checks: under the entry's lock, or first touches
-	firsts    uint64 // checks settled as a granule's first access, without a lock
+	firsts    uint64 // checks settled as a granule's first access (or a store superseding it), without a lock
 	repeats   uint64 // accesses that repeated the entry's last update
 	coalesced uint64 // accesses that repeated a warp-mate's check
 	locks     uint64 // entry lock acquisitions
@@ -61,7 +61,7 @@ type Stats struct {
 
 	Accesses  uint64 // accesses observed
 	Checks    uint64 // granule checks: under the entry's lock, or first touches
-	Firsts    uint64 // checks settled as a granule's first access, with no lock and no entry (see Options.FullEntries)
+	Firsts    uint64 // checks settled with no lock and no entry: a granule's first access, or a store superseding it (see Options.FullEntries)
 	Repeats   uint64 // accesses skipped as repeats of the granule's last update by the same thread
 	Coalesced uint64 // accesses skipped as repeats of a warp-mate's check (warp coalescing)
 	Locks     uint64 // metadata lock acquisitions
