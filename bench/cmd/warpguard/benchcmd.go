@@ -26,7 +26,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	glob := fs.String("kernels", "", "measure only the kernels whose names match this path.Match pattern")
-	configs := fs.String("configs", strings.Join(race.Configs(), ","), "comma-separated detector configurations")
+	configs := fs.String("configs", strings.Join(race.Configs(), ","), "comma-separated detector configurations; a name may end in :mutex, :striped or :full (see race.Config)")
 	runs := fs.Int("runs", 5, "timed runs of each kernel under each configuration")
 	warmup := fs.Int("warmup", 1, "untimed runs first")
 	minTime := fs.Duration("mintime", time.Millisecond, "repeat the launch within a run until the launches add up to this; 0 for one launch per run")
