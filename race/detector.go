@@ -32,6 +32,7 @@ type Detector struct {
 	sites      sites     // the kernel sites of call paths, for history
 	pages      sync.Pool // spare metadata pages, of 1<<pageBits entries
 	firstPages sync.Pool // spare pages of first-record slots, zeroed (see first.go)
+	dens       densities // which memories start with first records (density.go)
 	blocks     sync.Pool // spare block states, of ended launches
 
 	// launches maps the running launches' grids to their *launch. A

@@ -85,17 +85,27 @@ func (s *shadow) used(i uint64) int64 {
 	return int64(min(1<<pageBits, s.n-i<<pageBits))
 }
 
-// releaseSlots zeroes the used slots of page i, returns the page to the
-// pool, and returns the bytes it held.
-func (s *shadow) releaseSlots(i uint64) int64 {
+// releaseSlots zeroes the used slots of page i and returns the page to
+// the pool. It returns the bytes the page held, and how many of its
+// granules were expanded and how many had only their first record.
+func (s *shadow) releaseSlots(i uint64) (bytes, exp, once int64) {
 	p := s.pages[i].f.Swap(nil)
 	if p == nil {
-		return 0
+		return 0, 0, 0
 	}
 	n := s.used(i)
+	for j := range p[:n] {
+		switch v := p[j].Load(); v {
+		case 0:
+		case expanded:
+			exp++
+		default:
+			once++
+		}
+	}
 	clear(p[:n])
 	s.fpool.Put(p)
-	return n * 8
+	return n * 8, exp, once
 }
 
 // settleFirst reports whether th's access a to granule g, whose repeat stamp

@@ -69,7 +69,8 @@ func TestFirstListFull(t *testing.T) {
 // grid) never makes a first record; its access needs the entry, and a
 // slot with a stamp still settles the owner's repeat.
 func TestSettleWithoutStamp(t *testing.T) {
-	s := &shadow{pages: make([]pageRef, 1), n: 4, firsts: true, fpool: new(sync.Pool), bytes: new(atomic.Int64)}
+	s := &shadow{mem: &gpu.Memory{ID: 3}, pages: make([]pageRef, 1), n: 4, firsts: true, fpool: new(sync.Pool),
+		bytes: new(atomic.Int64), dens: new(densities)}
 	th, load := &thread{}, &gpu.Access{Op: gpu.OpLoad}
 	done, hasEntry := s.settleFirst(th, load, 0, 0)
 	require.False(t, done)
@@ -88,6 +89,7 @@ func TestSettleWithoutStamp(t *testing.T) {
 	require.EqualValues(t, 4*8, s.bytes.Load(), "the slots of a 4-granule memory")
 	require.EqualValues(t, 4*8, s.release())
 	require.Nil(t, s.pages[0].f.Load())
+	require.Equal(t, density{dense: true}, s.dens.m[3], "one of two touched granules expanded: at least half")
 }
 
 // TestSupersedeNeedsNoLocks: a thread's store replaces its own first
@@ -125,4 +127,29 @@ func TestSupersedeNeedsNoLocks(t *testing.T) {
 			require.Equal(t, v, s.slot(g).Load())
 		}
 	}
+}
+
+// TestDensities: a memory most of whose touched granules were expanded
+// gets full entries for densityTerm-1 launches, then first records again
+// to be measured anew; a memory whose granules were mostly touched once,
+// or that nobody touched, keeps first records; and the map of memories
+// remembered is bounded.
+func TestDensities(t *testing.T) {
+	var ds densities
+	m := &gpu.Memory{ID: 1}
+	require.True(t, ds.firsts(m), "unknown")
+	ds.learn(m, 0, 0)
+	require.True(t, ds.firsts(m), "untouched teaches nothing")
+	ds.learn(m, 3, 5)
+	require.True(t, ds.firsts(m), "mostly touched once")
+	ds.learn(m, 5, 5)
+	for i := 1; i < densityTerm; i++ {
+		require.False(t, ds.firsts(m), "dense, launch %d", i)
+	}
+	require.True(t, ds.firsts(m), "measured again")
+	require.True(t, ds.firsts(m), "until it learns again")
+	for id := range uint64(maxDensities + 10) {
+		ds.learn(&gpu.Memory{ID: 100 + id}, 1, 0)
+	}
+	require.LessOrEqual(t, len(ds.m), maxDensities)
 }

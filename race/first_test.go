@@ -124,3 +124,29 @@ func TestFirstRecordsVerdicts(t *testing.T) {
 		}
 	}
 }
+
+// TestDenseMemoryLearned: a memory whose granules all needed entries in
+// one launch gets full entries in the next launches of the same detector
+// (no first records, the same verdict), while a memory touched once per
+// granule keeps first records.
+func TestDenseMemoryLearned(t *testing.T) {
+	t.Parallel()
+	d := newDevice(t)
+	shared, own := gpu.Alloc[uint32](d, "shared", 64), gpu.Alloc[uint32](d, "own", 64)
+	det := race.New(race.Options{})
+	var firsts []uint64
+	for range 3 {
+		before := det.Stats().Firsts
+		err := d.Launch(context.Background(), gpu.Config{Name: "dense", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 64}, Observer: det},
+			func(t *gpu.Thread) {
+				own.Store(t, t.Rank(), 1)
+				shared.Store(t, t.Rank(), 1)
+				t.SyncThreads()
+				shared.Load(t, (t.Rank()+1)%64) // every shared granule expands
+			})
+		require.NoError(t, err)
+		firsts = append(firsts, det.Stats().Firsts-before)
+	}
+	require.Equal(t, []uint64{128, 64, 64}, firsts, "first launch: both memories; then own only")
+	require.Empty(t, det.Reports())
+}

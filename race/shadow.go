@@ -123,6 +123,7 @@ type shadow struct {
 	// first.go), rather than with entries.
 	firsts bool
 	fpool  *sync.Pool // the detector's spare slot pages, zeroed
+	dens   *densities // where it learns which memories want first records
 }
 
 // pageRef is a page of granules' entries and slots, each allocated on
@@ -201,13 +202,17 @@ func (s *shadow) recycle(p *page) {
 // release recycles s's pages and returns the bytes they held. Nothing may
 // access s afterwards.
 func (s *shadow) release() int64 {
-	var b int64
+	var b, exp, once int64
 	for i := range s.pages {
 		if p := s.pages[i].e.Swap(nil); p != nil {
 			b += int64(len(p.e)) * granuleBytes(s.extras)
 			s.recycle(p)
 		}
-		b += s.releaseSlots(uint64(i))
+		sb, se, so := s.releaseSlots(uint64(i))
+		b, exp, once = b+sb, exp+se, once+so
+	}
+	if s.firsts {
+		s.dens.learn(s.mem, exp, once)
 	}
 	return b
 }
@@ -224,10 +229,11 @@ func (s *shadow) release() int64 {
 type shadows struct {
 	gran   uint64
 	extras bool // pages carry extras: history, the central checker, or LockMutex
-	firsts bool // granules start with first records
+	firsts bool // granules may start with first records (see density.go)
 	bytes  *atomic.Int64
 	pool   *sync.Pool
 	fpool  *sync.Pool // spare first pages
+	dens   *densities
 	mu     sync.Mutex // serializes writers
 	few    [8]atomic.Pointer[shadow]
 	nfew   atomic.Int32 // slots of few in use
@@ -236,7 +242,7 @@ type shadows struct {
 
 func newShadows(d *Detector) *shadows {
 	return &shadows{gran: uint64(d.opt.Granularity), extras: d.paths || d.opt.Lock == LockMutex,
-		firsts: !d.paths && !d.opt.FullEntries, bytes: &d.bytes, pool: &d.pages, fpool: &d.firstPages}
+		firsts: !d.paths && !d.opt.FullEntries, bytes: &d.bytes, pool: &d.pages, fpool: &d.firstPages, dens: &d.dens}
 }
 
 // get returns m's metadata, creating it on first use.
@@ -270,7 +276,7 @@ func (ss *shadows) add(m *gpu.Memory) *shadow {
 	}
 	n := (uint64(m.Bytes()) + ss.gran - 1) / ss.gran
 	s := &shadow{mem: m, n: n, pages: make([]pageRef, (n+1<<pageBits-1)>>pageBits), extras: ss.extras,
-		bytes: ss.bytes, pool: ss.pool, firsts: ss.firsts, fpool: ss.fpool}
+		bytes: ss.bytes, pool: ss.pool, firsts: ss.firsts && ss.dens.firsts(m), fpool: ss.fpool, dens: ss.dens}
 	if i := ss.nfew.Load(); int(i) < len(ss.few) {
 		ss.few[i].Store(s)
 		ss.nfew.Store(i + 1)

@@ -1,0 +1,76 @@
+package race
+
+import (
+	"sync"
+
+	"github.com/warpguard/warpguard/gpu"
+)
+
+// Which memories start with first records (see first.go). They pay off
+// where most granules are touched once per synchronization state; where
+// most are expanded anyway (a cell its neighbours read, a word threads
+// meet at, a hash table's keys probed by several lookups) each costs a
+// slot write, a record lookup and a replay on top of its entry: rule-110
+// checked 14-21% slower with them.
+//
+// So a detector remembers, per memory, how its granules ended the last
+// launch that gave it first records: when at least half of those touched
+// were expanded, the memory's next launches give it full entries from
+// the first touch, and every densityTerm-th launch measures it again in
+// case its use changed. Iterative kernels (a stencil's steps, label
+// propagation's rounds, a hash table's inserts then lookups) learn after
+// their first launch. The choice is made once per memory per launch, so
+// one memory's metadata never mixes the two, and either gives the same
+// verdicts.
+type densities struct {
+	mu sync.Mutex
+	// m is by gpu.Memory.ID. IDs are unique on a device only: two devices
+	// under one detector may share a hint, which can cost time, never a
+	// verdict.
+	m map[uint64]density
+}
+
+// density is what a detector learned of one memory.
+type density struct {
+	dense bool // most touched granules were expanded
+	uses  int  // launches that used the hint since it was measured
+}
+
+// densityTerm is how many launches a dense memory gets full entries
+// before it is measured again; maxDensities bounds the memories
+// remembered (the oldest are not told apart: the map starts over).
+const (
+	densityTerm  = 8
+	maxDensities = 4096
+)
+
+// firsts reports whether a launch's metadata of m should start with first
+// records.
+func (ds *densities) firsts(m *gpu.Memory) bool {
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	d, ok := ds.m[m.ID]
+	if !ok || !d.dense {
+		return true
+	}
+	if d.uses++; d.uses == densityTerm {
+		delete(ds.m, m.ID) // measure again
+		return true
+	}
+	ds.m[m.ID] = d
+	return false
+}
+
+// learn records how m's granules ended a launch with first records:
+// expanded of them had entries, once had only their first record.
+func (ds *densities) learn(m *gpu.Memory, expanded, once int64) {
+	if expanded+once == 0 {
+		return
+	}
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	if ds.m == nil || len(ds.m) >= maxDensities {
+		ds.m = map[uint64]density{}
+	}
+	ds.m[m.ID] = density{dense: expanded >= once}
+}
