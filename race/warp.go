@@ -20,6 +20,11 @@ type warp struct {
 	n     int
 	first int      // the rank of lane 0 in the block
 	vc    []uint32 // n rows of n epochs; row b is lane b's view
+	// dirty marks the rows a collective has written since the last
+	// reset, which alone need zeroing: most kernels never sync a warp,
+	// and zeroing every row (4 KiB a warp) at every block start cost
+	// a 256-thread block 32 KiB of stores.
+	dirty atomic.Uint64
 
 	mu        sync.Mutex  // guards table, and the switch to per-thread tables
 	table     held        // the warp's lock table, while in warp mode
@@ -33,7 +38,9 @@ func (w *warp) init(n, first int) {
 
 // reset zeroes w for a new block, keeping its clock's memory.
 func (w *warp) reset() {
-	clear(w.vc)
+	for m := w.dirty.Swap(0); m != 0; m &= m - 1 {
+		clear(w.vc[bits.TrailingZeros64(m)*w.n:][:w.n])
+	}
 	w.table.locks = w.table.locks[:0]
 	w.table.set.Store(nil)
 	w.table.n.Store(0)
@@ -52,6 +59,7 @@ func (w *warp) after(b, a int, epoch uint32) bool { return w.vc[b*w.n+a] > epoch
 // view becomes the join of all of theirs, and each one's own epoch advances.
 func (w *warp) sync(mask uint64) {
 	mask &= w.all()
+	w.dirty.Or(mask)
 	if mask&(mask-1) == 0 {
 		w.vc[bits.TrailingZeros64(mask)*(w.n+1)]++ // one lane: nothing to order
 		return

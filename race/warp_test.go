@@ -37,6 +37,24 @@ func TestWarpClockIgnoresLanesPastTheWarp(t *testing.T) {
 	require.True(t, w.after(0, 7, e))
 }
 
+// TestWarpResetZeroesSyncedRows: a reset zeroes exactly the rows
+// collectives wrote, so a reused warp starts with every clock at zero, a
+// lane alone in its collective and a 64-lane warp included.
+func TestWarpResetZeroesSyncedRows(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{32, 64} {
+		var w warp
+		w.init(n, 0)
+		w.sync(0x00ff00ff)
+		w.sync(1 << 30)
+		w.sync(1<<(n-1) | 1)
+		require.NotZero(t, w.epoch(n-1))
+		w.reset()
+		require.Equal(t, make([]uint32, n*n), w.vc, "%d lanes", n)
+		require.Zero(t, w.dirty.Load())
+	}
+}
+
 func TestLockSetIntersect(t *testing.T) {
 	t.Parallel()
 	var h held
