@@ -212,3 +212,45 @@ func TestConcurrentLaunchesShareADetector(t *testing.T) {
 	require.Empty(t, det.Reports(), "each launch has its own metadata")
 	require.Zero(t, det.MetadataBytes())
 }
+
+// tee observes a launch with two observers, as a program running two
+// detectors at once (or a detector beside a tracer) does.
+type tee [2]gpu.Observer
+
+func (o tee) LaunchStart(g *gpu.Grid) { o[0].LaunchStart(g); o[1].LaunchStart(g) }
+func (o tee) LaunchEnd(g *gpu.Grid, err error) {
+	o[0].LaunchEnd(g, err)
+	o[1].LaunchEnd(g, err)
+}
+func (o tee) BlockStart(g *gpu.Grid, b int)       { o[0].BlockStart(g, b); o[1].BlockStart(g, b) }
+func (o tee) BlockEnd(g *gpu.Grid, b int)         { o[0].BlockEnd(g, b); o[1].BlockEnd(g, b) }
+func (o tee) Access(t *gpu.Thread, a *gpu.Access) { o[0].Access(t, a); o[1].Access(t, a) }
+func (o tee) Fence(t *gpu.Thread, s scope.Scope)  { o[0].Fence(t, s); o[1].Fence(t, s) }
+func (o tee) Sync(t *gpu.Thread, s gpu.Sync)      { o[0].Sync(t, s); o[1].Sync(t, s) }
+
+// TestTwoDetectorsOneLaunch: two detectors observing one launch each keep
+// their own launch and thread states, though the grid and the threads
+// have one slot for an observer's state, and report the same races.
+func TestTwoDetectorsOneLaunch(t *testing.T) {
+	t.Parallel()
+	d := newDevice(t)
+	x := gpu.Alloc[uint32](d, "x", 64)
+	a, b := race.New(race.Options{}), race.New(race.Options{FullEntries: true})
+	err := d.Launch(context.Background(), gpu.Config{Name: "tee", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 32}, Observer: tee{a, b}},
+		func(t *gpu.Thread) {
+			x.Store(t, t.Rank(), 1)
+			x.Load(t, (t.Rank()+1)%32) // the other block's store, unfenced
+		})
+	require.NoError(t, err)
+	require.NotEmpty(t, a.Reports())
+	kinds := func(det *race.Detector) map[race.Kind]bool {
+		ks := map[race.Kind]bool{}
+		for _, r := range det.Reports() {
+			ks[r.Kind] = true
+		}
+		return ks
+	}
+	require.Equal(t, kinds(a), kinds(b))
+	require.Equal(t, a.Stats().Accesses, b.Stats().Accesses)
+	require.EqualValues(t, 128, a.Stats().Accesses)
+}

@@ -200,9 +200,10 @@ func (l *launch) recycle() {
 func (l *launch) end(id int) { l.mem.freeBlock(id) }
 
 // threadOf returns t's state, finding it once per thread and keeping it
-// on t afterwards.
+// on t afterwards. A state another detector keeps there (two detectors
+// observing one launch) is not d's: d looks its own up again.
 func (d *Detector) threadOf(t *gpu.Thread) *thread {
-	if th, ok := t.ObserverState().(*thread); ok {
+	if th, ok := t.ObserverState().(*thread); ok && th.l.d == d {
 		return th
 	}
 	return d.lookupThread(t)
