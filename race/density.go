@@ -36,17 +36,21 @@ type density struct {
 	uses  int  // launches that used the hint since it was measured
 }
 
-// densityTerm is how many launches a dense memory gets full entries
-// before it is measured again; maxDensities bounds the memories
-// remembered (the oldest are not told apart: the map starts over).
+// A dense memory gets full entries for densityTerm-1 launches, then first
+// records again, to be measured anew. maxDensities bounds the memories
+// remembered: past it, a new one makes the detector forget them all.
 const (
 	densityTerm  = 8
 	maxDensities = 4096
 )
 
 // firsts reports whether a launch's metadata of m should start with first
-// records.
+// records. Shared memory always does: each block's is a new memory, with
+// nothing to learn from an earlier one.
 func (ds *densities) firsts(m *gpu.Memory) bool {
+	if m.Space == gpu.SharedSpace {
+		return true
+	}
 	ds.mu.Lock()
 	defer ds.mu.Unlock()
 	d, ok := ds.m[m.ID]
@@ -62,15 +66,21 @@ func (ds *densities) firsts(m *gpu.Memory) bool {
 }
 
 // learn records how m's granules ended a launch with first records:
-// expanded of them had entries, once had only their first record.
+// expanded of them had entries, once had only their first record. Only
+// dense memories are remembered; forgetting one is the same as learning
+// it is not dense.
 func (ds *densities) learn(m *gpu.Memory, expanded, once int64) {
-	if expanded+once == 0 {
+	if m.Space == gpu.SharedSpace || expanded+once == 0 {
 		return
 	}
 	ds.mu.Lock()
 	defer ds.mu.Unlock()
-	if ds.m == nil || len(ds.m) >= maxDensities {
+	if expanded < once {
+		delete(ds.m, m.ID)
+		return
+	}
+	if _, ok := ds.m[m.ID]; !ok && len(ds.m) >= maxDensities || ds.m == nil {
 		ds.m = map[uint64]density{}
 	}
-	ds.m[m.ID] = density{dense: expanded >= once}
+	ds.m[m.ID] = density{dense: true}
 }

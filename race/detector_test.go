@@ -239,7 +239,7 @@ func TestTwoDetectorsOneLaunch(t *testing.T) {
 	err := d.Launch(context.Background(), gpu.Config{Name: "tee", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 32}, Observer: tee{a, b}},
 		func(t *gpu.Thread) {
 			x.Store(t, t.Rank(), 1)
-			x.Load(t, (t.Rank()+1)%32) // the other block's store, unfenced
+			x.Load(t, (t.Rank()+1)%32) // a lane's neighbour's store, unsynchronized (and both blocks write x)
 		})
 	require.NoError(t, err)
 	require.NotEmpty(t, a.Reports())

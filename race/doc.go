@@ -88,8 +88,9 @@
 // another access needs one (first.go; Options.FullEntries turns this
 // off). So a granule touched once, as most of a big kernel's are, costs
 // 8 bytes. A memory most of whose granules needed entries anyway gets
-// them from the first touch in the detector's next launches (density.go). History (Options.History) and Central keep sites and call
-// paths, so they give every granule its entry at once (168 bytes).
+// them from the first touch in the detector's next launches
+// (density.go). History (Options.History) and Central keep sites and
+// call paths, so they give every granule its entry at once (168 bytes).
 // Metadata is allocated in pages on first touch and reused across
 // launches, as are the blocks' synchronization states. History adds a
 // site lookup per access, cached per call path.

@@ -39,7 +39,8 @@ import (
 // pointers, so the collector never scans them and storing one costs no
 // write barrier. Detectors that record sites (history, the central
 // checker) keep full entries from the first touch: their first touches
-// need a site each.
+// need a site each. So do memories a detector has learned expand anyway
+// (density.go).
 
 // expanded is a slot's value once its granule has an entry. No stamp has
 // the top bit set (see stampOf).

@@ -142,14 +142,28 @@ func TestDensities(t *testing.T) {
 	require.True(t, ds.firsts(m), "untouched teaches nothing")
 	ds.learn(m, 3, 5)
 	require.True(t, ds.firsts(m), "mostly touched once")
+	require.Empty(t, ds.m, "only dense memories are remembered")
 	ds.learn(m, 5, 5)
 	for i := 1; i < densityTerm; i++ {
 		require.False(t, ds.firsts(m), "dense, launch %d", i)
 	}
 	require.True(t, ds.firsts(m), "measured again")
 	require.True(t, ds.firsts(m), "until it learns again")
-	for id := range uint64(maxDensities + 10) {
+	ds.learn(m, 5, 5)
+	ds.learn(m, 1, 5)
+	require.True(t, ds.firsts(m), "measured not dense: forgotten")
+
+	shared := &gpu.Memory{ID: 2, Space: gpu.SharedSpace}
+	ds.learn(shared, 5, 0)
+	require.True(t, ds.firsts(shared), "each block's shared memory is new")
+	require.Empty(t, ds.m)
+
+	for id := range uint64(maxDensities) {
 		ds.learn(&gpu.Memory{ID: 100 + id}, 1, 0)
 	}
-	require.LessOrEqual(t, len(ds.m), maxDensities)
+	require.Len(t, ds.m, maxDensities)
+	ds.learn(&gpu.Memory{ID: 100}, 1, 0)
+	require.Len(t, ds.m, maxDensities, "a known memory updates in place")
+	ds.learn(&gpu.Memory{ID: 99}, 1, 0)
+	require.Len(t, ds.m, 1, "a new one past the bound starts the map over")
 }

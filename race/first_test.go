@@ -127,26 +127,44 @@ func TestFirstRecordsVerdicts(t *testing.T) {
 
 // TestDenseMemoryLearned: a memory whose granules all needed entries in
 // one launch gets full entries in the next launches of the same detector
-// (no first records, the same verdict), while a memory touched once per
-// granule keeps first records.
+// (no first records), while a memory touched once per granule keeps first
+// records; and a racy launch on the learned memory reports what a
+// detector with full entries throughout reports.
 func TestDenseMemoryLearned(t *testing.T) {
 	t.Parallel()
 	d := newDevice(t)
-	shared, own := gpu.Alloc[uint32](d, "shared", 64), gpu.Alloc[uint32](d, "own", 64)
-	det := race.New(race.Options{})
-	var firsts []uint64
-	for range 3 {
+	read, own := gpu.Alloc[uint32](d, "read", 64), gpu.Alloc[uint32](d, "own", 64)
+	launch := func(det *race.Detector, barrier bool) uint64 {
 		before := det.Stats().Firsts
 		err := d.Launch(context.Background(), gpu.Config{Name: "dense", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 64}, Observer: det},
 			func(t *gpu.Thread) {
 				own.Store(t, t.Rank(), 1)
-				shared.Store(t, t.Rank(), 1)
-				t.SyncThreads()
-				shared.Load(t, (t.Rank()+1)%64) // every shared granule expands
+				read.Store(t, t.Rank(), 1)
+				if barrier {
+					t.SyncThreads()
+				}
+				read.Load(t, (t.Rank()+1)%64) // every granule of read expands
 			})
 		require.NoError(t, err)
-		firsts = append(firsts, det.Stats().Firsts-before)
+		return det.Stats().Firsts - before
+	}
+	det, full := race.New(race.Options{}), race.New(race.Options{FullEntries: true})
+	var firsts []uint64
+	for range 3 {
+		firsts = append(firsts, launch(det, true))
+		launch(full, true)
 	}
 	require.Equal(t, []uint64{128, 64, 64}, firsts, "first launch: both memories; then own only")
 	require.Empty(t, det.Reports())
+	require.EqualValues(t, 64, launch(det, false), "racy, with read learned dense")
+	launch(full, false)
+	kinds := func(det *race.Detector) map[race.Kind]bool {
+		ks := map[race.Kind]bool{}
+		for _, r := range det.Reports() {
+			ks[r.Kind] = true
+		}
+		return ks
+	}
+	require.NotEmpty(t, det.Reports())
+	require.Equal(t, kinds(full), kinds(det))
 }

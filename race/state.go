@@ -213,7 +213,9 @@ func (d *Detector) threadOf(t *gpu.Thread) *thread {
 func (d *Detector) lookupThread(t *gpu.Thread) *thread {
 	b := d.launchOf(t.Grid()).block[t.Block()].Load()
 	th := &b.threads[t.Rank()]
-	t.SetObserverState(th)
+	if _, taken := t.ObserverState().(*thread); !taken {
+		t.SetObserverState(th) // else another detector's: leave it, or both look up at every access
+	}
 	return th
 }
 

@@ -59,7 +59,9 @@ func (w *warp) after(b, a int, epoch uint32) bool { return w.vc[b*w.n+a] > epoch
 // view becomes the join of all of theirs, and each one's own epoch advances.
 func (w *warp) sync(mask uint64) {
 	mask &= w.all()
-	w.dirty.Or(mask)
+	if w.dirty.Load()&mask != mask {
+		w.dirty.Or(mask) // a read first: the word shares a line every access reads
+	}
 	if mask&(mask-1) == 0 {
 		w.vc[bits.TrailingZeros64(mask)*(w.n+1)]++ // one lane: nothing to order
 		return
