@@ -24,16 +24,11 @@ import (
 // verdicts.
 type densities struct {
 	mu sync.Mutex
-	// m is by gpu.Memory.ID. IDs are unique on a device only: two devices
-	// under one detector may share a hint, which can cost time, never a
-	// verdict.
-	m map[uint64]density
-}
-
-// density is what a detector learned of one memory.
-type density struct {
-	dense bool // most touched granules were expanded
-	uses  int  // launches that used the hint since it was measured
+	// m holds the dense memories, by gpu.Memory.ID, each with the
+	// launches that used the hint since it was measured. IDs are unique
+	// on a device only: two devices under one detector may share a hint,
+	// which can cost time, never a verdict.
+	m map[uint64]int
 }
 
 // A dense memory gets full entries for densityTerm-1 launches, then first
@@ -53,15 +48,15 @@ func (ds *densities) firsts(m *gpu.Memory) bool {
 	}
 	ds.mu.Lock()
 	defer ds.mu.Unlock()
-	d, ok := ds.m[m.ID]
-	if !ok || !d.dense {
+	uses, dense := ds.m[m.ID]
+	if !dense {
 		return true
 	}
-	if d.uses++; d.uses == densityTerm {
+	if uses++; uses == densityTerm {
 		delete(ds.m, m.ID) // measure again
 		return true
 	}
-	ds.m[m.ID] = d
+	ds.m[m.ID] = uses
 	return false
 }
 
@@ -80,7 +75,7 @@ func (ds *densities) learn(m *gpu.Memory, expanded, once int64) {
 		return
 	}
 	if _, ok := ds.m[m.ID]; !ok && len(ds.m) >= maxDensities || ds.m == nil {
-		ds.m = map[uint64]density{}
+		ds.m = map[uint64]int{}
 	}
-	ds.m[m.ID] = density{dense: true}
+	ds.m[m.ID] = 0
 }
