@@ -52,7 +52,11 @@ func TestCoalesceCounts(t *testing.T) {
 // thread-scope atomic among lanes (scoped-atomic), a store after a
 // warp's coalesced loads by a lane with no __syncwarp (missing-syncwarp),
 // loads of a word a lane of the same warp wrote, and a load of another
-// block's unfenced write after a warp-mate's check.
+// block's unfenced write after a warp-mate's check. The two warp cases
+// give each block (one warp) a word of its own: on many cores the other
+// block's accesses to a shared word would interleave with the warp's and
+// hide its race behind a cross-block one (the detector checks against the
+// last writer only).
 func TestCoalesceKeepsRaces(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -65,18 +69,18 @@ func TestCoalesceKeepsRaces(t *testing.T) {
 		}, race.ScopedAtomic},
 		{"store-after-loads", func(x gpu.Buffer[uint32]) gpu.Kernel {
 			return func(t *gpu.Thread) {
-				x.Load(t, 0)
+				x.Load(t, t.Block())
 				if t.Lane() == 31 {
-					x.Store(t, 0, 1)
+					x.Store(t, t.Block(), 1)
 				}
 			}
 		}, race.MissingSyncwarp},
 		{"load-of-warp-mate-write", func(x gpu.Buffer[uint32]) gpu.Kernel {
 			return func(t *gpu.Thread) {
 				if t.Lane() == 0 {
-					x.Store(t, 0, 1)
+					x.Store(t, t.Block(), 1)
 				}
-				x.Load(t, 0)
+				x.Load(t, t.Block())
 			}
 		}, race.MissingSyncwarp},
 		{"load-of-other-block-write", func(x gpu.Buffer[uint32]) gpu.Kernel {

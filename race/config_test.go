@@ -48,18 +48,29 @@ func TestConfigs(t *testing.T) {
 }
 
 // hammer launches blocks blocks of 64 threads under det, each thread
-// adding to x[0] n times with a device atomic and then storing to x[1]
-// without synchronization: contention on one word, and a race.
+// adding to x[0] n times with a device atomic and then storing without
+// synchronization: contention on one word, and races. Each kind of race
+// has a word of its own, so that the verdict does not depend on how the
+// blocks interleave: the detector checks an access against the last
+// writer only, and on many cores another block's store to a shared word
+// lands between nearly every two stores of one block.
+//   - x[1], stored by every thread: different blocks (missing device fence);
+//   - x[2+b], stored by the lanes 0 and 1 of every warp of block b: one warp
+//     (missing __syncwarp) on the first pair, different warps of one block
+//     (missing block fence) from the second warp on.
 func hammer(t *testing.T, det *race.Detector, blocks, n int) {
 	t.Helper()
 	d := newDevice(t)
-	x := gpu.Alloc[uint32](d, "x", 2)
+	x := gpu.Alloc[uint32](d, "x", 2+blocks)
 	err := d.Launch(context.Background(), gpu.Config{Name: "hammer", Grid: gpu.Dim3{X: blocks}, Block: gpu.Dim3{X: 64}, Observer: det},
 		func(t *gpu.Thread) {
 			for range n {
 				x.AtomicAdd(t, 0, 1, scope.Device)
 			}
 			x.Store(t, 1, uint32(t.GlobalID()))
+			if t.Lane() < 2 {
+				x.Store(t, 2+t.Block(), uint32(t.Rank()))
+			}
 		})
 	require.NoError(t, err)
 	require.Equal(t, uint32(blocks*64*n), x.Host()[0])
@@ -77,7 +88,7 @@ func TestLockings(t *testing.T) {
 				det := race.New(race.Options{Lock: lk, NoBackoff: noBackoff})
 				hammer(t, det, 8, 20)
 				st := det.Stats()
-				require.Equal(t, uint64(8*64*21), st.Accesses)
+				require.Equal(t, uint64(8*64*21+8*2*2), st.Accesses)
 				require.Equal(t, st.Accesses, st.Checks+st.Repeats+st.Coalesced)
 				require.Equal(t, st.Checks-st.Firsts, st.Locks, "every check but a first touch takes a lock")
 				require.NotZero(t, st.Firsts)
@@ -102,7 +113,7 @@ func TestCentralCounts(t *testing.T) {
 	det := race.New(race.Options{Central: true})
 	hammer(t, det, 4, 10)
 	st := det.Stats()
-	require.Equal(t, uint64(4*64*11), st.Accesses)
+	require.Equal(t, uint64(4*64*11+4*2*2), st.Accesses)
 	require.Zero(t, st.Contended, "one goroutine checks: nothing contends")
 	require.NotEmpty(t, det.Reports())
 }
