@@ -36,6 +36,15 @@
 // its write"); it does not check that the later thread observed a flag. The
 // comments at each rule say where and why it departs from iGUARD's code.
 //
+// Because a granule remembers one last writer and one last accessor, an
+// access is checked against those, not against every earlier access.
+// When several races meet on one word, which pair is reported, and so its
+// Kind, depends on how the threads interleaved: on many cores another
+// block's store to the word lands between two stores of one warp and
+// turns their missing __syncwarp into a missing device fence. A test
+// that asserts a kind should give each race a word of its own, or run the
+// launch with gpu.Config.Deterministic.
+//
 // Where this detector departs from iGUARD's code, on purpose:
 //
 //   - Warp barriers are per-lane vector clocks, advanced only for the lanes
