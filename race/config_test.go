@@ -96,11 +96,7 @@ func TestLockings(t *testing.T) {
 				if lk != race.LockSpin || noBackoff {
 					require.Zero(t, st.Waits)
 				}
-				kinds := map[race.Kind]bool{}
-				for _, r := range det.Reports() {
-					kinds[r.Kind] = true
-				}
-				require.Equal(t, map[race.Kind]bool{race.MissingSyncwarp: true, race.MissingBlockFence: true, race.MissingDeviceFence: true}, kinds)
+				require.Equal(t, map[race.Kind]bool{race.MissingSyncwarp: true, race.MissingBlockFence: true, race.MissingDeviceFence: true}, kindsOf(det.Reports()))
 			})
 		}
 	}

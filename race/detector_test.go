@@ -254,3 +254,40 @@ func TestTwoDetectorsOneLaunch(t *testing.T) {
 	require.Equal(t, a.Stats().Accesses, b.Stats().Accesses)
 	require.EqualValues(t, 128, a.Stats().Accesses)
 }
+
+// TestDeterministicKinds checks the advice of the package doc: where
+// three kinds of race meet on one word, a Deterministic launch reports
+// the same races, kinds and sites included, on every run, whatever
+// GOMAXPROCS is (each block's stores and its neighbours' land in one
+// order).
+func TestDeterministicKinds(t *testing.T) {
+	t.Parallel()
+	var first []string
+	for range 5 {
+		d := newDevice(t)
+		x := gpu.Alloc[uint32](d, "x", 1)
+		det := race.New(race.Options{})
+		err := d.Launch(context.Background(), gpu.Config{Name: "shared-word", Grid: gpu.Dim3{X: 4}, Block: gpu.Dim3{X: 64}, Observer: det, Deterministic: true},
+			func(t *gpu.Thread) { x.Store(t, 0, uint32(t.GlobalID())) })
+		require.NoError(t, err)
+		var got []string
+		for _, r := range det.Reports() {
+			got = append(got, r.String())
+		}
+		if first == nil {
+			first = got
+			require.Len(t, kindsOf(det.Reports()), 3, "missing __syncwarp, block fence and device fence: %v", got)
+			continue
+		}
+		require.Equal(t, first, got)
+	}
+}
+
+// kindsOf returns the set of rs's kinds.
+func kindsOf(rs []race.Report) map[race.Kind]bool {
+	kinds := map[race.Kind]bool{}
+	for _, r := range rs {
+		kinds[r.Kind] = true
+	}
+	return kinds
+}
