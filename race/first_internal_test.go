@@ -98,13 +98,8 @@ func TestSettleWithoutStamp(t *testing.T) {
 // entry and the program-order check intersects the locksets, as with
 // full entries.
 func TestSupersedeNeedsNoLocks(t *testing.T) {
-	d := New(Options{})
-	g := &gpu.Grid{Name: "k", Blocks: 1, BlockSize: 4, Threads: 4, WarpSize: 2, Warps: 2}
-	l := newLaunch(d, g)
-	l.start(0)
-	th := &l.block[0].Load().threads[0]
-	mem := &gpu.Memory{ID: 1, Name: "x"}
-	s := &shadow{mem: mem, n: 2, pages: make([]pageRef, 1), firsts: true, fpool: &d.firstPages, pool: &d.pages, bytes: &d.bytes}
+	_, th, s := firstFixture(2)
+	mem := s.mem
 	load, store := &gpu.Access{Mem: mem, Op: gpu.OpLoad}, &gpu.Access{Mem: mem, Op: gpu.OpStore}
 
 	for i, held := range []*lockSet{nil, {ids: []lockID{{key: lockKey{mem: mem, gran: 7}}}}} {
@@ -173,13 +168,8 @@ func TestDensities(t *testing.T) {
 // and the thread named, and leaves the entry unlocked and the slot as it
 // was, so that the launch's other threads do not spin on it forever.
 func TestLostFirstRecord(t *testing.T) {
-	d := New(Options{})
-	g := &gpu.Grid{Name: "k", Blocks: 1, BlockSize: 4, Threads: 4, WarpSize: 4, Warps: 1}
-	l := newLaunch(d, g)
-	l.start(0)
-	th := &l.block[0].Load().threads[0]
-	mem := &gpu.Memory{ID: 1, Name: "x", Space: gpu.GlobalSpace, Len: 2, ElemSize: 4}
-	s := &shadow{mem: mem, n: 2, pages: make([]pageRef, 1), firsts: true, fpool: &d.firstPages, pool: &d.pages, bytes: &d.bytes, dens: &d.dens}
+	l, th, s := firstFixture(4)
+	d, mem := l.d, s.mem
 	lost := uint64(3)<<42 | 7 // thread 2, which made no record
 	s.slot(1).Store(lost)
 	var c access
@@ -189,4 +179,17 @@ func TestLostFirstRecord(t *testing.T) {
 	e, _ := s.at(1)
 	require.NotEqual(t, uint64(locked), e.word.Load(), "the entry is unlocked")
 	require.Equal(t, lost, s.slot(1).Load(), "the slot is untouched")
+}
+
+// firstFixture starts block 0 of a one-block launch of 4 threads, warps
+// of warpSize lanes, and returns it, its thread 0, and the first-record
+// metadata of a 2-granule global memory x.
+func firstFixture(warpSize int) (*launch, *thread, *shadow) {
+	d := New(Options{})
+	g := &gpu.Grid{Name: "k", Blocks: 1, BlockSize: 4, Threads: 4, WarpSize: warpSize, Warps: 4 / warpSize}
+	l := newLaunch(d, g)
+	l.start(0)
+	mem := &gpu.Memory{ID: 1, Name: "x", Space: gpu.GlobalSpace, Len: 2, ElemSize: 4}
+	s := &shadow{mem: mem, n: 2, pages: make([]pageRef, 1), firsts: true, fpool: &d.firstPages, pool: &d.pages, bytes: &d.bytes, dens: &d.dens}
+	return l, &l.block[0].Load().threads[0], s
 }
