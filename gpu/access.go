@@ -39,6 +39,34 @@ func (t *Thread) strong() {
 	}
 }
 
+// polled notes an observed access; strongLoad says it was a strong load,
+// of v at addr. A strong load that repeats the thread's last observed
+// access, the same word and the same value, is a poll of a flag that has
+// not changed, and counts pollWeight strong accesses toward the thread's
+// yield instead of one: an observer makes each poll 10-50 times dearer,
+// and a block hands its processor on only when all its threads have
+// yielded (fiberExec.spinRound), so counted as one a spinning block kept
+// the processor that much longer while the thread it waits for waited
+// for one. Loads with other accesses between them are not counted so: a
+// consumer that polls a flag already raised, then reads the data, is not
+// spinning, and yielding it sooner made contention/flag-spin slower.
+func (t *Thread) polled(strongLoad bool, addr uintptr, v uint64) {
+	s := t.syncState
+	if !strongLoad {
+		s.pollAt = 0
+		return
+	}
+	if addr == s.pollAt && v == s.pollV {
+		t.spins += pollWeight - 1
+	}
+	s.pollAt, s.pollV = addr, v
+}
+
+// pollWeight is what an observed repeated poll counts toward a yield. 4
+// halved contention/spin-barrier's time under the detector; 8 and 16 did
+// no better.
+const pollWeight = 4
+
 //go:noinline
 func (t *Thread) yieldSpin() {
 	t.spins = 0
@@ -67,6 +95,7 @@ func (b Buffer[T]) notify(t *Thread, i int, op Op, o Order, s scope.Scope, old, 
 	a.Size, a.Op, a.Order, a.Scope = uint8(size), op, o, s
 	a.Old, a.Arg, a.Cmp = old, arg, cmp
 	t.obs.Access(t, a)
+	t.polled(op == OpLoad && o != Weak, uintptr(b.ptr(i)), old)
 }
 
 // Load returns element i with a weak (plain) load, CUDA's ordinary read of

@@ -88,6 +88,9 @@ func (s *slot) runBlock(id int) {
 	}
 	obs := s.l.cfg.Observer
 	if obs != nil {
+		for i := range s.sync {
+			s.sync[i].pollAt = 0 // a poll by the rank's thread of the last block is not this one's
+		}
 		s.l.blockObserved(true, id)
 	}
 	s.exec.run()

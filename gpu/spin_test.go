@@ -1,6 +1,7 @@
 package gpu_test
 
 import (
+	"context"
 	"runtime"
 	"testing"
 	"time"
@@ -101,6 +102,47 @@ func TestFailedCASProbesCountOnce(t *testing.T) {
 	}))
 	n := failed.Host()[0]
 	require.GreaterOrEqual(t, n, int32(24), "failed probes before thread 0 ran again")
+}
+
+// TestObservedPollsYieldSooner: thread 0 polls a flag that thread 1, which
+// runs only once thread 0 yields, raises. Unobserved, thread 0 polls a
+// yield's worth of times (64) first. Observed, a poll that repeats the
+// thread's last access, word and value, counts four, so thread 0 yields
+// after 17 polls; with a weak load between its polls, none repeats, and
+// each counts one again.
+func TestObservedPollsYieldSooner(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		obs         gpu.Observer
+		interleaved bool
+		lo, hi      int32
+	}{
+		{"unobserved", nil, false, 64, 64},
+		{"observed", &syncRecorder{}, false, 17, 17},
+		{"observed/interleaved", &syncRecorder{}, true, 64, 64},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := newDevice(t)
+			flag, data, polls := gpu.Alloc[int32](d, "flag", 1), gpu.Alloc[int32](d, "data", 1), gpu.Alloc[int32](d, "polls", 1)
+			cfg := gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 2}, Executor: gpu.Fibers, Observer: c.obs}
+			require.NoError(t, d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
+				if t.Rank() == 1 {
+					flag.AtomicStore(t, 0, 1, scope.Block)
+					return
+				}
+				n := int32(0)
+				for ; flag.AtomicLoad(t, 0, scope.Block) == 0; n++ {
+					if c.interleaved {
+						data.Load(t, 0)
+					}
+				}
+				polls.Store(t, 0, n)
+			}))
+			n := polls.Host()[0]
+			require.GreaterOrEqual(t, n, c.lo, "polls before thread 1 ran")
+			require.LessOrEqual(t, n, c.hi, "polls before thread 1 ran")
+		})
+	}
 }
 
 // TestThreadSize keeps Thread in two cache lines: a Thread of 200 bytes
