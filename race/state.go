@@ -169,7 +169,9 @@ func (l *launch) start(id int) {
 // garbage collection.
 func (d *Detector) newBlock(g *gpu.Grid) *block {
 	if b, ok := d.blocks.Get().(*block); ok && len(b.threads) == g.BlockSize && len(b.warps) == g.Warps && b.warps[0].n == g.WarpSize {
-		clear(b.threads)
+		for i := range b.threads {
+			b.threads[i].reset()
+		}
 		for w := range b.warps {
 			b.warps[w].reset()
 		}
@@ -182,6 +184,17 @@ func (d *Detector) newBlock(g *gpu.Grid) *block {
 		b.warps[w].init(g.WarpSize, w*g.WarpSize)
 	}
 	return b
+}
+
+// reset zeroes th for a new launch but keeps its lock table's array, as
+// warp.reset keeps the warp's. Every insert into a hash table is a
+// CAS(0→key), a candidate acquire, so growing each thread's table afresh
+// in every launch was an eighth of lib/hashtable's time under the
+// detector.
+func (th *thread) reset() {
+	locks := th.locks.locks[:0]
+	*th = thread{}
+	th.locks.locks = locks
 }
 
 // recycle keeps the launch's blocks for reuse once nothing refers to
