@@ -192,9 +192,9 @@ func (d *Detector) newBlock(g *gpu.Grid) *block {
 // in every launch was an eighth of lib/hashtable's time under the
 // detector.
 func (th *thread) reset() {
-	locks := th.locks.locks[:0]
+	locks, ids := th.locks.locks[:0], th.locks.ids[:0]
 	*th = thread{}
-	th.locks.locks = locks
+	th.locks.locks, th.locks.ids = locks, ids
 }
 
 // recycle keeps the launch's blocks for reuse once nothing refers to

@@ -45,6 +45,7 @@ func (w *warp) reset() {
 	w.table.set.Store(nil)
 	w.table.n.Store(0)
 	w.table.ver.Store(0)
+	w.table.last = nil
 	w.perThread.Store(false)
 }
 

@@ -1,0 +1,82 @@
+package race
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/scope"
+)
+
+// lockIDs returns sorted identities of block-0 locks at the granules of
+// mem.
+func lockIDs(mem *gpu.Memory, grans ...uint64) *lockSet {
+	s := &lockSet{}
+	for _, g := range grans {
+		s.ids = append(s.ids, lockID{lockKey{mem: mem, gran: g}, 0})
+	}
+	return s
+}
+
+// TestIntersect checks s ∩ o, and that it reuses s or o, without
+// allocating, whenever the result equals one of them.
+func TestIntersect(t *testing.T) {
+	mem := &gpu.Memory{ID: 1}
+	abc, ab, bc, cd := lockIDs(mem, 1, 2, 3), lockIDs(mem, 1, 2), lockIDs(mem, 2, 3), lockIDs(mem, 3, 4)
+	for _, c := range []struct {
+		name string
+		s, o *lockSet
+		want *lockSet // the very set, when the result must be s or o
+		ids  *lockSet // the result's contents otherwise
+	}{
+		{name: "same set", s: ab, o: ab, want: ab},
+		{name: "s within o", s: ab, o: abc, want: ab},
+		{name: "o within s", s: abc, o: bc, want: bc},
+		{name: "overlap", s: ab, o: bc, ids: lockIDs(mem, 2)},
+		{name: "disjoint", s: ab, o: cd},
+		{name: "empty", s: nil, o: ab},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := c.s.intersect(c.o)
+			switch {
+			case c.want != nil:
+				require.Same(t, c.want, got)
+				require.Zero(t, testing.AllocsPerRun(100, func() { c.s.intersect(c.o) }))
+			case c.ids != nil:
+				require.Equal(t, c.ids.ids, got.ids)
+			default:
+				require.Nil(t, got)
+			}
+			require.Equal(t, got.empty(), c.s.disjoint(c.o), "disjoint agrees with intersect")
+			require.Zero(t, testing.AllocsPerRun(100, func() { c.s.disjoint(c.o) }))
+		})
+	}
+}
+
+// TestPublishReusesSet: a lock taken, activated by a fence and released in
+// a loop publishes the same active set each time; the table reuses the
+// set it published last rather than allocate it again, and never changes
+// a set it published.
+func TestPublishReusesSet(t *testing.T) {
+	mem := &gpu.Memory{ID: 1}
+	var h held
+	cycle := func(gran uint64) *lockSet {
+		k := lockKey{mem: mem, gran: gran}
+		h.acquire(heldLock{key: k, scope: scope.Device})
+		require.Nil(t, h.set.Load(), "a lock is not active before its fence")
+		h.activate(scope.Device)
+		s := h.set.Load()
+		h.release(k)
+		require.Nil(t, h.set.Load())
+		return s
+	}
+	first := cycle(7)
+	require.Len(t, first.ids, 2, "a device lock has a device and a block identity")
+	require.Same(t, first, cycle(7))
+	other := cycle(8)
+	require.NotSame(t, first, other)
+	require.Equal(t, uint64(7), first.ids[0].key.gran, "a published set is never changed")
+	require.Equal(t, uint64(8), other.ids[0].key.gran)
+	require.Zero(t, testing.AllocsPerRun(100, func() { cycle(8) }))
+}
