@@ -41,7 +41,7 @@ func (t *Thread) strong() {
 
 // polled notes an observed access; strongLoad says it was a strong load,
 // of v at addr. A strong load that repeats the thread's last observed
-// access, the same word and the same value, is a poll of a flag that has
+// access, the same element and the same value, is a poll of a flag that has
 // not changed, and counts pollWeight strong accesses toward the thread's
 // yield instead of one: an observer makes each poll 10-50 times dearer,
 // and a block hands its processor on only when all its threads have

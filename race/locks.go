@@ -127,6 +127,17 @@ type held struct {
 	ids  []lockID
 }
 
+// keep returns h's arrays emptied and cleared, for reuse by a new launch:
+// their old elements name the last launch's memories. Elements past the
+// length are zero already in locks (slices.DeleteFunc clears them) but
+// not in ids, which publish reslices.
+func (h *held) keep() ([]heldLock, []lockID) {
+	clear(h.locks)
+	ids := h.ids[:cap(h.ids)]
+	clear(ids)
+	return h.locks[:0], ids[:0]
+}
+
 func (h *held) acquire(l heldLock) {
 	h.locks = slices.DeleteFunc(h.locks, func(o heldLock) bool { return o.key == l.key })
 	h.locks = append(h.locks, l)

@@ -80,3 +80,26 @@ func TestPublishReusesSet(t *testing.T) {
 	require.Equal(t, uint64(8), other.ids[0].key.gran)
 	require.Zero(t, testing.AllocsPerRun(100, func() { cycle(8) }))
 }
+
+// TestKeepClears: a table's arrays, kept for the next launch, hold nothing
+// of this one: no element up to their capacity names a memory.
+func TestKeepClears(t *testing.T) {
+	mem := &gpu.Memory{ID: 1}
+	var h held
+	for g := range uint64(4) {
+		h.acquire(heldLock{key: lockKey{mem: mem, gran: g}, scope: scope.Device})
+	}
+	h.activate(scope.Device)
+	h.release(lockKey{mem: mem, gran: 3})
+	locks, ids := h.keep()
+	require.Empty(t, locks)
+	require.Empty(t, ids)
+	require.Positive(t, cap(locks))
+	require.Positive(t, cap(ids))
+	for _, l := range locks[:cap(locks)] {
+		require.Zero(t, l)
+	}
+	for _, id := range ids[:cap(ids)] {
+		require.Zero(t, id)
+	}
+}

@@ -186,13 +186,14 @@ func (d *Detector) newBlock(g *gpu.Grid) *block {
 	return b
 }
 
-// reset zeroes th for a new launch but keeps its lock table's array, as
-// warp.reset keeps the warp's. Every insert into a hash table is a
-// CAS(0→key), a candidate acquire, so growing each thread's table afresh
-// in every launch was an eighth of lib/hashtable's time under the
-// detector.
+// reset zeroes th for a new launch but keeps the arrays of its lock
+// table and of publish's scratch, as warp.reset keeps the warp's. Every
+// insert into a hash table is a CAS(0→key), a candidate acquire, so
+// growing each thread's table afresh in every launch was an eighth of
+// lib/hashtable's time under the detector. The arrays are cleared, so a
+// pooled block keeps no memory of the last launch alive.
 func (th *thread) reset() {
-	locks, ids := th.locks.locks[:0], th.locks.ids[:0]
+	locks, ids := th.locks.keep()
 	*th = thread{}
 	th.locks.locks, th.locks.ids = locks, ids
 }
