@@ -39,8 +39,8 @@ func (t *Thread) strong() {
 	}
 }
 
-// polled notes an observed access; strongLoad says it was a strong load,
-// of v at addr. A strong load that repeats the thread's last observed
+// polled notes an observed strong load of v at addr (any other observed
+// access clears pollAt). A strong load that repeats the thread's last observed
 // access, the same element and the same value, is a poll of a flag that has
 // not changed, and counts pollWeight strong accesses toward the thread's
 // yield instead of one: an observer makes each poll 10-50 times dearer,
@@ -50,12 +50,8 @@ func (t *Thread) strong() {
 // for one. Loads with other accesses between them are not counted so: a
 // consumer that polls a flag already raised, then reads the data, is not
 // spinning, and yielding it sooner made contention/flag-spin slower.
-func (t *Thread) polled(strongLoad bool, addr uintptr, v uint64) {
+func (t *Thread) polled(addr uintptr, v uint64) {
 	s := t.syncState
-	if !strongLoad {
-		s.pollAt = 0
-		return
-	}
 	if addr == s.pollAt && v == s.pollV {
 		t.spins += pollWeight - 1
 	}
@@ -95,7 +91,11 @@ func (b Buffer[T]) notify(t *Thread, i int, op Op, o Order, s scope.Scope, old, 
 	a.Size, a.Op, a.Order, a.Scope = uint8(size), op, o, s
 	a.Old, a.Arg, a.Cmp = old, arg, cmp
 	t.obs.Access(t, a)
-	t.polled(op == OpLoad && o != Weak, uintptr(b.ptr(i)), old)
+	if op == OpLoad && o != Weak {
+		t.polled(uintptr(b.ptr(i)), old)
+	} else {
+		t.pollAt = 0
+	}
 }
 
 // Load returns element i with a weak (plain) load, CUDA's ordinary read of

@@ -107,7 +107,7 @@ func TestFailedCASProbesCountOnce(t *testing.T) {
 // TestObservedPollsYieldSooner: thread 0 polls a flag that thread 1, which
 // runs only once thread 0 yields, raises. Unobserved, thread 0 polls a
 // yield's worth of times (64) first. Observed, a poll that repeats the
-// thread's last access, word and value, counts four, so thread 0 yields
+// thread's last access, element and value, counts four, so thread 0 yields
 // after 17 polls; with a weak load between its polls, none repeats, and
 // each counts one again.
 func TestObservedPollsYieldSooner(t *testing.T) {

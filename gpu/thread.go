@@ -51,7 +51,7 @@ type syncState struct {
 	coll   *round        // the warp collective it last completed
 	conv   uint64        // the group its last convergence point found
 	wakeCh chan struct{} // Goroutines: wakes it from wait
-	pollAt uintptr       // the word of the thread's last observed access if a strong load, else 0 (see polled)
+	pollAt uintptr       // the element of the thread's last observed access if a strong load, else 0 (see polled)
 	pollV  uint64        // the value that load read
 }
 

@@ -62,13 +62,7 @@ func (s *lockSet) intersect(o *lockSet) *lockSet {
 	case len(o.ids):
 		return o
 	default:
-		out := make([]lockID, 0, n)
-		for _, id := range s.ids {
-			if o.has(id) {
-				out = append(out, id)
-			}
-		}
-		return &lockSet{out}
+		return &lockSet{slices.DeleteFunc(slices.Clone(s.ids), func(id lockID) bool { return !o.has(id) })}
 	}
 }
 
