@@ -23,6 +23,13 @@ type Matrix struct {
 	Configs []string
 	Runs    int // timed runs of each cell; 0 means 5
 	Warmup  int // untimed runs of each cell first; 0 means 1, <0 none
+	// Prime, if positive, is how long the first kernel runs untimed, under
+	// every configuration in turn, before anything is measured. On the
+	// development VM a fresh process ran kernels 2-3x slower for its first
+	// 0.4-0.9 s, under every configuration, and then dropped to a steady
+	// speed in one step: unprimed, the first kernels of a matrix were
+	// measured on a slower machine than the rest (see BENCHMARKS.md).
+	Prime time.Duration
 	// MinTime is the least launch time of one run: a run repeats the
 	// launch, with fresh input each time, until its launches add up to
 	// MinTime, and its time is their mean. 0 means 1 ms; a negative
@@ -77,6 +84,9 @@ func (m Matrix) Run(ctx context.Context) ([]Cell, error) {
 		o.History = m.History
 		opts[i] = o
 	}
+	if len(m.Kernels) > 0 {
+		m.prime(ctx, m.Kernels[0], opts)
+	}
 	var out []Cell
 	for _, k := range m.Kernels {
 		if err := ctx.Err(); err != nil {
@@ -101,6 +111,29 @@ func (m Matrix) withDefaults() Matrix {
 		m.MinTime = time.Millisecond
 	}
 	return m
+}
+
+// prime runs k untimed under every configuration in turn until m.Prime
+// has passed, with detectors of its own.
+func (m Matrix) prime(ctx context.Context, k *kernels.Kernel, opts []race.Options) {
+	if m.Prime <= 0 {
+		return
+	}
+	if m.Progress != nil {
+		fmt.Fprintf(m.Progress, "priming for %v with %s\n", m.Prime, k.Name)
+	}
+	c := Config{Kernel: k, Size: m.Size, Seed: m.Seed, Executor: m.Executor}
+	dets := make([]*race.Detector, len(opts))
+	for i := range opts {
+		if !opts[i].Off {
+			dets[i] = race.New(opts[i])
+		}
+	}
+	for start := time.Now(); time.Since(start) < m.Prime && ctx.Err() == nil; {
+		for _, det := range dets {
+			once(ctx, c, det)
+		}
+	}
 }
 
 // kernel measures k under every configuration.

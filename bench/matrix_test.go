@@ -2,6 +2,7 @@ package bench_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -65,6 +66,33 @@ func TestMatrixMinTime(t *testing.T) {
 			require.Equal(t, c.Stats.Reports, per.Reports)
 		}
 	}
+}
+
+// TestMatrixPrime: with Prime set, the matrix first runs its first kernel
+// untimed for that long, under every configuration, and says so on
+// Progress; the cells count only their own runs, and their detectors
+// only the timed launches.
+func TestMatrixPrime(t *testing.T) {
+	k, ok := suiteKernels().Lookup("micro/norace_interblock_atom")
+	require.True(t, ok)
+	const prime = 60 * time.Millisecond
+	var progress strings.Builder
+	m := bench.Matrix{Kernels: kernels.Catalog{k}, Configs: []string{"off", "opt"}, Runs: 2, Warmup: -1, MinTime: -1, Prime: prime, Progress: &progress}
+	start := time.Now()
+	cells, err := m.Run(context.Background())
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, time.Since(start), prime)
+	require.Contains(t, progress.String(), "priming for 60ms with micro/norace_interblock_atom")
+	for _, c := range cells {
+		require.Equal(t, 2, c.Launches, c.Config)
+	}
+	require.Equal(t, uint64(2*2), cells[1].Stats.Accesses, "two timed launches of two accesses")
+
+	progress.Reset()
+	m.Prime = 0
+	_, err = m.Run(context.Background())
+	require.NoError(t, err)
+	require.NotContains(t, progress.String(), "priming")
 }
 
 // cell is a measured cell with a given median, for the summary tests.

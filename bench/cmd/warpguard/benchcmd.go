@@ -29,6 +29,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	configs := fs.String("configs", strings.Join(race.Configs(), ","), "comma-separated detector configurations; a name may end in :mutex, :striped or :full (see race.Config)")
 	runs := fs.Int("runs", 5, "timed runs of each kernel under each configuration")
 	warmup := fs.Int("warmup", 1, "untimed runs first")
+	prime := fs.Duration("prime", time.Second, "run the first kernel untimed this long before measuring anything (a fresh process runs slower at first); 0 for none")
 	minTime := fs.Duration("mintime", time.Millisecond, "repeat the launch within a run until the launches add up to this; 0 for one launch per run")
 	size := fs.String("size", "default", "input size: default or paper")
 	seed := fs.Int64("seed", 1, "input generator seed")
@@ -54,7 +55,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	if *warmup == 0 {
 		m.Warmup = -1
 	}
-	m.MinTime = *minTime
+	m.MinTime, m.Prime = *minTime, *prime
 	if *minTime <= 0 {
 		m.MinTime = -1
 	}

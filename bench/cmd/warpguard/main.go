@@ -4,7 +4,7 @@
 //	warpguard list
 //	warpguard run KERNEL [-inject NAME] [-size default|paper] [-detector on|off] [-seed N] [-executor fibers|goroutines] [-json]
 //	warpguard suite [-size default|paper] [-json] [-kernels GLOB] [-seed N] [-executor fibers|goroutines] [-attempts N]
-//	warpguard bench [-kernels GLOB] [-configs LIST] [-runs N] [-mintime D] [-cpus LIST] [-json] [-svg FILE] [-profile cpu|mem|mutex|block|trace]
+//	warpguard bench [-kernels GLOB] [-configs LIST] [-runs N] [-warmup N] [-prime D] [-mintime D] [-cpus LIST] [-json] [-svg FILE] [-profile cpu|mem|mutex|block|trace]
 //
 // List prints every kernel with its injectable races. Run runs one
 // configuration and prints the output check and every race report; it
@@ -14,8 +14,10 @@
 // it. Suite runs every kernel clean and with each injection, with
 // detection off and on, and prints one row per configuration; it exits 0
 // only when every configuration is ok. Bench measures each kernel under
-// each detector configuration (see benchcmd.go); -cpus repeats the whole
-// measurement at each GOMAXPROCS listed. An injected configuration whose
+// each detector configuration (see benchcmd.go), after running the first
+// kernel untimed for -prime (1s): a fresh process ran 2-3x slower at first
+// on the development VM. -cpus repeats the whole measurement at each
+// GOMAXPROCS listed. An injected configuration whose
 // race a run misses is run again, up to -attempts runs: a detector sees
 // only the interleavings that happen.
 package main
@@ -39,7 +41,7 @@ const usage = `usage:
   warpguard list
   warpguard run KERNEL [-inject NAME] [-size default|paper] [-detector on|off] [-seed N] [-executor fibers|goroutines] [-json]
   warpguard suite [-size default|paper] [-json] [-kernels GLOB] [-seed N] [-executor fibers|goroutines] [-attempts N]
-  warpguard bench [-kernels GLOB] [-configs LIST] [-runs N] [-mintime D] [-cpus LIST] [-json] [-svg FILE] [-profile cpu|mem|mutex|block|trace]
+  warpguard bench [-kernels GLOB] [-configs LIST] [-runs N] [-warmup N] [-prime D] [-mintime D] [-cpus LIST] [-json] [-svg FILE] [-profile cpu|mem|mutex|block|trace]
 `
 
 // run is the command with its arguments and outputs, returning the exit

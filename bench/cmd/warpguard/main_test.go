@@ -38,7 +38,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"suite", "-kernels", "micro/norace_inter*"}, exitOK},
 		{[]string{"suite", "-kernels", "nosuch*"}, exitError},
 		{[]string{"suite", "-kernels", "["}, exitError},
-		{[]string{"bench", "-kernels", "micro/norace_interblock_atom", "-configs", "off", "-runs", "1", "-warmup", "0"}, exitOK},
+		{[]string{"bench", "-kernels", "micro/norace_interblock_atom", "-configs", "off", "-runs", "1", "-warmup", "0", "-prime", "0"}, exitOK},
 		{[]string{"frobnicate"}, exitError},
 		{nil, exitError},
 	}
