@@ -123,12 +123,7 @@ func (m Matrix) prime(ctx context.Context, k *kernels.Kernel, opts []race.Option
 		fmt.Fprintf(m.Progress, "priming for %v with %s\n", m.Prime, k.Name)
 	}
 	c := Config{Kernel: k, Size: m.Size, Seed: m.Seed, Executor: m.Executor}
-	dets := make([]*race.Detector, len(opts))
-	for i := range opts {
-		if !opts[i].Off {
-			dets[i] = race.New(opts[i])
-		}
-	}
+	dets := detectors(opts)
 	for start := time.Now(); time.Since(start) < m.Prime && ctx.Err() == nil; {
 		for _, det := range dets {
 			once(ctx, c, det)
@@ -136,15 +131,23 @@ func (m Matrix) prime(ctx context.Context, k *kernels.Kernel, opts []race.Option
 	}
 }
 
-// kernel measures k under every configuration.
-func (m Matrix) kernel(ctx context.Context, k *kernels.Kernel, opts []race.Options) []Cell {
-	cells := make([]Cell, len(opts))
+// detectors returns a fresh detector for each of opts, nil where it is off.
+func detectors(opts []race.Options) []*race.Detector {
 	dets := make([]*race.Detector, len(opts))
-	for i := range cells {
-		cells[i] = Cell{Kernel: k.Name, Config: m.Configs[i], CPUs: runtime.GOMAXPROCS(0)}
+	for i := range opts {
 		if !opts[i].Off {
 			dets[i] = race.New(opts[i])
 		}
+	}
+	return dets
+}
+
+// kernel measures k under every configuration.
+func (m Matrix) kernel(ctx context.Context, k *kernels.Kernel, opts []race.Options) []Cell {
+	cells := make([]Cell, len(opts))
+	dets := detectors(opts)
+	for i := range cells {
+		cells[i] = Cell{Kernel: k.Name, Config: m.Configs[i], CPUs: runtime.GOMAXPROCS(0)}
 	}
 	c := Config{Kernel: k, Size: m.Size, Seed: m.Seed, Executor: m.Executor}
 	for rep := -max(m.Warmup, 0); rep < m.Runs; rep++ {

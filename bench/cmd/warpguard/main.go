@@ -17,9 +17,9 @@
 // each detector configuration (see benchcmd.go), after running the first
 // kernel untimed for -prime (1s): a fresh process ran 2-3x slower at first
 // on the development VM. -cpus repeats the whole measurement at each
-// GOMAXPROCS listed. An injected configuration whose
-// race a run misses is run again, up to -attempts runs: a detector sees
-// only the interleavings that happen.
+// GOMAXPROCS listed. An injected configuration whose race a run misses is
+// run again, up to -attempts runs: a detector sees only the interleavings
+// that happen.
 package main
 
 import (
