@@ -1,7 +1,6 @@
 package race
 
 import (
-	"fmt"
 	"math/bits"
 )
 
@@ -55,47 +54,6 @@ type Options struct {
 	// of [Config], and a caller seeing it should attach no observer.
 	// A Detector made with Off still checks.
 	Off bool
-}
-
-// Locking is a discipline for locking one metadata entry.
-type Locking uint8
-
-// The locking disciplines. perf-floors.md measured the candidates on this
-// machine; BENCHMARKS.md ("## Detector") compares them inside the
-// detector.
-const (
-	// LockSpin is a spinlock in the entry's stamp word: one exchange to
-	// take an uncontended entry, and on contention exponential backoff
-	// or, with NoBackoff, a tight spin. It is the default.
-	LockSpin Locking = iota
-	// LockMutex is a sync.Mutex per granule, in the entry's extra: 40
-	// more bytes of metadata per granule.
-	LockMutex
-	// LockStriped is a table of striped sync.Mutexes, chosen by the
-	// entry's address: less memory per entry, false sharing between
-	// entries of one stripe.
-	LockStriped
-)
-
-// String returns "spin", "mutex" or "striped".
-func (l Locking) String() string {
-	switch l {
-	case LockMutex:
-		return "mutex"
-	case LockStriped:
-		return "striped"
-	}
-	return "spin"
-}
-
-// ParseLocking returns the discipline String names.
-func ParseLocking(s string) (Locking, error) {
-	for _, l := range []Locking{LockSpin, LockMutex, LockStriped} {
-		if s == l.String() {
-			return l, nil
-		}
-	}
-	return 0, fmt.Errorf("race: unknown locking discipline %q (want spin, mutex or striped)", s)
 }
 
 func (o Options) withDefaults() Options {

@@ -13,50 +13,6 @@ import (
 // (and 10 KiB of extras where a detector keeps them).
 const pageBits = 8
 
-// entry is the metadata of one granule of memory: two cache lines. The
-// first holds everything a repeat, a coalesced lane or a first touch
-// reads (with history, they also read the call path in the extra), and
-// the last accessor, which every check writes; the second the
-// last writer and the other reader. What only history or LockMutex needs
-// lives apart, in an extra: an entry of three lines cost first touches a
-// third more, and contended checks a line more to move between cores.
-type entry struct {
-	// word is the stamp of the access that last updated the entry, or,
-	// under LockSpin, locked while a check holds the entry. An access
-	// whose stamp matches is a repeat of that update by the same thread
-	// with no synchronization since, whose check would change nothing and
-	// find nothing new; it skips the lock.
-	word  atomic.Uint64
-	flags flags
-	// ckey is the coalescing key of that access, or 0 when a lane of its
-	// warp may not skip its check (see coalesce.go).
-	ckey  atomic.Uint64
-	locks *lockSet // locks every recent access held: the lockset
-	r     record   // the last accessor
-	w     record   // the last writer, if flags has fWriter
-	o     record   // the reader of another thread r replaced (see otherRace)
-}
-
-// extra is the part of a granule's metadata only some detectors use, in
-// a parallel array of the page: the call path and sites of the records
-// with history (or the central checker), the mutex with LockMutex.
-type extra struct {
-	mu sync.Mutex // LockMutex's lock
-	// path is the call path of the access that last updated the entry,
-	// with history: a repeat from another line must be recorded, for its
-	// site.
-	path    atomic.Pointer[siteSlot]
-	r, w, o gpu.Site // the sites of the entry's records, under its lock
-}
-
-// pathOf returns the call path x holds, nil without an extra.
-func (x *extra) pathOf() *siteSlot {
-	if x == nil {
-		return nil
-	}
-	return x.path.Load()
-}
-
 // repeats reports whether an access with stamp and call path would repeat
 // the last update of granule g; a zero stamp (a thread too far into a big
 // grid to have one) repeats nothing. Reading the two words without the lock may
