@@ -17,7 +17,7 @@ import (
 	"slices"
 
 	"github.com/warpguard/warpguard/gpu"
-	"github.com/warpguard/warpguard/race"
+	"github.com/warpguard/warpguard/race/kind"
 )
 
 // A Size selects an input size.
@@ -52,7 +52,7 @@ func ParseSize(s string) (Size, error) {
 type Injection struct {
 	Name   string      // switch name, unique within its kernel
 	Doc    string      // what the injection changes
-	Expect []race.Kind // kinds of race the detector must report; any one of them per reported race is right
+	Expect []kind.Kind // kinds of race the detector must report; any one of them per reported race is right
 	// Where is the name of the Go function (as runtime.Frame.Function ends)
 	// that holds the injected code; a report is at the injected code when
 	// one of its two sites is in that function.
@@ -94,7 +94,7 @@ type Kernel struct {
 	// Racy reports that even the clean configuration has a race (a ScoR
 	// "race_" microbenchmark); its expected kinds are in Expect.
 	Racy       bool
-	Expect     []race.Kind
+	Expect     []kind.Kind
 	Injections []Injection
 	// Setup allocates and fills the input on d.
 	Setup func(d *gpu.Device, p Params) (*Run, error)
@@ -123,7 +123,7 @@ func (k *Kernel) Prepare(d *gpu.Device, p Params) (*Run, error) {
 // Expected returns the race kinds the detector must report for a
 // configuration: the injection's, or the kernel's own for a racy kernel,
 // or none.
-func (k *Kernel) Expected(inject string) []race.Kind {
+func (k *Kernel) Expected(inject string) []kind.Kind {
 	if inject == "" {
 		return k.Expect
 	}

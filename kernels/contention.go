@@ -2,7 +2,7 @@ package kernels
 
 import (
 	"github.com/warpguard/warpguard/gpu"
-	"github.com/warpguard/warpguard/race"
+	"github.com/warpguard/warpguard/race/kind"
 	"github.com/warpguard/warpguard/scope"
 )
 
@@ -25,9 +25,9 @@ func FlagSpin() *Kernel {
 		Cooperative: true,
 		Injections: []Injection{
 			{Name: "no-fence", Doc: "the producer raises the flag without a device fence after writing the value",
-				Expect: []race.Kind{race.MissingDeviceFence, race.MissingBlockFence, race.MissingSyncwarp}, Where: "kernels.(*flagSpin).kernel"},
+				Expect: []kind.Kind{kind.MissingDeviceFence, kind.MissingBlockFence, kind.MissingSyncwarp}, Where: "kernels.(*flagSpin).kernel"},
 			{Name: "block-scope-flag", Doc: "the producer raises the flag with a block-scope atomic",
-				Expect: []race.Kind{race.ScopedAtomic}, Where: "kernels.(*flagSpin).publish"},
+				Expect: []kind.Kind{kind.ScopedAtomic}, Where: "kernels.(*flagSpin).publish"},
 		},
 		Setup: setupFlagSpin,
 	}
@@ -104,7 +104,7 @@ func SpinBarrier() *Kernel {
 		Cooperative: true,
 		Injections: []Injection{
 			{Name: "no-fence", Doc: "threads arrive without a device fence after writing their value",
-				Expect: []race.Kind{race.MissingDeviceFence}, Where: "kernels.(*spinBarrier).round"},
+				Expect: []kind.Kind{kind.MissingDeviceFence}, Where: "kernels.(*spinBarrier).round"},
 		},
 		Setup: setupSpinBarrier,
 	}

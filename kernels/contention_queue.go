@@ -2,7 +2,7 @@ package kernels
 
 import (
 	"github.com/warpguard/warpguard/gpu"
-	"github.com/warpguard/warpguard/race"
+	"github.com/warpguard/warpguard/race/kind"
 	"github.com/warpguard/warpguard/scope"
 )
 
@@ -16,7 +16,7 @@ func HotHistogram() *Kernel {
 		Doc:  "unprivatized histogram with device-scope atomics where 90% of the values hit one bin",
 		Injections: []Injection{
 			{Name: "block-scope-add", Doc: "the bins are incremented with block-scope atomics",
-				Expect: []race.Kind{race.ScopedAtomic}, Where: "kernels.(*hotBin).kernel"},
+				Expect: []kind.Kind{kind.ScopedAtomic}, Where: "kernels.(*hotBin).kernel"},
 		},
 		Setup: setupHotBin,
 	}
@@ -77,7 +77,7 @@ func WorkQueue() *Kernel {
 		Doc:  "threads take items off a shared queue head with device-scope atomicAdd",
 		Injections: []Injection{
 			{Name: "block-scope-head", Doc: "the head is advanced with block-scope atomics",
-				Expect: []race.Kind{race.ScopedAtomic}, Where: "kernels.(*workQueue).take"},
+				Expect: []kind.Kind{kind.ScopedAtomic}, Where: "kernels.(*workQueue).take"},
 		},
 		Setup: setupWorkQueue,
 	}

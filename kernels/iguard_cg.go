@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"github.com/warpguard/warpguard/gpu"
-	"github.com/warpguard/warpguard/race"
+	"github.com/warpguard/warpguard/race/kind"
 	"github.com/warpguard/warpguard/scope"
 )
 
@@ -30,7 +30,7 @@ func ConjugateGradient() *Kernel {
 		Cooperative: true,
 		Injections: []Injection{
 			{Name: "block-sync-before-spmv", Doc: "only the block syncs between updating p and the matrix-vector product that reads neighbouring blocks' p",
-				Expect: []race.Kind{race.MissingDeviceFence}, Where: "kernels.(*cgSolver).spmv", Corrupts: true},
+				Expect: []kind.Kind{kind.MissingDeviceFence}, Where: "kernels.(*cgSolver).spmv", Corrupts: true},
 		},
 		Setup: setupCG,
 	}

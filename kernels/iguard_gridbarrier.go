@@ -2,7 +2,7 @@ package kernels
 
 import (
 	"github.com/warpguard/warpguard/gpu"
-	"github.com/warpguard/warpguard/race"
+	"github.com/warpguard/warpguard/race/kind"
 	"github.com/warpguard/warpguard/scope"
 )
 
@@ -27,7 +27,7 @@ func GridBarrier() *Kernel {
 		Cooperative: true,
 		Injections: []Injection{
 			{Name: "leader-only-fence", Doc: "only thread 0 of each block fences before arriving (iGUARD Fig. 10)",
-				Expect: []race.Kind{race.MissingDeviceFence}, Where: "kernels.(*gridBarrier).round"},
+				Expect: []kind.Kind{kind.MissingDeviceFence}, Where: "kernels.(*gridBarrier).round"},
 		},
 		Setup: setupGridBarrier,
 	}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/warpguard/warpguard/gpu"
-	"github.com/warpguard/warpguard/race"
+	"github.com/warpguard/warpguard/race/kind"
 	"github.com/warpguard/warpguard/scope"
 )
 
@@ -22,7 +22,7 @@ func ThreadLock() *Kernel {
 		Doc:  "every lane takes one device-scope spin lock to add into a total (per-thread locking within a warp)",
 		Injections: []Injection{
 			{Name: "lane-skips-lock", Doc: "lane 31 of each warp adds between fences but without the lock",
-				Expect: []race.Kind{race.ImproperLocking, race.MissingSyncwarp, race.MissingBlockFence, race.MissingDeviceFence},
+				Expect: []kind.Kind{kind.ImproperLocking, kind.MissingSyncwarp, kind.MissingBlockFence, kind.MissingDeviceFence},
 				Where:  "kernels.(*threadLock).add", Corrupts: true},
 		},
 		Setup: setupThreadLock,

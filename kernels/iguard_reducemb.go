@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/warpguard/warpguard/gpu"
-	"github.com/warpguard/warpguard/race"
+	"github.com/warpguard/warpguard/race/kind"
 )
 
 // ReduceMultiBlock is the cooperative-groups multi-block reduction of the
@@ -22,7 +22,7 @@ func ReduceMultiBlock() *Kernel {
 		Cooperative: true,
 		Injections: []Injection{
 			{Name: "block-sync", Doc: "the blocks sync only themselves where the whole grid must meet",
-				Expect: []race.Kind{race.MissingDeviceFence}, Where: "kernels.(*reduceMB).kernel", Corrupts: true},
+				Expect: []kind.Kind{kind.MissingDeviceFence}, Where: "kernels.(*reduceMB).kernel", Corrupts: true},
 		},
 		Setup: setupReduceMB,
 	}

@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"github.com/warpguard/warpguard/gpu"
-	"github.com/warpguard/warpguard/race"
+	"github.com/warpguard/warpguard/race/kind"
 	"github.com/warpguard/warpguard/scope"
 )
 
@@ -24,7 +24,7 @@ func WarpAggregated() *Kernel {
 		Doc:  "stream filter with warp-aggregated atomics over coalesced groups",
 		Injections: []Injection{
 			{Name: "shared-broadcast", Doc: "the leader passes the start through shared memory with no __syncwarp instead of a shuffle; lanes that read a stale start then store over other groups' room",
-				Expect: []race.Kind{race.MissingSyncwarp, race.MissingBlockFence, race.MissingDeviceFence},
+				Expect: []kind.Kind{kind.MissingSyncwarp, kind.MissingBlockFence, kind.MissingDeviceFence},
 				Where:  "kernels.(*warpAggregated).emit", Corrupts: true},
 		},
 		Setup: setupWarpAggregated,

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/warpguard/warpguard/gpu"
-	"github.com/warpguard/warpguard/race"
+	"github.com/warpguard/warpguard/race/kind"
 	"github.com/warpguard/warpguard/scope"
 )
 
@@ -23,9 +23,9 @@ func BFS() *Kernel {
 		Doc:  "level-synchronous frontier BFS: device-scope CAS claims, atomic frontier append",
 		Injections: []Injection{
 			{Name: "weak-visited-check", Doc: "a weak load checks whether a neighbour is visited before the CAS",
-				Expect: []race.Kind{race.MissingDeviceFence, race.MissingBlockFence, race.MissingSyncwarp}, Where: "kernels.(*bfs).visit"},
+				Expect: []kind.Kind{kind.MissingDeviceFence, kind.MissingBlockFence, kind.MissingSyncwarp}, Where: "kernels.(*bfs).visit"},
 			{Name: "block-scope-append", Doc: "the next frontier's counter is advanced with block-scope atomics",
-				Expect: []race.Kind{race.ScopedAtomic}, Where: "kernels.(*bfs).visit"},
+				Expect: []kind.Kind{kind.ScopedAtomic}, Where: "kernels.(*bfs).visit"},
 		},
 		Setup: setupBFS,
 	}

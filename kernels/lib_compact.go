@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/warpguard/warpguard/gpu"
-	"github.com/warpguard/warpguard/race"
+	"github.com/warpguard/warpguard/race/kind"
 )
 
 // Compact is stable stream compaction (CUB's DeviceSelect::If): keep the
@@ -21,7 +21,7 @@ func Compact() *Kernel {
 		Doc:  "stable stream compaction: block-scan counts, one-block scan of offsets, block-scan scatter",
 		Injections: []Injection{
 			{Name: "no-offset-sync", Doc: "no __syncthreads between thread 0's store of the tile offset in shared memory and the block's reads; threads that read a stale offset store over other tiles' elements",
-				Expect: []race.Kind{race.MissingBlockFence, race.MissingSyncwarp, race.MissingDeviceFence}, Where: "kernels.(*compact).scatter", Corrupts: true},
+				Expect: []kind.Kind{kind.MissingBlockFence, kind.MissingSyncwarp, kind.MissingDeviceFence}, Where: "kernels.(*compact).scatter", Corrupts: true},
 		},
 		Setup: setupCompact,
 	}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/warpguard/warpguard/gpu"
-	"github.com/warpguard/warpguard/race"
+	"github.com/warpguard/warpguard/race/kind"
 	"github.com/warpguard/warpguard/scope"
 )
 
@@ -21,9 +21,9 @@ func Components() *Kernel {
 		Doc:  "connected components by label propagation with device-scope atomicMin",
 		Injections: []Injection{
 			{Name: "weak-label-read", Doc: "endpoints' labels are read with weak loads while other threads lower them",
-				Expect: []race.Kind{race.MissingDeviceFence, race.MissingBlockFence, race.MissingSyncwarp}, Where: "kernels.(*components).relax"},
+				Expect: []kind.Kind{kind.MissingDeviceFence, kind.MissingBlockFence, kind.MissingSyncwarp}, Where: "kernels.(*components).relax"},
 			{Name: "block-scope-min", Doc: "labels are lowered with block-scope atomicMin",
-				Expect: []race.Kind{race.ScopedAtomic}, Where: "kernels.(*components).relax"},
+				Expect: []kind.Kind{kind.ScopedAtomic}, Where: "kernels.(*components).relax"},
 		},
 		Setup: setupComponents,
 	}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/warpguard/warpguard/gpu"
-	"github.com/warpguard/warpguard/race"
+	"github.com/warpguard/warpguard/race/kind"
 	"github.com/warpguard/warpguard/scope"
 )
 
@@ -23,9 +23,9 @@ func HashTable() *Kernel {
 		Doc:  "lock-free open-addressing hash table: device-scope CAS inserts, lookups in a later launch",
 		Injections: []Injection{
 			{Name: "weak-probe", Doc: "inserts peek at a slot's key with a weak load before the CAS (SlabHash issue #23)",
-				Expect: []race.Kind{race.MissingDeviceFence, race.MissingBlockFence, race.MissingSyncwarp}, Where: "kernels.(*hashTable).insert"},
+				Expect: []kind.Kind{kind.MissingDeviceFence, kind.MissingBlockFence, kind.MissingSyncwarp}, Where: "kernels.(*hashTable).insert"},
 			{Name: "block-scope-cas", Doc: "inserts claim slots with a block-scope CAS",
-				Expect: []race.Kind{race.ScopedAtomic}, Where: "kernels.(*hashTable).insert"},
+				Expect: []kind.Kind{kind.ScopedAtomic}, Where: "kernels.(*hashTable).insert"},
 		},
 		Setup: setupHashTable,
 	}

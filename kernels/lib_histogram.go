@@ -2,7 +2,7 @@ package kernels
 
 import (
 	"github.com/warpguard/warpguard/gpu"
-	"github.com/warpguard/warpguard/race"
+	"github.com/warpguard/warpguard/race/kind"
 	"github.com/warpguard/warpguard/scope"
 )
 
@@ -17,9 +17,9 @@ func Histogram() *Kernel {
 		Doc:  "privatized histogram: block-scope atomics in shared memory, device-scope atomics to merge",
 		Injections: []Injection{
 			{Name: "block-scope-merge", Doc: "blocks merge into the global histogram with block-scope atomics",
-				Expect: []race.Kind{race.ScopedAtomic}, Where: "kernels.(*histogram).merge"},
+				Expect: []kind.Kind{kind.ScopedAtomic}, Where: "kernels.(*histogram).merge"},
 			{Name: "no-merge-sync", Doc: "no __syncthreads between counting into shared memory and reading it to merge",
-				Expect: []race.Kind{race.MissingBlockFence, race.MissingSyncwarp}, Where: "kernels.(*histogram).merge", Corrupts: true},
+				Expect: []kind.Kind{kind.MissingBlockFence, kind.MissingSyncwarp}, Where: "kernels.(*histogram).merge", Corrupts: true},
 		},
 		Setup: setupHistogram,
 	}

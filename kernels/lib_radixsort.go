@@ -7,7 +7,7 @@ import (
 	"slices"
 
 	"github.com/warpguard/warpguard/gpu"
-	"github.com/warpguard/warpguard/race"
+	"github.com/warpguard/warpguard/race/kind"
 	"github.com/warpguard/warpguard/scope"
 )
 
@@ -30,7 +30,7 @@ func RadixSort() *Kernel {
 		Doc:  "LSD radix sort, 4-bit digits: block digit counts, one-block scan, stable warp-match scatter",
 		Injections: []Injection{
 			{Name: "no-zero-sync", Doc: "no __syncthreads between zeroing the warps' digit counts and storing them; a count zeroed late sends keys over other blocks' places",
-				Expect: []race.Kind{race.MissingBlockFence, race.MissingSyncwarp, race.MissingDeviceFence}, Where: "kernels.(*radixSort).scatter", Corrupts: true},
+				Expect: []kind.Kind{kind.MissingBlockFence, kind.MissingSyncwarp, kind.MissingDeviceFence}, Where: "kernels.(*radixSort).scatter", Corrupts: true},
 		},
 		Setup: setupRadixSort,
 	}

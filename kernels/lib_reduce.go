@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/warpguard/warpguard/gpu"
-	"github.com/warpguard/warpguard/race"
+	"github.com/warpguard/warpguard/race/kind"
 	"github.com/warpguard/warpguard/scope"
 )
 
@@ -20,9 +20,9 @@ func Reduce() *Kernel {
 		Doc:  "device-wide sum: grid-stride loads, shuffle warp reduction, shared-memory block reduction, device atomic total",
 		Injections: []Injection{
 			{Name: "block-scope-total", Doc: "blocks add into the total with a block-scope atomic",
-				Expect: []race.Kind{race.ScopedAtomic}, Where: "kernels.(*reduce).addTotal"},
+				Expect: []kind.Kind{kind.ScopedAtomic}, Where: "kernels.(*reduce).addTotal"},
 			{Name: "no-block-sync", Doc: "warp 0 reads the warps' sums without the __syncthreads after they are stored",
-				Expect: []race.Kind{race.MissingBlockFence}, Where: "kernels.(*reduce).blockSum", Corrupts: true},
+				Expect: []kind.Kind{kind.MissingBlockFence}, Where: "kernels.(*reduce).blockSum", Corrupts: true},
 		},
 		Setup: setupReduce,
 	}

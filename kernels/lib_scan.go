@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/warpguard/warpguard/gpu"
-	"github.com/warpguard/warpguard/race"
+	"github.com/warpguard/warpguard/race/kind"
 	"github.com/warpguard/warpguard/scope"
 )
 
@@ -32,9 +32,9 @@ func Scan() *Kernel {
 		Doc:  "single-pass exclusive scan with decoupled look-back over device-scope packed status words",
 		Injections: []Injection{
 			{Name: "block-scope-status", Doc: "tiles publish their status words with a block-scope exchange",
-				Expect: []race.Kind{race.ScopedAtomic}, Where: "kernels.(*scan).publish"},
+				Expect: []kind.Kind{kind.ScopedAtomic}, Where: "kernels.(*scan).publish"},
 			{Name: "unfenced-value", Doc: "the value moves to its own array, stored before the status flag with no fence between",
-				Expect: []race.Kind{race.MissingDeviceFence}, Where: "kernels.(*scan).publish"},
+				Expect: []kind.Kind{kind.MissingDeviceFence}, Where: "kernels.(*scan).publish"},
 		},
 		Setup: setupScan,
 	}

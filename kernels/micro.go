@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/warpguard/warpguard/gpu"
-	"github.com/warpguard/warpguard/race"
+	"github.com/warpguard/warpguard/race/kind"
 	"github.com/warpguard/warpguard/scope"
 )
 
@@ -78,7 +78,7 @@ func (s shape) actor(t *gpu.Thread) int {
 
 // micro builds a catalog entry. body returns the code of each actor, by
 // actor number; check, if not nil, verifies the final state.
-func micro(name, doc string, s shape, expect []race.Kind, body func(v *microVars) []func(t *gpu.Thread), check func(v *microVars) error) *Kernel {
+func micro(name, doc string, s shape, expect []kind.Kind, body func(v *microVars) []func(t *gpu.Thread), check func(v *microVars) error) *Kernel {
 	blocks, threads := s.dims()
 	return &Kernel{
 		Name: "micro/" + name, Doc: doc,
@@ -168,4 +168,4 @@ func dataIn(want ...uint32) func(v *microVars) error {
 }
 
 // kinds lists expected race kinds.
-func kinds(k ...race.Kind) []race.Kind { return k }
+func kinds(k ...kind.Kind) []kind.Kind { return k }

@@ -2,7 +2,7 @@ package kernels
 
 import (
 	"github.com/warpguard/warpguard/gpu"
-	"github.com/warpguard/warpguard/race"
+	"github.com/warpguard/warpguard/race/kind"
 	"github.com/warpguard/warpguard/scope"
 )
 
@@ -13,16 +13,16 @@ func atomicMicros() Catalog {
 	return Catalog{
 		micro("race_interblock_blkatom",
 			"B0 and B1 exchange data with block-scope atomics: neither scope includes the other block",
-			interblock, kinds(race.ScopedAtomic), exchPair(scope.Block, scope.Block), dataIn(1, 2)),
+			interblock, kinds(kind.ScopedAtomic), exchPair(scope.Block, scope.Block), dataIn(1, 2)),
 		micro("race_interblock_none-atom_waw",
 			"B0 exchanges data with a device atomic, B1 stores it with a volatile store",
-			interblock, kinds(race.MissingDeviceFence), exchStore(scope.Device), dataIn(1, 2)),
+			interblock, kinds(kind.MissingDeviceFence), exchStore(scope.Device), dataIn(1, 2)),
 		micro("race_interwarp_none-atom_waw",
 			"T0 exchanges data with a device atomic, T32 stores it with a volatile store",
-			interwarp, kinds(race.MissingBlockFence), exchStore(scope.Device), dataIn(1, 2)),
+			interwarp, kinds(kind.MissingBlockFence), exchStore(scope.Device), dataIn(1, 2)),
 		micro("race_interwarp_none-blkatom_waw",
 			"T0 exchanges data with a block atomic, T32 stores it with a volatile store",
-			interwarp, kinds(race.MissingBlockFence), exchStore(scope.Block), dataIn(1, 2)),
+			interwarp, kinds(kind.MissingBlockFence), exchStore(scope.Block), dataIn(1, 2)),
 		micro("norace_interblock_atom",
 			"B0 and B1 exchange data with device atomics",
 			interblock, nil, exchPair(scope.Device, scope.Device), dataIn(1, 2)),

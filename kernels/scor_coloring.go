@@ -6,7 +6,7 @@ import (
 	"math/bits"
 
 	"github.com/warpguard/warpguard/gpu"
-	"github.com/warpguard/warpguard/race"
+	"github.com/warpguard/warpguard/race/kind"
 	"github.com/warpguard/warpguard/scope"
 )
 
@@ -31,9 +31,9 @@ func Coloring() *Kernel {
 	for _, phase := range []string{"assign", "detect", "forbid"} {
 		k.Injections = append(k.Injections,
 			Injection{Name: phase + "-block-claim", Doc: "in " + phase + ", thread 0 claims chunks with a block-scope atomic add on a head thieves update too",
-				Expect: []race.Kind{race.ScopedAtomic}, Where: "kernels.stealQueues.claim"},
+				Expect: []kind.Kind{kind.ScopedAtomic}, Where: "kernels.stealQueues.claim"},
 			Injection{Name: phase + "-no-claim-sync", Doc: "in " + phase + ", no __syncthreads between thread 0's claim and the block's read of the chunk start",
-				Expect: []race.Kind{race.MissingBlockFence, race.MissingSyncwarp}, Where: "kernels.stealQueues.claim"})
+				Expect: []kind.Kind{kind.MissingBlockFence, kind.MissingSyncwarp}, Where: "kernels.stealQueues.claim"})
 	}
 	return k
 }

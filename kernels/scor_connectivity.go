@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/warpguard/warpguard/gpu"
-	"github.com/warpguard/warpguard/race"
+	"github.com/warpguard/warpguard/race/kind"
 	"github.com/warpguard/warpguard/scope"
 )
 
@@ -29,7 +29,7 @@ func Connectivity() *Kernel {
 		k.Injections = append(k.Injections, Injection{
 			Name:     phase + "-no-work-sync",
 			Doc:      "in " + phase + ", no __syncthreads between the work and thread 0's next claim, which overwrites the chunk start others may still read",
-			Expect:   []race.Kind{race.MissingBlockFence, race.MissingSyncwarp},
+			Expect:   []kind.Kind{kind.MissingBlockFence, kind.MissingSyncwarp},
 			Where:    "kernels.stealQueues.claim",
 			Corrupts: true,
 		})
@@ -38,7 +38,7 @@ func Connectivity() *Kernel {
 		k.Injections = append(k.Injections, Injection{
 			Name:   phase + "-block-steal",
 			Doc:    "in " + phase + ", a thief claims from another block's queue with a block-scope atomic add",
-			Expect: []race.Kind{race.ScopedAtomic},
+			Expect: []kind.Kind{kind.ScopedAtomic},
 			Where:  "kernels.stealQueues.steal",
 		})
 	}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/warpguard/warpguard/gpu"
-	"github.com/warpguard/warpguard/race"
+	"github.com/warpguard/warpguard/race/kind"
 	"github.com/warpguard/warpguard/scope"
 )
 
@@ -26,7 +26,7 @@ func Conv1D() *Kernel {
 		Doc:  "1-D convolution by float atomic adds, block scope when an output's taps stay in one block",
 		Injections: []Injection{
 			{Name: "all-block-atomics", Doc: "every contribution uses a block-scope atomic add, also for outputs whose taps straddle two blocks",
-				Expect: []race.Kind{race.ScopedAtomic}, Where: "kernels.(*conv1D).contribute"},
+				Expect: []kind.Kind{kind.ScopedAtomic}, Where: "kernels.(*conv1D).contribute"},
 		},
 		Setup: setupConv1D,
 	}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/warpguard/warpguard/gpu"
-	"github.com/warpguard/warpguard/race"
+	"github.com/warpguard/warpguard/race/kind"
 	"github.com/warpguard/warpguard/scope"
 )
 
@@ -24,13 +24,13 @@ func MatMul() *Kernel {
 		Doc:  "C = A·B with per-lane block-scope locks for a tile's partial sums and device-scope locks for C",
 		Injections: []Injection{
 			{Name: "tile-no-acquire-fence", Doc: "warps other than warp 0 skip the block fence after taking the tile lock, so their lock never becomes active",
-				Expect: []race.Kind{race.ImproperLocking, race.MissingBlockFence}, Where: "kernels.(*matMul).addPartial"},
+				Expect: []kind.Kind{kind.ImproperLocking, kind.MissingBlockFence}, Where: "kernels.(*matMul).addPartial"},
 			{Name: "tile-no-release-fence", Doc: "no block fence before releasing the tile lock",
-				Expect: []race.Kind{race.MissingBlockFence, race.ImproperLocking}, Where: "kernels.(*matMul).addPartial"},
+				Expect: []kind.Kind{kind.MissingBlockFence, kind.ImproperLocking}, Where: "kernels.(*matMul).addPartial"},
 			{Name: "c-lock-block-cas", Doc: "C's lock is taken with a block-scope CAS although blocks share it",
-				Expect: []race.Kind{race.ScopedAtomic, race.ImproperLocking}, Where: "kernels.(*matMul).addTile"},
+				Expect: []kind.Kind{kind.ScopedAtomic, kind.ImproperLocking}, Where: "kernels.(*matMul).addTile"},
 			{Name: "c-lock-block-fence", Doc: "odd blocks follow C's device lock with a block fence, which does not acquire it for other blocks",
-				Expect: []race.Kind{race.ImproperLocking, race.MissingDeviceFence}, Where: "kernels.(*matMul).addTile"},
+				Expect: []kind.Kind{kind.ImproperLocking, kind.MissingDeviceFence}, Where: "kernels.(*matMul).addTile"},
 		},
 		Setup: setupMatMul,
 	}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/warpguard/warpguard/gpu"
-	"github.com/warpguard/warpguard/race"
+	"github.com/warpguard/warpguard/race/kind"
 	"github.com/warpguard/warpguard/scope"
 )
 
@@ -30,9 +30,9 @@ func Reduction() *Kernel {
 		Doc:  "single-pass sum: flag-and-fence block tree, __syncwarp-ed warp tail, device-fenced last-block ticket",
 		Injections: []Injection{
 			{Name: "stage64-no-fence", Doc: "threads 32-63 publish their sums with no block fence before the flag",
-				Expect: []race.Kind{race.MissingBlockFence}, Where: "kernels.(*reduction).publish"},
+				Expect: []kind.Kind{kind.MissingBlockFence}, Where: "kernels.(*reduction).publish"},
 			{Name: "ticket-block-fence", Doc: "the block's sum is published to the last block with only a block fence",
-				Expect: []race.Kind{race.MissingDeviceFence}, Where: "kernels.(*reduction).retire"},
+				Expect: []kind.Kind{kind.MissingDeviceFence}, Where: "kernels.(*reduction).retire"},
 		},
 		Setup: setupReduction,
 	}
@@ -40,7 +40,7 @@ func Reduction() *Kernel {
 		k.Injections = append(k.Injections, Injection{
 			Name:     fmt.Sprintf("tail-no-syncwarp-%d", s),
 			Doc:      fmt.Sprintf("no __syncwarp before the warp tail's step reading sdata[tid+%d] (ScoR's lockstep assumption)", s),
-			Expect:   []race.Kind{race.MissingSyncwarp},
+			Expect:   []kind.Kind{kind.MissingSyncwarp},
 			Where:    "kernels.(*reduction).warpTail",
 			Corrupts: true,
 		})

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/warpguard/warpguard/gpu"
-	"github.com/warpguard/warpguard/race"
+	"github.com/warpguard/warpguard/race/kind"
 	"github.com/warpguard/warpguard/scope"
 )
 
@@ -28,9 +28,9 @@ func Rule110() *Kernel {
 		Cooperative: true,
 		Injections: []Injection{
 			{Name: "border-block-fence", Doc: "threads at a block border publish their cells with a block fence",
-				Expect: []race.Kind{race.MissingDeviceFence}, Where: "kernels.(*rule110).publish"},
+				Expect: []kind.Kind{kind.MissingDeviceFence}, Where: "kernels.(*rule110).publish"},
 			{Name: "right-poll-block-atomic", Doc: "a block's last thread polls the next block's first thread's flag with a block-scope atomic",
-				Expect: []race.Kind{race.ScopedAtomic}, Where: "kernels.(*rule110).waitRight"},
+				Expect: []kind.Kind{kind.ScopedAtomic}, Where: "kernels.(*rule110).waitRight"},
 		},
 		Setup: setupRule110,
 	}

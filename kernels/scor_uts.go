@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/warpguard/warpguard/gpu"
-	"github.com/warpguard/warpguard/race"
+	"github.com/warpguard/warpguard/race/kind"
 	"github.com/warpguard/warpguard/scope"
 )
 
@@ -25,7 +25,7 @@ import (
 // yet expanded ends the search at zero.
 func TreeSearch() *Kernel {
 	inj := func(name, doc, where string) Injection {
-		return Injection{Name: name, Doc: doc, Expect: []race.Kind{race.ScopedAtomic, race.ImproperLocking}, Where: where}
+		return Injection{Name: name, Doc: doc, Expect: []kind.Kind{kind.ScopedAtomic, kind.ImproperLocking}, Where: where}
 	}
 	return &Kernel{
 		Name:        "scor/uts",
@@ -39,7 +39,7 @@ func TreeSearch() *Kernel {
 			inj("steal-top-block-exch", "a thief updates the victim's top with a block-scope exchange", "kernels.(*uts).popSteal"),
 			inj("steal-unlock-block-exch", "a thief releases the victim's lock with a block-scope exchange", "kernels.(*uts).unlockSteal"),
 			{Name: "count-no-syncwarp", Doc: "no __syncwarp between the lanes' stores of their counts and lane 0's sum of them (ScoR's SYNC_WARP compiled out)",
-				Expect: []race.Kind{race.MissingSyncwarp}, Where: "kernels.(*uts).count", Corrupts: true},
+				Expect: []kind.Kind{kind.MissingSyncwarp}, Where: "kernels.(*uts).count", Corrupts: true},
 		},
 		Setup: setupUTS,
 	}

@@ -1,56 +1,20 @@
 package race
 
-import "fmt"
+import "github.com/warpguard/warpguard/race/kind"
 
-// A Kind classifies a race by the synchronization it lacks, following the
-// race conditions of ScoRD (ISCA'20, §IV) and iGUARD (SOSP'21, Table 2).
-type Kind uint8
+// A Kind classifies a race by the synchronization it lacks. It is
+// [kind.Kind], declared in a leaf package so that code stating
+// expectations about races need not import the detector.
+type Kind = kind.Kind
 
-// The kinds of race. The zero Kind is not a race.
+// The kinds of race, as [kind] declares them. The zero Kind is not a race.
 const (
-	// ScopedAtomic: an atomic of block scope used on data that a thread of
-	// another block accesses (ScoRD race (d), iGUARD R1).
-	ScopedAtomic Kind = iota + 1
-	// MissingBlockFence: two threads of one block communicate with no
-	// barrier, fence, or adequately scoped atomic between their accesses
-	// (iGUARD R3).
-	MissingBlockFence
-	// MissingDeviceFence: two threads of different blocks communicate with
-	// no device-scope fence or synchronization between their accesses
-	// (iGUARD R4).
-	MissingDeviceFence
-	// MissingSyncwarp: two lanes of one warp communicate with no __syncwarp
-	// or collective ordering them; independent thread scheduling (Volta+)
-	// does not keep lanes in lockstep (iGUARD R2).
-	MissingSyncwarp
-	// ImproperLocking: accesses protected by locks that do not intersect,
-	// or by a lock whose scope does not cover both threads (iGUARD R5).
-	ImproperLocking
+	ScopedAtomic       = kind.ScopedAtomic
+	MissingBlockFence  = kind.MissingBlockFence
+	MissingDeviceFence = kind.MissingDeviceFence
+	MissingSyncwarp    = kind.MissingSyncwarp
+	ImproperLocking    = kind.ImproperLocking
 )
 
-var kindNames = [...]string{
-	ScopedAtomic:       "scoped-atomic",
-	MissingBlockFence:  "missing-block-fence",
-	MissingDeviceFence: "missing-device-fence",
-	MissingSyncwarp:    "missing-syncwarp",
-	ImproperLocking:    "improper-locking",
-}
-
-// String returns the kind's name as the command line and JSON spell it,
-// such as "missing-device-fence".
-func (k Kind) String() string {
-	if k >= ScopedAtomic && int(k) < len(kindNames) {
-		return kindNames[k]
-	}
-	return fmt.Sprintf("kind(%d)", uint8(k))
-}
-
-// ParseKind returns the Kind named by s, a name String returns.
-func ParseKind(s string) (Kind, error) {
-	for k, name := range kindNames {
-		if name == s && name != "" {
-			return Kind(k), nil
-		}
-	}
-	return 0, fmt.Errorf("race: unknown race kind %q", s)
-}
+// ParseKind returns the Kind named by s, a name Kind's String returns.
+func ParseKind(s string) (Kind, error) { return kind.Parse(s) }
