@@ -132,6 +132,9 @@ type launch struct {
 //
 // [the Go memory model]: https://go.dev/ref/mem
 func (d *Device) Launch(ctx context.Context, cfg Config, k Kernel) error {
+	if err := d.usable(ctx); err != nil {
+		return err
+	}
 	l, err := d.newLaunch(cfg, k)
 	if err != nil {
 		return err

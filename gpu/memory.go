@@ -73,10 +73,12 @@ type Buffer[T Elem] struct {
 
 // Alloc allocates n zeroed elements of global memory on d, like cudaMalloc
 // followed by cudaMemset. The name identifies the buffer in errors and race
-// reports. It panics if n is negative.
+// reports. It panics, before allocating anything, if d is nil or n is
+// negative or needs more than 2^40 bytes, the emulator's global address
+// space.
 func Alloc[T Elem](d *Device, name string, n int) Buffer[T] {
-	if n < 0 {
-		panic(fmt.Sprintf("gpu: Alloc %q with negative length %d", name, n))
+	if err := checkAlloc[T](d, name, n); err != nil {
+		panic(err.Error())
 	}
 	m := newMemory[T](name, n)
 	m.ID = d.nextID.Add(1)
@@ -91,6 +93,25 @@ func FromHost[T Elem](d *Device, name string, host []T) Buffer[T] {
 	b := Alloc[T](d, name, len(host))
 	_ = b.CopyIn(host)
 	return b
+}
+
+// maxGlobalBytes bounds one global allocation: the emulator's global
+// address space.
+const maxGlobalBytes = 1 << 40
+
+// checkAlloc returns why Alloc cannot allocate n elements of T on d, or
+// nil.
+func checkAlloc[T Elem](d *Device, name string, n int) error {
+	var z T
+	switch size := int(unsafe.Sizeof(z)); {
+	case d == nil:
+		return fmt.Errorf("gpu: Alloc %q on a nil *Device", name)
+	case n < 0:
+		return fmt.Errorf("gpu: Alloc %q with negative length %d", name, n)
+	case n > maxGlobalBytes/size:
+		return fmt.Errorf("gpu: Alloc %q of %d %T elements needs more than the %d bytes of the global address space", name, n, z, maxGlobalBytes)
+	}
+	return nil
 }
 
 func newMemory[T Elem](name string, n int) *Memory {
