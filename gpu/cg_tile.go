@@ -233,6 +233,7 @@ func (b *block) exitedIn(lo, n int) int {
 
 // completeTile ends tile round r, which by completed.
 func (b *block) completeTile(r *tileRound, by *Thread) {
+	b.rounds++
 	for i, p := range b.tiles {
 		if p == r {
 			b.tiles = append(b.tiles[:i], b.tiles[i+1:]...)

@@ -29,6 +29,12 @@ type Config struct {
 	// each barrier arrival's call site from two frame pointers, a few ns;
 	// DivergenceAllow skips it.
 	Divergence DivergenceMode
+	// Watchdog is the livelock window (see [ErrLivelock]): a launch in
+	// which, for this long, every unfinished thread spins or waits and no
+	// thread makes progress stops with a *[StallError] listing them. Zero
+	// takes DeviceConfig.Watchdog; a negative value turns the watchdog off
+	// for this launch.
+	Watchdog time.Duration
 	// Timeout, if positive, stops a launch still running after it, like a
 	// context deadline; the error lists where every unfinished thread is.
 	Timeout time.Duration
@@ -102,6 +108,15 @@ type launch struct {
 	report    stallReport
 	turns     *turns // the token of a Deterministic launch; nil otherwise
 	sched     scheduler
+	// window is the livelock watchdog's window, 0 if off; quietAt holds
+	// per slot when it last confirmed its block stuck, or a slot state
+	// (see watchLivelock).
+	window  time.Duration
+	quietAt []atomic.Int64
+	ends    endMarks
+	// running holds per slot 1 + the id of the block it runs, or 0, for
+	// a launch that returns without the threads it cannot stop.
+	running []atomic.Int64
 }
 
 // Launch runs kernel k over the grid cfg describes and returns when every
@@ -152,6 +167,7 @@ func (l *launch) run(ctx context.Context) error {
 		ctx, cancel = context.WithTimeoutCause(ctx, l.cfg.Timeout, cause)
 		defer cancel()
 	}
+	l.ends.since = time.Now()
 	halted := make(chan struct{})
 	cancelWatch := context.AfterFunc(ctx, func() { l.reporting.Store(true); l.halt(); close(halted) })
 	if l.cfg.Observer != nil {
@@ -164,7 +180,7 @@ func (l *launch) run(ctx context.Context) error {
 	for i := range l.slots {
 		wg.Go(func() { l.runSlot(i) })
 	}
-	wg.Wait()
+	l.await(&wg, halted)
 	if !cancelWatch() {
 		<-halted // the AfterFunc goroutine must not outlive Launch
 	}
@@ -181,6 +197,9 @@ func (l *launch) run(ctx context.Context) error {
 func (l *launch) runSlot(i int) {
 	s := newSlot(l, i)
 	defer s.close()
+	if l.window > 0 {
+		defer l.quietAt[i].Store(slotDone)
+	}
 	if l.turns != nil {
 		l.turns.hold(i)
 		defer l.turns.leave(i)
@@ -191,6 +210,9 @@ func (l *launch) runSlot(i int) {
 			return
 		}
 		s.runBlock(l.sched.block(k))
+		if l.window > 0 {
+			l.ends.blocks.Add(1)
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 )
 
 // CUDA's launch limits beyond those in DeviceConfig.
@@ -50,6 +51,10 @@ func (d *Device) newLaunch(cfg Config, k Kernel) (*launch, error) {
 	}
 	if cfg.Deterministic {
 		l.turns = newTurns(l.slots, l.stopCh)
+	}
+	l.running = make([]atomic.Int64, l.slots)
+	if l.window = d.watchdog(cfg); l.window > 0 {
+		l.quietAt = make([]atomic.Int64, l.slots)
 	}
 	return l, nil
 }

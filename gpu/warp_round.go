@@ -200,6 +200,7 @@ func (w *warpState) blocking(bit, mask uint64, op collOp) *round {
 // completed it by arriving, or nil if an exit did.
 func (b *block) completeWarp(w *warpState, r *round, self *Thread) {
 	w.rounds = slices.DeleteFunc(w.rounds, func(p *round) bool { return p == r })
+	b.rounds++
 	if b.l.checks() {
 		b.checkWarp(r)
 	}

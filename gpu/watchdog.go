@@ -32,6 +32,10 @@ type StallError struct {
 	More    int     // unfinished threads beyond those listed
 	// NotStarted counts threads of started blocks that never started.
 	NotStarted int
+	// LeftRunning are blocks Launch returned without: a thread of each
+	// kept running without calling into the runtime, as a `for {}` does,
+	// which no stop can end. Their goroutines outlive Launch.
+	LeftRunning []Dim3
 }
 
 // A Stuck is where an unfinished thread was when its launch stopped.
@@ -56,10 +60,9 @@ type Stuck struct {
 func (e *StallError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "gpu: %s: stopped: %v", e.Launch, e.Cause)
-	if len(e.Threads) == 0 {
-		return b.String()
+	if len(e.Threads) > 0 {
+		b.WriteString("; unfinished threads:")
 	}
-	b.WriteString("; unfinished threads:")
 	for i := 0; i < len(e.Threads); {
 		j := i
 		for j < len(e.Threads) && e.Threads[j].BlockID == e.Threads[i].BlockID {
@@ -73,6 +76,9 @@ func (e *StallError) Error() string {
 	}
 	if e.NotStarted > 0 {
 		fmt.Fprintf(&b, "\n\t%d threads of started blocks never started", e.NotStarted)
+	}
+	for _, blk := range e.LeftRunning {
+		fmt.Fprintf(&b, "\n\tblock %v left running: a thread of it never called into the runtime after the stop (a loop with no access, barrier or other runtime call)", blk)
 	}
 	return b.String()
 }
@@ -113,6 +119,9 @@ type stallReport struct {
 	threads    []Stuck
 	more       int
 	notStarted int
+	// leftRunning are the blocks Launch returned without, because a
+	// thread of each never called into the runtime after the stop.
+	leftRunning []Dim3
 }
 
 // stall stops the launch because it cannot make progress, and asks every
@@ -140,6 +149,8 @@ func (l *launch) noteStuck(t *Thread, r any) {
 	}
 	if f, ok := r.(fault); ok && f.m != nil {
 		s.Access = fmt.Sprintf("%v %v[%d]", f.op, f.m, f.i)
+	} else if t.spinMem != nil {
+		s.Access = fmt.Sprintf("%v %v[%d]", t.spinOp, t.spinMem, t.spinIdx)
 	}
 	l.report.mu.Lock()
 	defer l.report.mu.Unlock()
@@ -183,7 +194,7 @@ func (l *launch) stallError(ctxErr, cause error) *StallError {
 	if r.cause == nil && ctxErr == nil {
 		return nil
 	}
-	e := &StallError{Launch: l.g.Name, Cause: r.cause, Threads: r.threads, More: r.more, NotStarted: r.notStarted}
+	e := &StallError{Launch: l.g.Name, Cause: r.cause, Threads: r.threads, More: r.more, NotStarted: r.notStarted, LeftRunning: r.leftRunning}
 	if e.Cause == nil {
 		e.Cause, e.Err = cause, ctxErr
 	}
