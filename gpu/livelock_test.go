@@ -44,11 +44,11 @@ func TestLivelockDefault(t *testing.T) {
 		for _, s := range se.Threads {
 			if s.Thread.X == 0 {
 				require.Equal(t, `load global "flag"[2]`, s.Access, "%+v", s)
-				require.Equal(t, int(spin.Load()), s.Site.Line())
+				require.Equal(t, int(spin.Load()), s.Site.Line(), "%+v", s)
 				continue
 			}
-			require.Equal(t, "syncthreads", s.At)
-			require.Equal(t, int(bar.Load()), s.Site.Line())
+			require.Equal(t, "syncthreads", s.At, "%+v", s)
+			require.Equal(t, int(bar.Load()), s.Site.Line(), "%+v", s)
 		}
 	})
 }

@@ -43,17 +43,22 @@ type Memory struct {
 	Len      int    // elements
 	Base     uint64 // byte address of element 0 in its space
 
-	words []uint64 // backing store, accessed only through sync/atomic
+	words    []uint64 // backing store, accessed only through sync/atomic
+	blockIdx Dim3     // the owning block's coordinates, for Shared memory
 }
+
+// BlockIdx returns the coordinates of the block owning Shared memory,
+// CUDA's blockIdx; (0,0,0) for global memory.
+func (m *Memory) BlockIdx() Dim3 { return m.blockIdx }
 
 // Bytes returns the size of the memory in bytes.
 func (m *Memory) Bytes() int { return m.Len * m.ElemSize }
 
 // String names the memory for reports, such as `global "x"` or
-// `shared "tile" of block 3`.
+// `shared "tile" of block (3,0,0)`.
 func (m *Memory) String() string {
 	if m.Space == SharedSpace {
-		return fmt.Sprintf("shared %q of block %d", m.Name, m.Block)
+		return fmt.Sprintf("shared %q of block %v", m.Name, m.blockIdx)
 	}
 	return fmt.Sprintf("global %q", m.Name)
 }

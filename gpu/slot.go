@@ -130,7 +130,9 @@ func (s *slot) result(t *Thread, r any, normal bool) {
 		s.l.noteStuck(t, r)
 	}
 	if err != nil && err != errStopped {
-		s.l.record(t.threadError(err))
+		e := t.threadError(err)
+		e.Site = s.l.errorSite(r)
+		s.l.record(e)
 		if halts(err) {
 			s.l.halt()
 		}
