@@ -138,12 +138,17 @@ type launch struct {
 // the launch the same way, and the *StallError wraps ctx.Err() and its
 // cause; either way it lists, per block, where each unfinished thread was:
 // the barrier or collective and its file:line, or the line (and access) it
-// was running, as a spinning thread is.
+// was running, as a spinning thread is. With no deadline, the livelock
+// watchdog (Config.Watchdog) stops a launch whose threads all spin or
+// wait without progress, with a *StallError wrapping [ErrLivelock].
 //
 // In the terminology of [the Go memory model], every write made by every
 // thread of the launch "synchronizes before" Launch returns, and the call
 // to Launch "synchronizes before" every thread starts. No goroutine started
-// by the launch is running when Launch returns.
+// by the launch is running when Launch returns, except those of blocks a
+// StallError names in LeftRunning: a thread that never calls into the
+// runtime cannot be stopped, and Launch returns without it once the
+// context has ended.
 //
 // [the Go memory model]: https://go.dev/ref/mem
 func (d *Device) Launch(ctx context.Context, cfg Config, k Kernel) error {
