@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"context"
 	"sync"
 	"time"
 )
@@ -13,8 +14,13 @@ const abandonGrace = 2 * time.Second
 
 // await waits for the launch's slots to return. Once ctxDone is closed it
 // waits at most abandonGrace more, and if slots still run then, it records
-// their blocks as left running and returns anyway.
-func (l *launch) await(wg *sync.WaitGroup, ctxDone <-chan struct{}) {
+// their blocks as left running and returns anyway. A context that can
+// never end (ctx.Done() nil) costs no goroutine.
+func (l *launch) await(wg *sync.WaitGroup, ctx context.Context, ctxDone <-chan struct{}) {
+	if ctx.Done() == nil {
+		wg.Wait()
+		return
+	}
 	done := make(chan struct{})
 	go func() {
 		wg.Wait()

@@ -185,7 +185,7 @@ func (l *launch) run(ctx context.Context) error {
 	for i := range l.slots {
 		wg.Go(func() { l.runSlot(i) })
 	}
-	l.await(&wg, halted)
+	l.await(&wg, ctx, halted)
 	if !cancelWatch() {
 		<-halted // the AfterFunc goroutine must not outlive Launch
 	}
