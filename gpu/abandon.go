@@ -44,8 +44,8 @@ func (l *launch) await(wg *sync.WaitGroup, ctx context.Context, ctxDone <-chan s
 func (l *launch) abandon() {
 	l.report.mu.Lock()
 	defer l.report.mu.Unlock()
-	for i := range l.running {
-		if id := l.running[i].Load(); id > 0 {
+	for i := range l.watch {
+		if id := l.watch[i].running.Load(); id > 0 {
 			l.report.leftRunning = append(l.report.leftRunning, l.g.GridDim.index(int(id-1)))
 		}
 	}

@@ -108,15 +108,20 @@ type launch struct {
 	report    stallReport
 	turns     *turns // the token of a Deterministic launch; nil otherwise
 	sched     scheduler
-	// window is the livelock watchdog's window, 0 if off; quietAt holds
-	// per slot when it last confirmed its block stuck, or a slot state
-	// (see watchLivelock).
-	window  time.Duration
-	quietAt []atomic.Int64
-	ends    endMarks
-	// running holds per slot 1 + the id of the block it runs, or 0, for
-	// a launch that returns without the threads it cannot stop.
-	running []atomic.Int64
+	// window is the livelock watchdog's window, 0 if off.
+	window time.Duration
+	ends   endMarks
+	watch  []slotWatch // per slot
+}
+
+// slotWatch is what the watchdogs read of a slot from other goroutines.
+type slotWatch struct {
+	// quietAt is when the slot last confirmed its block stuck, or a slot
+	// state (see watchLivelock).
+	quietAt atomic.Int64
+	// running is 1 + the id of the block the slot runs, or 0, for a
+	// launch that returns without the threads it cannot stop.
+	running atomic.Int64
 }
 
 // Launch runs kernel k over the grid cfg describes and returns when every
@@ -203,7 +208,7 @@ func (l *launch) runSlot(i int) {
 	s := newSlot(l, i)
 	defer s.close()
 	if l.window > 0 {
-		defer l.quietAt[i].Store(slotDone)
+		defer l.watch[i].quietAt.Store(slotDone)
 	}
 	if l.turns != nil {
 		l.turns.hold(i)

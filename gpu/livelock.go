@@ -18,7 +18,7 @@ var ErrLivelock = errors.New("gpu: livelock: no thread made progress")
 // DeviceConfig.Watchdog is zero.
 const DefaultWatchdog = 5 * time.Second
 
-// The slot states the watchdog reads in launch.quietAt, besides the time
+// The slot states the watchdog reads in slotWatch.quietAt, besides the time
 // a slot last confirmed that its block is quiet.
 const (
 	slotBusy = 0  // the block made progress, or has not been quiet for a window
@@ -74,7 +74,7 @@ func (b *block) watchLivelock(t *Thread) {
 	}
 	q.since, q.from = now, q.seq
 	if q.periods >= quietPeriods {
-		b.l.quietAt[b.slot].Store(now.UnixNano())
+		b.l.watch[b.slot].quietAt.Store(now.UnixNano())
 		b.l.checkLivelock(now)
 	}
 }
@@ -83,7 +83,7 @@ func (b *block) watchLivelock(t *Thread) {
 func (b *block) resetLivelock() {
 	q := &b.ll
 	if q.periods >= quietPeriods {
-		b.l.quietAt[b.slot].Store(slotBusy)
+		b.l.watch[b.slot].quietAt.Store(slotBusy)
 	}
 	*q = livelock{seq: q.seq, live: b.live, rounds: b.rounds}
 }
@@ -108,8 +108,8 @@ func (b *block) allYielded(from uint64) bool {
 func (l *launch) checkLivelock(now time.Time) {
 	recent := now.Add(-l.window / 2).UnixNano()
 	done := 0
-	for i := range l.quietAt {
-		v := l.quietAt[i].Load()
+	for i := range l.watch {
+		v := l.watch[i].quietAt.Load()
 		if v == slotDone {
 			done++
 		} else if v < recent {

@@ -94,9 +94,9 @@ func (s *slot) runBlock(id int) {
 		}
 		s.l.blockObserved(true, id)
 	}
-	s.l.running[s.index].Store(int64(id) + 1)
+	s.l.watch[s.index].running.Store(int64(id) + 1)
 	s.exec.run()
-	s.l.running[s.index].Store(0)
+	s.l.watch[s.index].running.Store(0)
 	if obs != nil {
 		s.l.blockObserved(false, id)
 	}

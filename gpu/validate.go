@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync/atomic"
 )
 
 // CUDA's launch limits beyond those in DeviceConfig.
@@ -52,10 +51,8 @@ func (d *Device) newLaunch(cfg Config, k Kernel) (*launch, error) {
 	if cfg.Deterministic {
 		l.turns = newTurns(l.slots, l.stopCh)
 	}
-	l.running = make([]atomic.Int64, l.slots)
-	if l.window = d.watchdog(cfg); l.window > 0 {
-		l.quietAt = make([]atomic.Int64, l.slots)
-	}
+	l.watch = make([]slotWatch, l.slots)
+	l.window = d.watchdog(cfg)
 	return l, nil
 }
 
