@@ -87,13 +87,18 @@ func (b *block) depart(t *Thread) []*Thread {
 	return nil
 }
 
-// departSlow is depart when threads may be waiting for t.
+// departSlow is depart when threads may be waiting for t. After a stop,
+// an exit completes no barrier or collective: the threads waiting there
+// see the stop themselves and report where they waited, where a round
+// completed by the exits of stopped threads would let them leave it
+// first.
 func (b *block) departSlow(t *Thread) []*Thread {
+	stopped := b.l.stop.Load()
 	if b.warpOps {
-		b.exitWarp(t)
+		b.exitWarp(t, stopped)
 	}
 	var ws []*Thread
-	if b.bar.arrived > 0 && b.bar.arrived >= b.live {
+	if b.bar.arrived > 0 && b.bar.arrived >= b.live && !stopped {
 		ws = b.release(b.bar.waiters[0])
 	}
 	if b.l.coop != nil {

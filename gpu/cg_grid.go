@@ -162,7 +162,7 @@ func (c *coop) exit(b *block) {
 			c.stalled--
 		}
 	}
-	if c.arrived > 0 && c.arrived == c.live {
+	if c.arrived > 0 && c.arrived == c.live && !b.l.stop.Load() {
 		c.complete(c.waiters[0])
 	}
 	c.checkStallLocked(b)

@@ -278,12 +278,16 @@ func laneRanks(base int, m uint64) []int {
 	return r
 }
 
-// exitWarp records that t exited and completes the rounds that were
-// waiting only for it. Preconditions: block locked.
-func (b *block) exitWarp(t *Thread) {
+// exitWarp records that t exited and, unless the launch stopped,
+// completes the rounds that were waiting only for it. Preconditions:
+// block locked.
+func (b *block) exitWarp(t *Thread, stopped bool) {
 	w := &b.warps[t.Warp()]
 	bit := uint64(1) << t.Lane()
 	w.exited |= bit
+	if stopped {
+		return
+	}
 	for i := 0; i < len(w.rounds); {
 		r := w.rounds[i]
 		if r.mask&bit != 0 && r.arrived|w.exited&r.mask == r.mask && r.arrived != 0 {
