@@ -199,3 +199,20 @@ func TestLivelockLeftRunning(t *testing.T) {
 		require.ErrorContains(t, err, fmt.Sprintf("block %v left running", gpu.Dim3{X: 1}))
 	})
 }
+
+// TestLivelockDeterministic: in a deterministic launch, slots waiting for
+// the token are not running plain code; spinning blocks that pass it
+// around still trip the watchdog.
+func TestLivelockDeterministic(t *testing.T) {
+	t.Parallel()
+	d := newDevice(t)
+	lock := gpu.Alloc[int32](d, "lock", 1)
+	lock.Fill(1)
+	cfg := watchdogCfg(gpu.Fibers, 3, 32)
+	cfg.Deterministic = true
+	err := d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
+		for lock.AtomicCAS(t, 0, 0, 1, scope.Device) != 0 {
+		}
+	})
+	require.ErrorIs(t, err, gpu.ErrLivelock)
+}
