@@ -3,6 +3,7 @@ package gpu_test
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -215,4 +216,43 @@ func TestLivelockDeterministic(t *testing.T) {
 		}
 	})
 	require.ErrorIs(t, err, gpu.ErrLivelock)
+}
+
+// TestLivelockFlatHeap: a block whose threads spin forever, with no
+// deadline, ends at the watchdog with the heap flat meanwhile (the fiber
+// executor's run queue once grew by an entry per yield, tens of MB a
+// second). Not parallel, so no other test's allocations are counted.
+func TestLivelockFlatHeap(t *testing.T) {
+	d := newDevice(t)
+	flag := gpu.Alloc[int32](d, "flag", 1)
+	cfg := watchdogCfg(gpu.Fibers, 1, 64)
+	cfg.Watchdog = 2 * time.Second
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	base, peak := ms.HeapInuse, ms.HeapInuse
+	done := make(chan struct{})
+	sampled := make(chan uint64)
+	go func() {
+		top := uint64(0)
+		for {
+			select {
+			case <-done:
+				sampled <- top
+				return
+			case <-time.After(50 * time.Millisecond):
+				var m runtime.MemStats
+				runtime.ReadMemStats(&m)
+				top = max(top, m.HeapInuse)
+			}
+		}
+	}()
+	err := d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
+		for flag.LoadVolatile(t, 0) == 0 {
+		}
+	})
+	close(done)
+	peak = max(peak, <-sampled)
+	require.ErrorIs(t, err, gpu.ErrLivelock)
+	require.Less(t, peak-base, uint64(32<<20), "the heap grew while the block spun")
 }
