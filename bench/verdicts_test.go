@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/warpguard/warpguard/bench"
+	"github.com/warpguard/warpguard/internal/isolate"
 	"github.com/warpguard/warpguard/kernels"
 	"github.com/warpguard/warpguard/race"
 )
@@ -87,10 +88,21 @@ func (v verdict) addRun(t *testing.T, c bench.Config, opt race.Options) bool {
 // under every configuration), and the whole suite under every
 // configuration outgrew this project's 24 GB machine.
 func TestConfigsSameVerdicts(t *testing.T) {
+	var cs []bench.Config
+	var groups []string
 	for _, c := range bench.Configs(suiteKernels(), kernels.Default, 1) {
 		if testing.Short() && c.Inject != "" && !strings.HasPrefix(c.Kernel.Name, "contention/") {
 			continue
 		}
+		cs = append(cs, c)
+		if !slices.Contains(groups, c.Kernel.Name) {
+			groups = append(groups, c.Kernel.Name)
+		}
+	}
+	if isolate.Groups(t, groups) {
+		return
+	}
+	for _, c := range cs {
 		t.Run(c.Kernel.Name+"/"+c.Inject, func(t *testing.T) {
 			t.Parallel()
 			for _, history := range []bool{true, false} {

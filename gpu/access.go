@@ -31,12 +31,24 @@ func (b Buffer[T]) atScoped(t *Thread, i int, op Op, s scope.Scope) unsafe.Point
 	return b.at(t, i, op)
 }
 
-// strong counts a strong access and yields every spinYield of them.
-func (t *Thread) strong() {
+// strong counts a strong access of element i and yields every spinYield
+// of them.
+func (b Buffer[T]) strong(t *Thread, i int, op Op) {
 	t.spins++
 	if t.spins >= spinYield {
-		t.yieldSpin()
+		t.yieldAt(b.m, i, op)
 	}
+}
+
+// yieldAt yields while spinning at an access of element i of m, which a
+// stall report names if the launch stops meanwhile.
+//
+//go:noinline
+func (t *Thread) yieldAt(m *Memory, i int, op Op) {
+	s := t.syncState
+	s.spinMem, s.spinIdx, s.spinOp = m, i, op
+	t.yieldSpin()
+	s.spinMem = nil
 }
 
 // polled notes an observed strong load of v at addr (any other observed
@@ -126,7 +138,7 @@ func (b Buffer[T]) LoadVolatile(t *Thread, i int) T {
 	if t.obs != nil {
 		b.notify(t, i, OpLoad, Volatile, scope.System, v, 0, 0)
 	}
-	t.strong()
+	b.strong(t, i, OpLoad)
 	return fromBits[T](v)
 }
 
@@ -138,7 +150,7 @@ func (b Buffer[T]) StoreVolatile(t *Thread, i int, v T) {
 	if t.obs != nil {
 		b.notify(t, i, OpStore, Volatile, scope.System, 0, toBits(v), 0)
 	}
-	t.strong()
+	b.strong(t, i, OpStore)
 }
 
 // AtomicLoad returns element i with a relaxed atomic load of scope s,
@@ -168,7 +180,7 @@ func (b Buffer[T]) load(t *Thread, i int, o Order, s scope.Scope) T {
 	if t.obs != nil {
 		b.notify(t, i, OpLoad, o, s, v, 0, 0)
 	}
-	t.strong()
+	b.strong(t, i, OpLoad)
 	return fromBits[T](v)
 }
 
@@ -201,7 +213,7 @@ func (b Buffer[T]) store(t *Thread, i int, v T, o Order, s scope.Scope) {
 	if t.obs != nil && !early {
 		b.notify(t, i, OpStore, o, s, 0, toBits(v), 0)
 	}
-	t.strong()
+	b.strong(t, i, OpStore)
 }
 
 // Fence is a memory fence of scope s: __threadfence_block for scope.Block,

@@ -164,7 +164,7 @@ func (b Buffer[T]) finishSlow(t *Thread, i int, op Op, s scope.Scope, old, arg u
 		b.notify(t, i, op, Relaxed, s, old, arg, t.cmp)
 	}
 	if t.spins >= spinYield {
-		t.yieldSpin()
+		t.yieldAt(b.m, i, op)
 	}
 }
 

@@ -22,8 +22,10 @@ type block struct {
 	conv    []*Thread // threads waiting at a convergence point
 	warned  []Site    // sites already warned about (DivergenceWarn)
 	order   []int     // thread start order under a non-default Schedule
-	rounds  int       // block barrier rounds completed: progress, for watchResidency
+	rounds  int       // barriers and collectives completed: progress, for the watches
 	quiet   quiet
+	ll      livelock
+	slot    int // the index of the slot running the block
 
 	// Guarded by the launch's coop.mu, in cooperative launches.
 	gridWait    int  // threads of the block waiting at a grid sync
@@ -50,6 +52,9 @@ func (b *block) reset(id int) {
 	b.parked, b.warpOps, b.warned, b.slow = 0, false, nil, b.l.coop != nil
 	b.setStuck(false)
 	b.quiet = quiet{}
+	if b.l.window > 0 {
+		b.resetLivelock()
+	}
 }
 
 // arrive counts t at the barrier. It reports whether t completed it; if
@@ -82,13 +87,18 @@ func (b *block) depart(t *Thread) []*Thread {
 	return nil
 }
 
-// departSlow is depart when threads may be waiting for t.
+// departSlow is depart when threads may be waiting for t. After a stop,
+// an exit completes no barrier or collective: the threads waiting there
+// see the stop themselves and report where they waited, where a round
+// completed by the exits of stopped threads would let them leave it
+// first.
 func (b *block) departSlow(t *Thread) []*Thread {
+	stopped := b.l.stop.Load()
 	if b.warpOps {
-		b.exitWarp(t)
+		b.exitWarp(t, stopped)
 	}
 	var ws []*Thread
-	if b.bar.arrived > 0 && b.bar.arrived >= b.live {
+	if b.bar.arrived > 0 && b.bar.arrived >= b.live && !stopped {
 		ws = b.release(b.bar.waiters[0])
 	}
 	if b.l.coop != nil {

@@ -133,7 +133,8 @@ func (c *coop) check(by *Thread) {
 	for i, w := range all {
 		ids[i], pcs[i] = w.gid, w.waitPC
 	}
-	e := &DivergenceError{Launch: l.g.Name, Block: -1, Warp: -1, Barrier: "grid.sync"}
+	e := &DivergenceError{Block: -1, Warp: -1, Barrier: "grid.sync"}
+	e.place(l)
 	l.d.split(e, "grid.sync", ids, pcs, 0, l.g.Threads, always)
 	switch l.cfg.Divergence {
 	case DivergenceWarn:
@@ -161,7 +162,7 @@ func (c *coop) exit(b *block) {
 			c.stalled--
 		}
 	}
-	if c.arrived > 0 && c.arrived == c.live {
+	if c.arrived > 0 && c.arrived == c.live && !b.l.stop.Load() {
 		c.complete(c.waiters[0])
 	}
 	c.checkStallLocked(b)

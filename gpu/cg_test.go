@@ -307,8 +307,8 @@ func TestGridDeadlock(t *testing.T) {
 			t.SyncThreads()
 		})
 		require.ErrorIs(t, err, gpu.ErrDeadlock)
-		require.ErrorContains(t, err, "block (3,0,0):\n\t\tthreads 0 grid.sync at ")
-		require.ErrorContains(t, err, "threads 1-31 syncthreads at ")
+		require.ErrorContains(t, err, "block (3,0,0):\n\t\tthreads (0,0,0) grid.sync at ")
+		require.ErrorContains(t, err, "threads (1,0,0)-(31,0,0) syncthreads at ")
 		var se *gpu.StallError
 		require.ErrorAs(t, err, &se)
 		require.Len(t, se.Threads, 8*32)
@@ -358,9 +358,9 @@ func TestSpinBlocksGridSync(t *testing.T) {
 			}
 		})
 		require.ErrorIs(t, err, gpu.ErrTimeout)
-		require.ErrorContains(t, err, "block (0,0,0):\n\t\tthreads 0 running")
-		require.ErrorContains(t, err, "threads 1-31 grid.sync at")
-		require.ErrorContains(t, err, "block (3,0,0):\n\t\tthreads 0-31 grid.sync at")
+		require.ErrorContains(t, err, "block (0,0,0):\n\t\tthreads (0,0,0) running")
+		require.ErrorContains(t, err, "threads (1,0,0)-(31,0,0) grid.sync at")
+		require.ErrorContains(t, err, "block (3,0,0):\n\t\tthreads (0,0,0)-(31,0,0) grid.sync at")
 	})
 }
 

@@ -173,15 +173,15 @@ func (t *Thread) tileSync(lo, n int) {
 // arriveTile counts t at the sync of tile [lo, lo+n) and reports whether t
 // completed it; if not, t is parked. Preconditions: block locked.
 func (b *block) arriveTile(t *Thread, lo, n int, pc callSite) bool {
+	if p := b.blockingTile(t.rank, lo, n); p != nil {
+		b.mismatch(&DivergenceError{Block: b.id, Warp: -1, Barrier: fmt.Sprintf("tile.sync(ranks %d-%d)", p.lo, p.lo+p.n-1),
+			Site: b.l.d.site(p.pcs[0]), Waiting: p.ranks,
+			Elsewhere: []Divergent{{What: fmt.Sprintf("tile.sync(ranks %d-%d)", lo, lo+n-1), Site: b.l.d.site(pc), Threads: []int{t.rank}}}})
+		return true
+	}
 	var r *tileRound
 	for _, p := range b.tiles {
-		if p.lo < lo+n && lo < p.lo+p.n {
-			if p.lo != lo || p.n != n {
-				b.mismatch(&DivergenceError{Block: b.id, Warp: -1, Barrier: fmt.Sprintf("tile.sync(ranks %d-%d)", p.lo, p.lo+p.n-1),
-					Site: b.l.d.site(p.pcs[0]), Waiting: p.ranks,
-					Elsewhere: []Divergent{{What: fmt.Sprintf("tile.sync(ranks %d-%d)", lo, lo+n-1), Site: b.l.d.site(pc), Threads: []int{t.rank}}}})
-				return true
-			}
+		if p.lo == lo && p.n == n {
 			r = p
 			break
 		}
@@ -201,6 +201,26 @@ func (b *block) arriveTile(t *Thread, lo, n int, pc callSite) bool {
 	return false
 }
 
+// blockingTile returns a tile sync in progress, of other ranks than
+// [lo, lo+n), that waits for rank while one of its waiting threads is in
+// [lo, lo+n), or nil: the two would wait for each other forever. An
+// overlapping sync that rank has yet to reach is no mismatch: the threads
+// of a 64-thread tile may sync a 128-thread tile while the other half
+// still syncs its own 64.
+func (b *block) blockingTile(rank, lo, n int) *tileRound {
+	for _, p := range b.tiles {
+		if p.lo == lo && p.n == n || rank < p.lo || rank >= p.lo+p.n {
+			continue
+		}
+		for _, r := range p.ranks {
+			if lo <= r && r < lo+n {
+				return p
+			}
+		}
+	}
+	return nil
+}
+
 // exitedIn counts the exited threads among ranks [lo, lo+n), whole warps.
 func (b *block) exitedIn(lo, n int) int {
 	ws := b.l.g.WarpSize
@@ -213,6 +233,7 @@ func (b *block) exitedIn(lo, n int) int {
 
 // completeTile ends tile round r, which by completed.
 func (b *block) completeTile(r *tileRound, by *Thread) {
+	b.rounds++
 	for i, p := range b.tiles {
 		if p == r {
 			b.tiles = append(b.tiles[:i], b.tiles[i+1:]...)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 	"sync/atomic"
+	"time"
 )
 
 // DeviceConfig describes an emulated GPU. Zero fields take the defaults
@@ -16,6 +17,10 @@ type DeviceConfig struct {
 	MaxThreadsPerBlock int    // 1024, CUDA's limit
 	WarpSize           int    // 32; a power of two from 1 to 64
 	SharedMemPerBlock  int    // bytes of shared memory a block may use: 48 KiB
+	// Watchdog is the default livelock window of launches on the device
+	// (see [ErrLivelock] and Config.Watchdog): DefaultWatchdog if zero;
+	// a negative value turns the watchdog off.
+	Watchdog time.Duration
 }
 
 // A Device is an emulated GPU: a description, the global memory allocated on
@@ -60,6 +65,9 @@ func (c DeviceConfig) withDefaults() DeviceConfig {
 	def(&c.MaxThreadsPerBlock, 1024)
 	def(&c.WarpSize, 32)
 	def(&c.SharedMemPerBlock, 48<<10)
+	if c.Watchdog == 0 {
+		c.Watchdog = DefaultWatchdog
+	}
 	return c
 }
 

@@ -59,6 +59,8 @@ type DivergenceError struct {
 	// site, or called the collective with another mask or operation.
 	Elsewhere []Divergent
 	Warn      bool // DivergenceWarn: the launch went on
+
+	grid, block Dim3 // the launch's extents, for coordinates
 }
 
 // A Divergent is a group of threads that reached a barrier at a different
@@ -76,46 +78,39 @@ func (e *DivergenceError) Error() string {
 	if e.Warn {
 		kind = "warning"
 	}
-	who := "thread"
-	if e.Block < 0 {
-		who = "global thread"
-	}
 	fmt.Fprintf(&b, "gpu: %s: divergence %s: %s at %s", e.Launch, kind, e.Barrier, e.Site)
 	if e.Block >= 0 {
-		fmt.Fprintf(&b, " in block %d", e.Block)
+		if e.grid.X > 0 {
+			fmt.Fprintf(&b, " in block %v", e.grid.index(e.Block))
+		} else {
+			fmt.Fprintf(&b, " in block %d", e.Block)
+		}
 	}
 	if e.Warp >= 0 {
 		fmt.Fprintf(&b, " warp %d", e.Warp)
 	}
-	fmt.Fprintf(&b, ": %ss %s wait there", who, ranges(e.Waiting))
+	fmt.Fprintf(&b, ": %s wait there", e.threads(e.Waiting))
 	if len(e.Exited) > 0 {
-		fmt.Fprintf(&b, "; %ss %s exited", who, ranges(e.Exited))
+		fmt.Fprintf(&b, "; %s exited", e.threads(e.Exited))
 	}
 	for _, d := range e.Elsewhere {
-		fmt.Fprintf(&b, "; %ss %s are at %s at %s", who, ranges(d.Threads), d.What, d.Site)
+		fmt.Fprintf(&b, "; %s are at %s at %s", e.threads(d.Threads), d.What, d.Site)
 	}
 	return b.String()
 }
 
-// ranges formats sorted ids compactly, as "0-3,7,9-12".
-func ranges(ids []int) string {
-	var b strings.Builder
-	for i := 0; i < len(ids); {
-		j := i
-		for j+1 < len(ids) && ids[j+1] == ids[j]+1 {
-			j++
-		}
-		if b.Len() > 0 {
-			b.WriteByte(',')
-		}
-		if j > i {
-			fmt.Fprintf(&b, "%d-%d", ids[i], ids[j])
-		} else {
-			fmt.Fprintf(&b, "%d", ids[i])
-		}
-		i = j + 1
+// threads names the threads of ids, ranks in the block or, for a grid
+// sync, global ids, by their coordinates.
+func (e *DivergenceError) threads(ids []int) string {
+	if e.Block < 0 {
+		return gridThreads(ids, e.grid, e.block)
 	}
-	return b.String()
+	return "threads " + coordRanges(ids, rankName(e.block))
+}
+
+// place records the launch e was found in, for its coordinates.
+func (e *DivergenceError) place(l *launch) {
+	e.Launch, e.grid, e.block = l.g.Name, l.g.GridDim, l.g.BlockDim
 }
 
 // A callSite is the return address of the exported gpu function a kernel
@@ -154,7 +149,7 @@ func (l *launch) checks() bool { return l.cfg.Divergence != DivergenceAllow }
 // per block and site. It reports whether the launch stops.
 func (b *block) diverged(e *DivergenceError) bool {
 	l := b.l
-	e.Launch = l.g.Name
+	e.place(l)
 	if l.stop.Load() {
 		return true // threads unwinding from a stop are not divergent
 	}
@@ -181,7 +176,7 @@ func (b *block) diverged(e *DivergenceError) bool {
 // mismatch reports an always-fatal misuse: threads that cannot meet
 // because they name the same lanes with a different mask or operation.
 func (b *block) mismatch(e *DivergenceError) {
-	e.Launch = b.l.g.Name
+	e.place(b.l)
 	if b.l.stop.Load() {
 		return
 	}

@@ -46,7 +46,7 @@ var divergenceShapes = []divergenceShape{
 				t.SyncThreads()
 			}
 		},
-		want: []string{"syncthreads at", "divergence_test.go:%d in block 0: threads 0-59 wait there; threads 60-63 exited"},
+		want: []string{"syncthreads at", "divergence_test.go:%d in block (0,0,0): threads (0,0,0)-(59,0,0) wait there; threads (60,0,0)-(63,0,0) exited"},
 	},
 	{
 		name: "syncthreads at two sites", threads: 64, warnOK: true,
@@ -60,7 +60,7 @@ var divergenceShapes = []divergenceShape{
 				}
 			}
 		},
-		want: []string{"divergence_test.go:%d in block 0: threads 0-31 wait there; threads 32-63 are at syncthreads at"},
+		want: []string{"divergence_test.go:%d in block (0,0,0): threads (0,0,0)-(31,0,0) wait there; threads (32,0,0)-(63,0,0) are at syncthreads at"},
 	},
 	{
 		name: "exit at syncwarp", threads: 32, warnOK: true,
@@ -73,7 +73,7 @@ var divergenceShapes = []divergenceShape{
 				t.SyncWarp(gpu.FullMask)
 			}
 		},
-		want: []string{"syncwarp(mask 0xffffffff) at", "divergence_test.go:%d in block 0 warp 0: threads 0-6,8-31 wait there; threads 7 exited"},
+		want: []string{"syncwarp(mask 0xffffffff) at", "divergence_test.go:%d in block (0,0,0) warp 0: threads (0,0,0)-(6,0,0),(8,0,0)-(31,0,0) wait there; threads (7,0,0) exited"},
 	},
 	{
 		name: "exit at shfl", threads: 32, warnOK: true,
@@ -86,7 +86,7 @@ var divergenceShapes = []divergenceShape{
 				gpu.ShflSync(t, 0xffffffff, int32(t.Lane()), 31, 32)
 			}
 		},
-		want: []string{"shfl(mask 0xffffffff) at", "divergence_test.go:%d in block 0 warp 0: threads 0-29 wait there; threads 30-31 exited"},
+		want: []string{"shfl(mask 0xffffffff) at", "divergence_test.go:%d in block (0,0,0) warp 0: threads (0,0,0)-(29,0,0) wait there; threads (30,0,0)-(31,0,0) exited"},
 	},
 	{
 		name: "exit at large tile sync", threads: 128, warnOK: true,
@@ -100,7 +100,7 @@ var divergenceShapes = []divergenceShape{
 				tile.Sync()
 			}
 		},
-		want: []string{"tile.sync(ranks 64-127) at", "divergence_test.go:%d in block 0: threads 64-69,71-127 wait there; threads 70 exited"},
+		want: []string{"tile.sync(ranks 64-127) at", "divergence_test.go:%d in block (0,0,0): threads (64,0,0)-(69,0,0),(71,0,0)-(127,0,0) wait there; threads (70,0,0) exited"},
 	},
 	{
 		name: "exit at grid sync", threads: 32, coop: true, warnOK: true,
@@ -113,7 +113,7 @@ var divergenceShapes = []divergenceShape{
 				gpu.ThisGrid(t).Sync()
 			}
 		},
-		want: []string{"grid.sync at", "divergence_test.go:%d: global threads 0-39,41-63 wait there; global threads 40 exited"},
+		want: []string{"grid.sync at", "divergence_test.go:%d: threads (0,0,0)-(31,0,0) of block (0,0,0), threads (0,0,0)-(7,0,0),(9,0,0)-(31,0,0) of block (1,0,0) wait there; threads (8,0,0) of block (1,0,0) exited"},
 	},
 }
 
@@ -177,8 +177,8 @@ func TestDivergenceDeadlock(t *testing.T) {
 		require.ErrorIs(t, err, gpu.ErrDeadlock)
 		var se *gpu.StallError
 		require.ErrorAs(t, err, &se)
-		require.Contains(t, err.Error(), fmt.Sprintf("threads 0 syncwarp(mask 0xffffffff) at %s", siteOf(warpLine.Load())))
-		require.Contains(t, err.Error(), fmt.Sprintf("threads 1-63 syncthreads at %s", siteOf(blockLine.Load())))
+		require.Contains(t, err.Error(), fmt.Sprintf("threads (0,0,0) syncwarp(mask 0xffffffff) at %s", siteOf(warpLine.Load())))
+		require.Contains(t, err.Error(), fmt.Sprintf("threads (1,0,0)-(63,0,0) syncthreads at %s", siteOf(blockLine.Load())))
 		require.Len(t, se.Threads, 64)
 	})
 }

@@ -53,14 +53,34 @@
 // A thread that exits or waits at a different barrier while others wait at
 // a barrier or collective is a divergence, reported as a [DivergenceError]
 // naming the barrier's file:line and the threads on each side; Config.Divergence
-// chooses to fail (the default), warn or allow. Threads that all wait at
-// barriers none of them can complete stop the launch with [ErrDeadlock].
-// Resident blocks that spin without progress while blocks wait to be
-// scheduled (waiting on blocks that cannot become resident) stop it with
-// [ErrNotResident]. A
-// launch still running at its context's deadline or Config.Timeout stops
-// with a [StallError] that lists, per block, where every unfinished thread
-// is: the barrier or collective and its line, or the access it spun on.
+// chooses to fail (the default), warn or allow. Lanes may reach
+// collectives whose masks overlap at different times, as CUDA allows (a
+// reduce over 8-lane tiles, then one over the warp); only lanes that wait
+// for each other in different collectives are a mismatch. Threads that
+// all wait at barriers none of them can complete stop the launch with
+// [ErrDeadlock]. Resident blocks that spin without progress while blocks
+// wait to be scheduled (waiting on blocks that cannot become resident)
+// stop it with [ErrNotResident].
+//
+// A livelock watchdog, on by default, stops a launch in which, for its
+// window, every unfinished thread spins (yields at strong or atomic
+// accesses) or waits, and no thread changes memory, completes a barrier
+// or collective, or exits: the error wraps [ErrLivelock]. The window is
+// [DefaultWatchdog] unless DeviceConfig.Watchdog or Config.Watchdog sets
+// it; a negative one turns the watchdog off. A thread computing without
+// runtime calls never counts as spinning, so a long correct kernel does
+// not trip it.
+//
+// A launch still running at its context's deadline or Config.Timeout
+// stops the same way. Each of these gives a [StallError] that lists, per
+// block, where every unfinished thread is: the barrier or collective and
+// its line, or the access it spun on. A thread that never calls into the
+// runtime (a `for {}`) cannot be stopped: Launch returns without it soon
+// after the deadline, naming its block in StallError.LeftRunning.
+//
+// The runtime's memory is bounded whatever a kernel does: a spinning
+// block's heap stays flat, and every size, count and product in a
+// configuration or allocation is checked before anything is allocated.
 //
 // # Schedules
 //
@@ -78,8 +98,12 @@
 //
 // # Errors
 //
-// An invalid configuration is rejected before any thread runs. A thread
-// that indexes out of range, misuses an operation or panics ends with a
-// [ThreadError] naming its coordinates; a panic stops the whole launch and
-// releases every barrier. Launch joins every thread's error.
+// An invalid configuration, a nil or zero Device, or a nil context is
+// rejected before any thread runs. A thread that indexes out of range,
+// misuses an operation, panics or calls runtime.Goexit ends with a
+// [ThreadError] naming its coordinates and the kernel's file:line; a
+// panic stops the whole launch and releases every barrier. Launch joins
+// every thread's error. Every error and report writes coordinates as
+// threadIdx and blockIdx in the form (x,y,z): "thread (3,0,0) of block
+// (1,0,0)".
 package gpu

@@ -16,13 +16,22 @@ type ThreadError struct {
 	Thread   Dim3   // threadIdx
 	BlockID  int    // linear block id
 	GlobalID int    // linear thread id in the grid
-	Err      error
+	// Site is the kernel line the thread ended at: the line that made
+	// the failing runtime call, that panicked, or whose call led to
+	// runtime.Goexit. It is zero if unknown.
+	Site Site
+	Err  error
 }
 
-// Error names the thread by its coordinates, then its error.
+// Error names the thread by its coordinates and the kernel line, then its
+// error.
 func (e *ThreadError) Error() string {
-	return fmt.Sprintf("gpu: %s: thread %v of block %v (global thread %d): %v",
-		e.Launch, e.Thread, e.Block, e.GlobalID, e.Err)
+	at := ""
+	if !e.Site.IsZero() {
+		at = " at " + e.Site.String()
+	}
+	return fmt.Sprintf("gpu: %s: thread %v of block %v (global thread %d)%s: %v",
+		e.Launch, e.Thread, e.Block, e.GlobalID, at, e.Err)
 }
 
 // Unwrap returns the underlying error.

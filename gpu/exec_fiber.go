@@ -158,10 +158,25 @@ func (e *fiberExec) pop() *Thread {
 	}
 	t := e.runq[e.head]
 	e.head++
-	if e.head == len(e.runq) {
-		e.runq, e.head = e.runq[:0], 0
-	}
+	e.compact()
 	return t
+}
+
+// compact keeps runq's memory bounded by the threads in it: it empties
+// runq when every entry is taken, and moves the live entries to the front
+// once the taken ones are most of it. Threads that spin yield forever with
+// runq never empty, and without the move it would grow by one entry per
+// yield. Each move copies at most as many entries as were taken since the
+// last, so a pop stays amortized O(1).
+func (e *fiberExec) compact() {
+	switch {
+	case e.head == len(e.runq):
+		e.runq, e.head = e.runq[:0], 0
+	case e.head >= 16 && 2*e.head >= len(e.runq):
+		n := copy(e.runq, e.runq[e.head:])
+		clear(e.runq[n:])
+		e.runq, e.head = e.runq[:n], 0
+	}
 }
 
 // popAt removes and returns runq entry i, keeping the others in order.

@@ -29,6 +29,12 @@ type Config struct {
 	// each barrier arrival's call site from two frame pointers, a few ns;
 	// DivergenceAllow skips it.
 	Divergence DivergenceMode
+	// Watchdog is the livelock window (see [ErrLivelock]): a launch in
+	// which, for this long, every unfinished thread spins or waits and no
+	// thread makes progress stops with a *[StallError] listing them. Zero
+	// takes DeviceConfig.Watchdog; a negative value turns the watchdog off
+	// for this launch.
+	Watchdog time.Duration
 	// Timeout, if positive, stops a launch still running after it, like a
 	// context deadline; the error lists where every unfinished thread is.
 	Timeout time.Duration
@@ -102,6 +108,20 @@ type launch struct {
 	report    stallReport
 	turns     *turns // the token of a Deterministic launch; nil otherwise
 	sched     scheduler
+	// window is the livelock watchdog's window, 0 if off.
+	window time.Duration
+	ends   endMarks
+	watch  []slotWatch // per slot
+}
+
+// slotWatch is what the watchdogs read of a slot from other goroutines.
+type slotWatch struct {
+	// quietAt is when the slot last confirmed its block stuck, or a slot
+	// state (see watchLivelock).
+	quietAt atomic.Int64
+	// running is 1 + the id of the block the slot runs, or 0, for a
+	// launch that returns without the threads it cannot stop.
+	running atomic.Int64
 }
 
 // Launch runs kernel k over the grid cfg describes and returns when every
@@ -123,15 +143,23 @@ type launch struct {
 // the launch the same way, and the *StallError wraps ctx.Err() and its
 // cause; either way it lists, per block, where each unfinished thread was:
 // the barrier or collective and its file:line, or the line (and access) it
-// was running, as a spinning thread is.
+// was running, as a spinning thread is. With no deadline, the livelock
+// watchdog (Config.Watchdog) stops a launch whose threads all spin or
+// wait without progress, with a *StallError wrapping [ErrLivelock].
 //
 // In the terminology of [the Go memory model], every write made by every
 // thread of the launch "synchronizes before" Launch returns, and the call
 // to Launch "synchronizes before" every thread starts. No goroutine started
-// by the launch is running when Launch returns.
+// by the launch is running when Launch returns, except those of blocks a
+// StallError names in LeftRunning: a thread that never calls into the
+// runtime cannot be stopped, and Launch returns without it once the
+// context has ended.
 //
 // [the Go memory model]: https://go.dev/ref/mem
 func (d *Device) Launch(ctx context.Context, cfg Config, k Kernel) error {
+	if err := d.usable(ctx); err != nil {
+		return err
+	}
 	l, err := d.newLaunch(cfg, k)
 	if err != nil {
 		return err
@@ -149,6 +177,7 @@ func (l *launch) run(ctx context.Context) error {
 		ctx, cancel = context.WithTimeoutCause(ctx, l.cfg.Timeout, cause)
 		defer cancel()
 	}
+	l.ends.since = time.Now()
 	halted := make(chan struct{})
 	cancelWatch := context.AfterFunc(ctx, func() { l.reporting.Store(true); l.halt(); close(halted) })
 	if l.cfg.Observer != nil {
@@ -161,7 +190,7 @@ func (l *launch) run(ctx context.Context) error {
 	for i := range l.slots {
 		wg.Go(func() { l.runSlot(i) })
 	}
-	wg.Wait()
+	l.await(&wg, ctx, halted)
 	if !cancelWatch() {
 		<-halted // the AfterFunc goroutine must not outlive Launch
 	}
@@ -178,6 +207,9 @@ func (l *launch) run(ctx context.Context) error {
 func (l *launch) runSlot(i int) {
 	s := newSlot(l, i)
 	defer s.close()
+	if l.window > 0 {
+		defer l.watch[i].quietAt.Store(slotDone)
+	}
 	if l.turns != nil {
 		l.turns.hold(i)
 		defer l.turns.leave(i)
@@ -188,6 +220,9 @@ func (l *launch) runSlot(i int) {
 			return
 		}
 		s.runBlock(l.sched.block(k))
+		if l.window > 0 {
+			l.ends.blocks.Add(1)
+		}
 	}
 }
 

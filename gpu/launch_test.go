@@ -3,6 +3,7 @@ package gpu_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -132,6 +133,7 @@ func TestOutOfRange(t *testing.T) {
 		d := newDevice(t)
 		x := gpu.Alloc[float32](d, "x", 100)
 		done := gpu.Alloc[int32](d, "done", 128)
+		storeLine := line() + 2
 		err := launch1D(d, ex, 2, 64, func(t *gpu.Thread) {
 			x.Store(t, t.GlobalID(), 1) // threads 100..127 fail here
 			done.Store(t, t.GlobalID(), 1)
@@ -145,7 +147,8 @@ func TestOutOfRange(t *testing.T) {
 		require.ErrorAs(t, err, &re)
 		require.Equal(t, 100, re.Index)
 		require.Equal(t, "x", re.Mem.Name)
-		require.ErrorContains(t, err, `thread (36,0,0) of block (1,0,0) (global thread 100): store index 100 out of range [0:100] of global "x"`)
+		require.ErrorContains(t, err, fmt.Sprintf(`thread (36,0,0) of block (1,0,0) (global thread 100) at %s: store index 100 out of range [0:100] of global "x"`, siteOf(int64(storeLine))))
+		require.Equal(t, storeLine, te.Site.Line(), "the error names the kernel's line")
 		require.ErrorContains(t, err, "global thread 127")
 		// The failing threads stopped; the others ran to the end.
 		h := done.Host()
@@ -175,6 +178,7 @@ func TestPanicReleasesBarriers(t *testing.T) {
 	eachExecutor(t, func(t *testing.T, ex gpu.Executor) {
 		d := newDevice(t)
 		after := gpu.Alloc[int32](d, "after", 1)
+		panicLine := line() + 3
 		err := launch1D(d, ex, 4, 64, func(t *gpu.Thread) {
 			if t.GlobalID() == 70 {
 				panic("boom")
@@ -187,7 +191,7 @@ func TestPanicReleasesBarriers(t *testing.T) {
 		require.ErrorAs(t, err, &pe)
 		require.Equal(t, "boom", pe.Value)
 		require.Contains(t, string(pe.Stack), "launch_test.go", "the stack shows the kernel")
-		require.ErrorContains(t, err, "thread (6,0,0) of block (1,0,0) (global thread 70): panic: boom")
+		require.ErrorContains(t, err, fmt.Sprintf("thread (6,0,0) of block (1,0,0) (global thread 70) at %s: panic: boom", siteOf(int64(panicLine))))
 		require.Len(t, err.(interface{ Unwrap() []error }).Unwrap(), 1, "stopped siblings are not errors")
 	})
 }
@@ -203,6 +207,7 @@ func TestPanicWithErrorUnwraps(t *testing.T) {
 func TestGoexitInKernel(t *testing.T) {
 	eachExecutor(t, func(t *testing.T, ex gpu.Executor) {
 		d := newDevice(t)
+		exitLine := line() + 3
 		err := launch1D(d, ex, 2, 32, func(t *gpu.Thread) {
 			if t.GlobalID() == 3 {
 				runtimeGoexit()
@@ -210,6 +215,7 @@ func TestGoexitInKernel(t *testing.T) {
 			t.SyncThreads()
 		})
 		require.ErrorContains(t, err, "runtime.Goexit")
+		require.ErrorContains(t, err, fmt.Sprintf("(global thread 3) at %s: ", siteOf(int64(exitLine))), "the kernel's line, not the helper's")
 	})
 }
 

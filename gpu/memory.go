@@ -43,17 +43,22 @@ type Memory struct {
 	Len      int    // elements
 	Base     uint64 // byte address of element 0 in its space
 
-	words []uint64 // backing store, accessed only through sync/atomic
+	words    []uint64 // backing store, accessed only through sync/atomic
+	blockIdx Dim3     // the owning block's coordinates, for Shared memory
 }
+
+// BlockIdx returns the coordinates of the block owning Shared memory,
+// CUDA's blockIdx; (0,0,0) for global memory.
+func (m *Memory) BlockIdx() Dim3 { return m.blockIdx }
 
 // Bytes returns the size of the memory in bytes.
 func (m *Memory) Bytes() int { return m.Len * m.ElemSize }
 
 // String names the memory for reports, such as `global "x"` or
-// `shared "tile" of block 3`.
+// `shared "tile" of block (3,0,0)`.
 func (m *Memory) String() string {
 	if m.Space == SharedSpace {
-		return fmt.Sprintf("shared %q of block %d", m.Name, m.Block)
+		return fmt.Sprintf("shared %q of block %v", m.Name, m.blockIdx)
 	}
 	return fmt.Sprintf("global %q", m.Name)
 }
@@ -73,10 +78,12 @@ type Buffer[T Elem] struct {
 
 // Alloc allocates n zeroed elements of global memory on d, like cudaMalloc
 // followed by cudaMemset. The name identifies the buffer in errors and race
-// reports. It panics if n is negative.
+// reports. It panics, before allocating anything, if d is nil or n is
+// negative or needs more than 2^40 bytes, the emulator's global address
+// space.
 func Alloc[T Elem](d *Device, name string, n int) Buffer[T] {
-	if n < 0 {
-		panic(fmt.Sprintf("gpu: Alloc %q with negative length %d", name, n))
+	if err := checkAlloc[T](d, name, n); err != nil {
+		panic(err.Error())
 	}
 	m := newMemory[T](name, n)
 	m.ID = d.nextID.Add(1)
@@ -91,6 +98,25 @@ func FromHost[T Elem](d *Device, name string, host []T) Buffer[T] {
 	b := Alloc[T](d, name, len(host))
 	_ = b.CopyIn(host)
 	return b
+}
+
+// maxGlobalBytes bounds one global allocation: the emulator's global
+// address space.
+const maxGlobalBytes = 1 << 40
+
+// checkAlloc returns why Alloc cannot allocate n elements of T on d, or
+// nil.
+func checkAlloc[T Elem](d *Device, name string, n int) error {
+	var z T
+	switch size := int(unsafe.Sizeof(z)); {
+	case d == nil:
+		return fmt.Errorf("gpu: Alloc %q on a nil *Device", name)
+	case n < 0:
+		return fmt.Errorf("gpu: Alloc %q with negative length %d", name, n)
+	case n > maxGlobalBytes/size:
+		return fmt.Errorf("gpu: Alloc %q of %d %T elements needs more than the %d bytes of the global address space", name, n, z, maxGlobalBytes)
+	}
+	return nil
 }
 
 func newMemory[T Elem](name string, n int) *Memory {

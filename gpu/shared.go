@@ -1,6 +1,11 @@
 package gpu
 
-import "reflect"
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"unsafe"
+)
 
 // Shared returns the calling thread's block's shared array called name, of
 // n elements of T, allocating it zeroed on the block's first call: CUDA's
@@ -18,22 +23,43 @@ func Shared[T Elem](t *Thread, name string, n int) Buffer[T] {
 			return sharedView[T](t, m, n)
 		}
 	}
-	if n < 0 {
+	if err := b.sharedRoom(name, n, elemSize[T](), reflect.TypeFor[T]().String()); err != nil {
 		b.shMu.Unlock()
 		defer b.shMu.Lock()
-		t.failf("shared array %q with negative length %d", name, n)
+		t.fail(err)
 	}
 	m := newMemory[T](name, n)
-	if b.sharedTop+m.Bytes()+b.l.cfg.DynamicShared > b.l.d.cfg.SharedMemPerBlock {
-		b.shMu.Unlock()
-		defer b.shMu.Lock()
-		t.failf("shared array %q of %d %s needs %d bytes; the block has %d of %d bytes left",
-			name, n, m.Type, m.Bytes(), b.l.d.cfg.SharedMemPerBlock-b.sharedTop-b.l.cfg.DynamicShared, b.l.d.cfg.SharedMemPerBlock)
-	}
 	m.ID, m.Space, m.Block, m.Base = b.l.d.nextID.Add(1), SharedSpace, b.id, uint64(b.sharedTop)
+	m.blockIdx = b.idx
 	b.sharedTop += (m.Bytes() + 15) &^ 15
 	b.shared = append(b.shared, m)
 	return view[T](m)
+}
+
+// sharedRoom returns why the block cannot declare a shared array of n
+// elements of typ, of size bytes each, or nil. It divides rather than multiplies, so
+// no length overflows it, and runs before anything is allocated.
+// Preconditions: b.shMu held.
+func (b *block) sharedRoom(name string, n, size int, typ string) error {
+	limit := b.l.d.cfg.SharedMemPerBlock
+	left := limit - b.sharedTop - b.l.cfg.DynamicShared
+	switch {
+	case n < 0:
+		return fmt.Errorf("shared array %q with negative length %d", name, n)
+	case n > left/size:
+		need := fmt.Sprint(uint64(n) * uint64(size))
+		if n > math.MaxInt/size {
+			need = "more than 2^63"
+		}
+		return fmt.Errorf("shared array %q of %d %s needs %s bytes; the block has %d of %d bytes left", name, n, typ, need, left, limit)
+	}
+	return nil
+}
+
+// elemSize returns the size of T in bytes.
+func elemSize[T Elem]() int {
+	var z T
+	return int(unsafe.Sizeof(z))
 }
 
 // sharedView checks that an existing shared array matches this thread's
@@ -60,7 +86,7 @@ func DynamicShared[T Elem](t *Thread) Buffer[T] {
 		size := b.l.cfg.DynamicShared
 		b.dyn = &Memory{
 			ID: b.l.d.nextID.Add(1), Name: "dynamic", Space: SharedSpace, Block: b.id,
-			Type: "byte", ElemSize: 1, Len: size, Base: 1 << 32,
+			Type: "byte", ElemSize: 1, Len: size, Base: 1 << 32, blockIdx: b.idx,
 			words: make([]uint64, (size+7)/8),
 		}
 	}

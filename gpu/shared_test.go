@@ -2,6 +2,7 @@ package gpu_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -47,12 +48,13 @@ func TestSharedIdentity(t *testing.T) {
 	require.Equal(t, uint64(0), mems[0].Base)
 	require.Equal(t, uint64(32), mems[1].Base, "24 bytes rounded up to 16-byte alignment")
 	require.NotEqual(t, mems[0].ID, mems[2].ID, "each block's instance is its own memory")
-	require.Equal(t, `shared "a" of block 1`, mems[2].String())
+	require.Equal(t, `shared "a" of block (1,0,0)`, mems[2].String())
 }
 
 func TestSharedMismatch(t *testing.T) {
 	t.Parallel()
 	d := newDevice(t)
+	declLine := line() + 5 // the float32 declaration
 	err := launch1D(d, gpu.Fibers, 1, 2, func(t *gpu.Thread) {
 		if t.Rank() == 0 {
 			gpu.Shared[int32](t, "s", 8)
@@ -60,7 +62,7 @@ func TestSharedMismatch(t *testing.T) {
 			gpu.Shared[float32](t, "s", 8)
 		}
 	})
-	require.ErrorContains(t, err, `thread (1,0,0) of block (0,0,0) (global thread 1): shared array "s" declared as [8]float32 here but as [8]int32 by another thread of the block`)
+	require.ErrorContains(t, err, fmt.Sprintf(`thread (1,0,0) of block (0,0,0) (global thread 1) at %s: shared array`, siteOf(int64(declLine)))+` "s" declared as [8]float32 here but as [8]int32 by another thread of the block`)
 	err = launch1D(d, gpu.Goroutines, 1, 2, func(t *gpu.Thread) { gpu.Shared[int32](t, "s", 8+t.Rank()) })
 	require.ErrorContains(t, err, `declared as`)
 }
@@ -106,7 +108,7 @@ func TestSharedNegativeLength(t *testing.T) {
 	t.Parallel()
 	d := newDevice(t)
 	err := launch1D(d, gpu.Fibers, 1, 2, func(t *gpu.Thread) { gpu.Shared[int32](t, "s", -100) })
-	require.ErrorContains(t, err, `thread (0,0,0) of block (0,0,0) (global thread 0): shared array "s" with negative length -100`)
+	require.ErrorContains(t, err, fmt.Sprintf(`thread (0,0,0) of block (0,0,0) (global thread 0) at %s: shared array "s" with negative length -100`, siteOf(int64(line()-1))))
 	var pe *gpu.PanicError
 	require.NotErrorAs(t, err, &pe, "a clear error, not a runtime panic")
 }

@@ -106,6 +106,14 @@ func (c *siteCache) init() {
 	}
 }
 
+// frame returns the interned Site of a resolved stack frame.
+func (c *siteCache) frame(fr runtime.Frame) Site {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.init()
+	return c.intern(siteFrame{file: fr.File, line: fr.Line, function: fr.Function})
+}
+
 // intern returns the Site of location f. Preconditions: c.mu held.
 func (c *siteCache) intern(f siteFrame) Site {
 	s, ok := c.lines[f]

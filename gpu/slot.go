@@ -56,7 +56,7 @@ func newSlot(l *launch, index int) *slot {
 	} else {
 		s.exec = &fiberExec{s: s, kick: make(chan struct{}, 1)}
 	}
-	s.blk.l, s.blk.exec, s.blk.threads = l, s.exec, s.threads
+	s.blk.l, s.blk.exec, s.blk.threads, s.blk.slot = l, s.exec, s.threads, index
 	for i := range s.threads {
 		t := &s.threads[i]
 		t.blk, t.obs, t.stop, t.rank, t.syncState = &s.blk, l.cfg.Observer, &l.stop, i, &s.sync[i]
@@ -81,6 +81,7 @@ func (s *slot) runBlock(id int) {
 		t := &s.threads[i]
 		t.gid, t.spins, t.obsState, t.fib = base+i, 0, nil, nil
 		t.done, t.progress, t.lastFail = false, false, 0
+		t.spinMem, t.yieldSeq = nil, 0
 	}
 	if s.l.sched.kind != ScheduleDefault {
 		s.rng = s.l.sched.rng(id)
@@ -93,7 +94,9 @@ func (s *slot) runBlock(id int) {
 		}
 		s.l.blockObserved(true, id)
 	}
+	s.l.watch[s.index].running.Store(int64(id) + 1)
 	s.exec.run()
+	s.l.watch[s.index].running.Store(0)
 	if obs != nil {
 		s.l.blockObserved(false, id)
 	}
@@ -127,7 +130,9 @@ func (s *slot) result(t *Thread, r any, normal bool) {
 		s.l.noteStuck(t, r)
 	}
 	if err != nil && err != errStopped {
-		s.l.record(t.threadError(err))
+		e := t.threadError(err)
+		e.Site = s.l.errorSite(r)
+		s.l.record(e)
 		if halts(err) {
 			s.l.halt()
 		}

@@ -53,6 +53,14 @@ type syncState struct {
 	wakeCh chan struct{} // Goroutines: wakes it from wait
 	pollAt uintptr       // the element of the thread's last observed access if a strong load, else 0 (see polled)
 	pollV  uint64        // the value that load read
+	// spinMem, spinIdx and spinOp are the access the thread yields at
+	// while spinning, for stall reports; spinMem is nil otherwise.
+	spinMem *Memory
+	spinIdx int
+	spinOp  Op
+	// yieldSeq numbers the thread's last yield among its block's, for the
+	// livelock watch.
+	yieldSeq uint64
 }
 
 // ThreadIdx returns the thread's index in its block, CUDA's threadIdx.

@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"context"
 	"errors"
 	"fmt"
 )
@@ -50,6 +51,8 @@ func (d *Device) newLaunch(cfg Config, k Kernel) (*launch, error) {
 	if cfg.Deterministic {
 		l.turns = newTurns(l.slots, l.stopCh)
 	}
+	l.watch = make([]slotWatch, l.slots)
+	l.window = d.watchdog(cfg)
 	return l, nil
 }
 
@@ -78,8 +81,26 @@ func (d *Device) validate(cfg Config, grid, block Dim3) error {
 	case cfg.Timeout < 0:
 		return fmt.Errorf("negative timeout %v", cfg.Timeout)
 	}
-	if int64(grid.Size())*int64(block.Size()) > 1<<40 {
+	if grid.Size() > maxThreads/block.Size() {
 		return fmt.Errorf("grid %v of blocks %v has more than 2^40 threads", grid, block)
+	}
+	return nil
+}
+
+// maxThreads bounds a launch's threads, so that every count and id of a
+// launch fits an int with room to spare.
+const maxThreads = 1 << 40
+
+// usable returns why d cannot launch with ctx, or nil: a nil device, one
+// not made by NewDevice, or a nil context.
+func (d *Device) usable(ctx context.Context) error {
+	switch {
+	case d == nil:
+		return errors.New("gpu: Launch on a nil *Device")
+	case d.cfg.WarpSize == 0:
+		return errors.New("gpu: Launch on a Device not made by NewDevice")
+	case ctx == nil:
+		return errors.New("gpu: Launch with a nil context.Context")
 	}
 	return nil
 }

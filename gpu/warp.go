@@ -103,6 +103,7 @@ func (b *block) converge(w *warpState, self *Thread) bool {
 		}
 	}
 	w.conv = 0
+	b.rounds++
 	for _, t := range in {
 		b.unpark(t)
 		if t == self {
@@ -143,6 +144,9 @@ func (b *block) spun(t *Thread) {
 	defer ex.unlock()
 	if b.l.unscheduled() {
 		b.watchResidency()
+	}
+	if b.l.window > 0 {
+		b.watchLivelock(t)
 	}
 	if !b.warpOps {
 		return

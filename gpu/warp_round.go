@@ -141,23 +141,23 @@ func (t *Thread) warpCollective(op collOp, mask, v uint64) *round {
 // arriveWarp adds t to the round of op and mask in its warp, creating it if
 // needed, and reports whether t completed it. If not, t is parked: the
 // caller must wait. Preconditions: block locked.
+//
+// A lane joins only a round of its own operation and mask. A round of
+// another mask that names the lane is not a mismatch by itself: the lane
+// may reach it later, as lanes 0-7 reach a full-warp reduce while lanes
+// 8-15 still complete their 8-lane one. It is one when the lane and a
+// lane waiting in that round name each other: each then waits for the
+// other and neither round can complete.
 func (b *block) arriveWarp(t *Thread, op collOp, mask, v uint64) (*round, bool) {
 	w := &b.warps[t.Warp()]
 	lane := t.Lane()
 	bit := uint64(1) << lane
 	mask &= w.exists
-	var r *round
-	for _, p := range w.rounds {
-		if p.mask&bit == 0 {
-			continue
-		}
-		if p.mask != mask || p.op != op {
-			b.mismatchWarp(t, p, op, mask)
-			return p, true
-		}
-		r = p
-		break
+	if p := w.blocking(bit, mask, op); p != nil {
+		b.mismatchWarp(t, p, op, mask)
+		return p, true
 	}
+	r := w.roundOf(op, mask)
 	if r == nil {
 		r = &round{op: op, warp: t.Warp(), mask: mask}
 		w.rounds = append(w.rounds, r)
@@ -172,11 +172,35 @@ func (b *block) arriveWarp(t *Thread, op collOp, mask, v uint64) (*round, bool) 
 	return r, false
 }
 
+// roundOf returns the round in progress of op over mask, or nil.
+func (w *warpState) roundOf(op collOp, mask uint64) *round {
+	for _, p := range w.rounds {
+		if p.mask == mask && p.op == op {
+			return p
+		}
+	}
+	return nil
+}
+
+// blocking returns a round in progress, of another operation or mask than
+// op over mask, that waits for the lane bit while one of its waiting lanes
+// is named by mask, or nil: the lane and that one would wait for each
+// other forever.
+func (w *warpState) blocking(bit, mask uint64, op collOp) *round {
+	for _, p := range w.rounds {
+		if p.mask&bit != 0 && p.arrived&mask != 0 && (p.mask != mask || p.op != op) {
+			return p
+		}
+	}
+	return nil
+}
+
 // completeWarp ends round r: it checks for divergence, reports the round
 // to the observer and wakes the waiting lanes. self is the lane that
 // completed it by arriving, or nil if an exit did.
 func (b *block) completeWarp(w *warpState, r *round, self *Thread) {
 	w.rounds = slices.DeleteFunc(w.rounds, func(p *round) bool { return p == r })
+	b.rounds++
 	if b.l.checks() {
 		b.checkWarp(r)
 	}
@@ -254,12 +278,16 @@ func laneRanks(base int, m uint64) []int {
 	return r
 }
 
-// exitWarp records that t exited and completes the rounds that were
-// waiting only for it. Preconditions: block locked.
-func (b *block) exitWarp(t *Thread) {
+// exitWarp records that t exited and, unless the launch stopped,
+// completes the rounds that were waiting only for it. Preconditions:
+// block locked.
+func (b *block) exitWarp(t *Thread, stopped bool) {
 	w := &b.warps[t.Warp()]
 	bit := uint64(1) << t.Lane()
 	w.exited |= bit
+	if stopped {
+		return
+	}
 	for i := 0; i < len(w.rounds); {
 		r := w.rounds[i]
 		if r.mask&bit != 0 && r.arrived|w.exited&r.mask == r.mask && r.arrived != 0 {

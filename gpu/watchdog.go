@@ -32,6 +32,12 @@ type StallError struct {
 	More    int     // unfinished threads beyond those listed
 	// NotStarted counts threads of started blocks that never started.
 	NotStarted int
+	// LeftRunning are blocks Launch returned without: a thread of each
+	// kept running without calling into the runtime, as a `for {}` does,
+	// which no stop can end. Their goroutines outlive Launch.
+	LeftRunning []Dim3
+
+	block Dim3 // the launch's block extent, for coordinates
 }
 
 // A Stuck is where an unfinished thread was when its launch stopped.
@@ -56,16 +62,15 @@ type Stuck struct {
 func (e *StallError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "gpu: %s: stopped: %v", e.Launch, e.Cause)
-	if len(e.Threads) == 0 {
-		return b.String()
+	if len(e.Threads) > 0 {
+		b.WriteString("; unfinished threads:")
 	}
-	b.WriteString("; unfinished threads:")
 	for i := 0; i < len(e.Threads); {
 		j := i
 		for j < len(e.Threads) && e.Threads[j].BlockID == e.Threads[i].BlockID {
 			j++
 		}
-		writeBlock(&b, e.Threads[i:j])
+		writeBlock(&b, e.Threads[i:j], e.block)
 		i = j
 	}
 	if e.More > 0 {
@@ -74,12 +79,15 @@ func (e *StallError) Error() string {
 	if e.NotStarted > 0 {
 		fmt.Fprintf(&b, "\n\t%d threads of started blocks never started", e.NotStarted)
 	}
+	for _, blk := range e.LeftRunning {
+		fmt.Fprintf(&b, "\n\tblock %v left running: a thread of it never called into the runtime after the stop (a loop with no access, barrier or other runtime call)", blk)
+	}
 	return b.String()
 }
 
 // writeBlock writes one block's unfinished threads, grouped by where they
 // were.
-func writeBlock(b *strings.Builder, ts []Stuck) {
+func writeBlock(b *strings.Builder, ts []Stuck, dim Dim3) {
 	fmt.Fprintf(b, "\n\tblock %v:", ts[0].Block)
 	type key struct {
 		at, access string
@@ -95,7 +103,7 @@ func writeBlock(b *strings.Builder, ts []Stuck) {
 		groups[k] = append(groups[k], t.Rank)
 	}
 	for _, k := range keys {
-		fmt.Fprintf(b, "\n\t\tthreads %s %s", ranges(groups[k]), k.at)
+		fmt.Fprintf(b, "\n\t\tthreads %s %s", coordRanges(groups[k], rankName(dim)), k.at)
 		if k.access != "" {
 			fmt.Fprintf(b, " (%s)", k.access)
 		}
@@ -113,6 +121,9 @@ type stallReport struct {
 	threads    []Stuck
 	more       int
 	notStarted int
+	// leftRunning are the blocks Launch returned without, because a
+	// thread of each never called into the runtime after the stop.
+	leftRunning []Dim3
 }
 
 // stall stops the launch because it cannot make progress, and asks every
@@ -140,6 +151,8 @@ func (l *launch) noteStuck(t *Thread, r any) {
 	}
 	if f, ok := r.(fault); ok && f.m != nil {
 		s.Access = fmt.Sprintf("%v %v[%d]", f.op, f.m, f.i)
+	} else if t.spinMem != nil {
+		s.Access = fmt.Sprintf("%v %v[%d]", t.spinOp, t.spinMem, t.spinIdx)
 	}
 	l.report.mu.Lock()
 	defer l.report.mu.Unlock()
@@ -158,20 +171,28 @@ func (l *launch) noteNotStarted(n int) {
 	l.report.mu.Unlock()
 }
 
-// panicSite returns the kernel line on the stack of the panic being
-// recovered: below runtime.gopanic, the first frame outside this package
-// after one inside it, as [Thread.Caller] finds it.
+// panicSite returns the kernel line on the stack of the runtime's own
+// panic being recovered: below runtime.gopanic, the first frame outside
+// this package after one inside it, as [Thread.Caller] finds it.
 func (l *launch) panicSite() Site {
 	var pcs [64]uintptr
 	n := runtime.Callers(1, pcs[:])
-	for i, pc := range pcs[:n] {
-		if f := runtime.FuncForPC(pc); f != nil && f.Name() == "runtime.gopanic" {
-			var st stack
-			copy(st[:], pcs[i+1:n])
-			return l.d.sites.lookup(&st)
-		}
+	if i := frameOf(pcs[:n], "runtime.gopanic"); i >= 0 {
+		var st stack
+		copy(st[:], pcs[i+1:n])
+		return l.d.sites.lookup(&st)
 	}
 	return Site{}
+}
+
+// frameOf returns the index in pcs of the frame of function name, or -1.
+func frameOf(pcs []uintptr, name string) int {
+	for i, pc := range pcs {
+		if f := runtime.FuncForPC(pc); f != nil && f.Name() == name {
+			return i
+		}
+	}
+	return -1
 }
 
 // stallError builds the launch's StallError, or returns nil if the launch
@@ -183,7 +204,7 @@ func (l *launch) stallError(ctxErr, cause error) *StallError {
 	if r.cause == nil && ctxErr == nil {
 		return nil
 	}
-	e := &StallError{Launch: l.g.Name, Cause: r.cause, Threads: r.threads, More: r.more, NotStarted: r.notStarted}
+	e := &StallError{Launch: l.g.Name, Cause: r.cause, Threads: r.threads, More: r.more, NotStarted: r.notStarted, LeftRunning: r.leftRunning, block: l.g.BlockDim}
 	if e.Cause == nil {
 		e.Cause, e.Err = cause, ctxErr
 	}

@@ -38,7 +38,7 @@ func TestWatchdogTimeout(t *testing.T) {
 		require.ErrorIs(t, err, context.DeadlineExceeded)
 		require.ErrorContains(t, err, "gpu: kernel: stopped: gpu: launch timeout after 50ms; unfinished threads:")
 		for _, b := range []string{"(0,0,0)", "(1,0,0)"} {
-			require.ErrorContains(t, err, fmt.Sprintf("block %s:\n\t\tthreads 0 running (load global \"flag\"[2]) at %s\n\t\tthreads 1-63 syncthreads at %s",
+			require.ErrorContains(t, err, fmt.Sprintf("block %s:\n\t\tthreads (0,0,0) running (load global \"flag\"[2]) at %s\n\t\tthreads (1,0,0)-(63,0,0) syncthreads at %s",
 				b, siteOf(spin.Load()), siteOf(bar.Load())))
 		}
 		var se *gpu.StallError

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/internal/isolate"
 	"github.com/warpguard/warpguard/kernels"
 	"github.com/warpguard/warpguard/race"
 )
@@ -50,9 +51,24 @@ func nonMicro() kernels.Catalog {
 	return c
 }
 
+// names returns the names of the kernels of c, the groups of the tables
+// below: under -race -short each kernel's subtests run in a child process
+// (see package isolate).
+func names(c kernels.Catalog) []string {
+	var ns []string
+	for _, k := range c {
+		ns = append(ns, k.Name)
+	}
+	return ns
+}
+
 // TestCleanOutputs checks every clean kernel's output against its
 // sequential reference on every executor, with no observer.
 func TestCleanOutputs(t *testing.T) {
+	clean := slices.DeleteFunc(slices.Clone(kernels.All()), func(k *kernels.Kernel) bool { return k.Racy })
+	if isolate.Groups(t, names(clean)) {
+		return
+	}
 	for _, k := range kernels.All() {
 		if k.Racy {
 			continue
@@ -72,6 +88,9 @@ func TestCleanOutputs(t *testing.T) {
 // TestCleanNoRaces runs every clean kernel under the detector on every
 // executor: it must report nothing and still compute the right output.
 func TestCleanNoRaces(t *testing.T) {
+	if isolate.Groups(t, names(nonMicro())) {
+		return
+	}
 	for _, k := range nonMicro() {
 		for _, ex := range []gpu.Executor{gpu.Fibers, gpu.Goroutines} {
 			t.Run(fmt.Sprintf("%s/%v", k.Name, ex), func(t *testing.T) {
@@ -112,6 +131,10 @@ func schedule(i int) func(*gpu.Config) {
 // expected kind must be reported with a site in the injected code, within
 // a few runs.
 func TestInjections(t *testing.T) {
+	injected := slices.DeleteFunc(nonMicro(), func(k *kernels.Kernel) bool { return len(k.Injections) == 0 })
+	if isolate.Groups(t, names(injected)) {
+		return
+	}
 	for _, k := range nonMicro() {
 		for _, in := range k.Injections {
 			t.Run(k.Name+"/"+in.Name, func(t *testing.T) {

@@ -30,10 +30,10 @@ func ExampleDetector() {
 		fmt.Println(r.Previous.What(), "by", r.Previous.Who())
 	}
 	// Output:
-	// missing-block-fence on shared "s"[32] of block 0
+	// missing-block-fence on shared "s"[32] of block (0,0,0)
 	// weak store by thread (32,0,0) of block (0,0,0)
 	// weak load by thread (0,0,0) of block (0,0,0)
-	// missing-block-fence on shared "s"[0] of block 0
+	// missing-block-fence on shared "s"[0] of block (0,0,0)
 	// weak load by thread (32,0,0) of block (0,0,0)
 	// weak store by thread (0,0,0) of block (0,0,0)
 }

@@ -86,13 +86,13 @@ func (s Side) verb() string {
 }
 
 // Element names the raced element, as `global "x"[3]` or
-// `shared "tile"[3] of block 2`.
+// `shared "tile"[3] of block (2,0,0)`.
 func (r Report) Element() string {
 	if r.Mem == nil {
 		return fmt.Sprintf("?[%d]", r.Index)
 	}
 	if r.Mem.Space == gpu.SharedSpace {
-		return fmt.Sprintf("shared %q[%d] of block %d", r.Mem.Name, r.Index, r.Mem.Block)
+		return fmt.Sprintf("shared %q[%d] of block %v", r.Mem.Name, r.Index, r.Mem.BlockIdx())
 	}
 	return fmt.Sprintf("global %q[%d]", r.Mem.Name, r.Index)
 }
