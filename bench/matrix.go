@@ -24,18 +24,18 @@ type Matrix struct {
 	Runs    int // timed runs of each cell; 0 means 5
 	Warmup  int // untimed runs of each cell first; 0 means 1, <0 none
 	// Prime, if positive, is how long the first kernel runs untimed, under
-	// every configuration in turn, before anything is measured. On the
-	// development VM a fresh process ran kernels 2-3x slower for its first
-	// 0.4-0.9 s, under every configuration, and then dropped to a steady
-	// speed in one step: unprimed, the first kernels of a matrix were
-	// measured on a slower machine than the rest (see BENCHMARKS.md).
+	// every configuration in turn, before anything is measured. A virtual
+	// machine may run a fresh process slower for its first moments and
+	// then drop to a steady speed in one step: unprimed, the first kernels
+	// of a matrix would be measured on a slower machine than the rest
+	// (see BENCHMARKS.md).
 	Prime time.Duration
 	// MinTime is the least launch time of one run: a run repeats the
 	// launch, with fresh input each time, until its launches add up to
 	// MinTime, and its time is their mean. 0 means 1 ms; a negative
-	// MinTime makes a run one launch. A micro kernel's launch takes a few
-	// µs, about what one goroutine wake-up costs, so single launches
-	// measured the scheduler rather than the kernel.
+	// MinTime makes a run one launch. A micro kernel's launch costs about
+	// what a goroutine wake-up costs, so a single launch would measure the
+	// scheduler rather than the kernel.
 	MinTime  time.Duration
 	Size     kernels.Size
 	Seed     int64
@@ -172,12 +172,11 @@ func (m Matrix) kernel(ctx context.Context, k *kernels.Kernel, opts []race.Optio
 
 // order returns the order of n configurations in run rep (negative for
 // warm-up runs): a permutation drawn from the matrix's seed and the run,
-// the same for the same seed. Run in one fixed order, the fifth and sixth
-// configurations measured 20% slower on micro kernels with no contention
-// at all, where their code was the third's; rotating the order by a place
-// each run evened out the positions but kept every configuration right
-// behind the same one, run after run, in its neighbour's garbage and
-// cold caches.
+// the same for the same seed. In one fixed order, a configuration's time
+// depends on its position (the garbage and cold caches its predecessor
+// leaves); rotating the order evens out positions but keeps every
+// configuration behind the same neighbour, so each run draws a fresh
+// permutation.
 func (m Matrix) order(rep, n int) []int {
 	return rand.New(rand.NewPCG(uint64(m.Seed), uint64(int64(rep)))).Perm(n)
 }

@@ -51,10 +51,9 @@ func (c Cell) PerLaunch() race.Stats {
 }
 
 // Spread returns the interquartile range of c's runs over their median,
-// by nearest rank: how far apart the middle half of the runs lay. On this
-// project's shared machines a micro kernel's runs spread by 20-50%, a
-// long kernel's by a few percent; a ratio between two cells means little
-// when it is inside their spreads. It is 0 with fewer than two runs.
+// by nearest rank: how far apart the middle half of the runs lay. A short
+// kernel's runs spread far more than a long kernel's; a ratio between two
+// cells means little when it is inside their spreads. It is 0 with fewer than two runs.
 func (c Cell) Spread() float64 {
 	if len(c.Times) < 2 || c.Median <= 0 {
 		return 0

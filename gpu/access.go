@@ -9,7 +9,8 @@ import (
 // spinYield is how many strong or atomic accesses a thread makes between
 // yields. A thread spinning on a flag uses such accesses (CUDA requires
 // volatile or atomic loads there), so yielding every spinYield of them lets
-// the flag's writer run under every executor, at about 1 ns per access.
+// the flag's writer run under every executor, for the cost of a counter
+// increment per access.
 const spinYield = 64
 
 // at returns the address of element i, ending the thread if the launch has
@@ -55,13 +56,13 @@ func (t *Thread) yieldAt(m *Memory, i int, op Op) {
 // access clears pollAt). A strong load that repeats the thread's last observed
 // access, the same element and the same value, is a poll of a flag that has
 // not changed, and counts pollWeight strong accesses toward the thread's
-// yield instead of one: an observer makes each poll 10-50 times dearer,
+// yield instead of one: an observer makes each poll many times dearer,
 // and a block hands its processor on only when all its threads have
 // yielded (fiberExec.spinRound), so counted as one a spinning block kept
 // the processor that much longer while the thread it waits for waited
 // for one. Loads with other accesses between them are not counted so: a
 // consumer that polls a flag already raised, then reads the data, is not
-// spinning, and yielding it sooner made contention/flag-spin slower.
+// spinning, and yielding it sooner would only delay its progress.
 func (t *Thread) polled(addr uintptr, v uint64) {
 	s := t.syncState
 	if addr == s.pollAt && v == s.pollV {
@@ -70,9 +71,12 @@ func (t *Thread) polled(addr uintptr, v uint64) {
 	s.pollAt, s.pollV = addr, v
 }
 
-// pollWeight is what an observed repeated poll counts toward a yield. 4
-// halved contention/spin-barrier's time under the detector; 8 and 16 did
-// no better.
+// pollWeight is what an observed repeated poll counts toward a yield: a
+// thread that reads the same value at the same address again is waiting
+// for another thread, so it yields sooner than one making progress. It is
+// small, because under an observer every poll is already slow, and a
+// larger weight only yields more often without letting the writer run
+// sooner.
 const pollWeight = 4
 
 //go:noinline

@@ -76,8 +76,8 @@ func (b Buffer[T]) AtomicCAS(t *Thread, i int, cmp, v T, s scope.Scope) T {
 // block would otherwise spin spinYield times before the holder runs
 // again: such a failure counts spinYield/2, so the waiter yields at its
 // second repeated failure. Failures at new addresses (a hash table
-// probing for a free slot) count one, as any strong access; weighting
-// them too tripled lib/hashtable's time, in yields.
+// probing for a free slot) count one, as any strong access: a prober makes
+// progress, and weighting its failures would only add yields.
 func (t *Thread) failedCAS(p unsafe.Pointer) {
 	if uint32(uintptr(p)) == t.lastFail {
 		t.spins += failedCASWeight

@@ -122,8 +122,8 @@ type callSite [callsite.Len]uintptr
 // mark records the call site of the barrier or collective t is entering,
 // when the launch checks divergence. It must be called, and is inlined,
 // directly in the exported function the kernel called, so that the frame
-// pointers it reads are that function's: a few ns per arrival, where a
-// runtime.Callers walk doubled the cost of __syncthreads. Every exported
+// pointers it reads are that function's: two loads per arrival, where a
+// runtime.Callers walk would cost as much as the barrier. Every exported
 // function that calls mark is //go:noinline: their inlining cost keeps
 // them out of kernels today, but a profile-guided build may raise the
 // budget, and an inlined barrier would report its caller's caller.

@@ -238,13 +238,11 @@ func (e *fiberExec) yield(t *Thread) {
 // on a flag another block sets: they have yielded, between them, as many
 // times as the block has threads, and no yield of the streak followed a
 // write that changed memory. Switching among spinning threads would hold
-// the processor until Go's scheduler preempts the goroutine, 10 ms later,
-// while the block that would set the flag waits for a processor
-// (contention/spin-barrier took 113 ms with no detector, 1.1-1.7 ms now).
-// Giving the processor up at every streak of yields, writes or not, cost
-// kernels that use atomics heavily up to 1.5x in switches; giving it up
-// every 20 µs of a streak as well cost scor/reduction 2x, whose threads
-// spin on flags that threads of their own block set.
+// the processor until Go's scheduler preempts the goroutine, while the
+// block that would set the flag waits for a processor. The test is on
+// writes, not time: a block whose threads spin on flags that threads of
+// their own block set keeps making progress and keeps its processor, and
+// kernels that use atomics heavily are not charged a switch per streak.
 func (e *fiberExec) spinRound(t *Thread) {
 	if t.progress {
 		e.spins = 0
@@ -331,8 +329,8 @@ func (e *fiberExec) close() {
 // when it starts. A coroutine starts with 2 KiB, which an observer's
 // checks, called under the kernel's frames, overflow at the first access;
 // the runtime then copies the stack and adjusts every frame on it. Here
-// the stack holds three frames. It took a two-block launch under the race
-// detector from 10.3 to 8.7 µs (BenchmarkFixedLaunch in package race).
+// the stack holds three frames, so the copy is cheapest
+// (BenchmarkFixedLaunch in package race measures it).
 //
 //go:noinline
 func growStack(i int) byte {

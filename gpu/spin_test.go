@@ -15,8 +15,8 @@ import (
 
 // TestSpinnersGiveWay: on one processor, every thread of block 0 spins on a
 // flag that block 1 sets. A block whose threads only switch among
-// themselves holds the processor until Go's scheduler preempts it, 10 ms
-// later, so twenty launches would take at least 200 ms; the runtime must
+// themselves holds the processor until Go's scheduler preempts it, so
+// twenty launches would take at least twenty preemption periods; the runtime must
 // give the processor up once its spinning threads have all had a turn.
 func TestSpinnersGiveWay(t *testing.T) {
 	if testing.Short() {
@@ -145,9 +145,8 @@ func TestObservedPollsYieldSooner(t *testing.T) {
 	}
 }
 
-// TestThreadSize keeps Thread in two cache lines: a Thread of 200 bytes
-// cost barrier-free kernels such as lib/histogram 35-40%, as a block's
-// threads stride more memory.
+// TestThreadSize keeps Thread in two cache lines: a bigger Thread makes a
+// block's threads stride more memory on every switch.
 func TestThreadSize(t *testing.T) {
 	require.LessOrEqual(t, unsafe.Sizeof(gpu.Thread{}), uintptr(128))
 }

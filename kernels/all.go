@@ -14,12 +14,12 @@ func All() Catalog {
 
 // Extras returns the workloads iGUARD (SOSP'21) adds to ScoR: cooperative
 // groups, a hand-written grid barrier, per-thread locking in a warp and
-// warp-aggregated atomics (shared/research/iguard.md §7).
+// warp-aggregated atomics (SOSP'21 §7).
 func Extras() Catalog {
 	return Catalog{ReduceMultiBlock(), ConjugateGradient(), GridBarrier(), ThreadLock(), WarpAggregated()}
 }
 
-// ScoR returns ScoR's seven applications (shared/research/scor.md §3), each
+// ScoR returns ScoR's seven applications (ScoRD, ISCA'20), each
 // with one injection per race ScoR injects into it (26 in all) plus the
 // races independent thread scheduling adds to the reduction's warp tail
 // and the tree search.

@@ -32,7 +32,7 @@ func TestCatalogWellFormed(t *testing.T) {
 }
 
 // TestScoRCoversItsRaces checks that the ScoR applications have one
-// injection per race ScoR injects (26, shared/research/scor.md §4) plus
+// injection per race ScoR injects (26, as the ScoRD paper lists them) plus
 // the independent-thread-scheduling races of the reduction's warp tail
 // (5) and the tree search (1).
 func TestScoRCoversItsRaces(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"github.com/warpguard/warpguard/scope"
 )
 
-// Micros returns ScoR's 32 microbenchmarks (shared/research/scor.md §2):
+// Micros returns ScoR's 32 microbenchmarks (ScoRD, ISCA'20):
 // 18 racy and 14 race-free two- to four-thread kernels that exercise
 // scoped fences, scoped atomics and inferred locks one idiom at a time.
 // Each is named "micro/" and its ScoR file's name; a racy one has Racy set
@@ -114,7 +114,7 @@ func micro(name, doc string, s shape, expect []kind.Kind, body func(v *microVars
 	}
 }
 
-// The idioms of scor.md §1.3.
+// The synchronization idioms the microbenchmarks are built from.
 
 // waitExch is the consume-wait: swap 0 into flag until it was non-zero.
 func (v *microVars) waitExch(t *gpu.Thread) {

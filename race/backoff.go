@@ -2,18 +2,18 @@ package race
 
 import "runtime"
 
-// Dynamic exponential backoff (iGUARD §6.5; iguard.md §5.2). iGUARD waits
+// Dynamic exponential backoff (iGUARD, SOSP'21, §6.5). iGUARD waits
 // 100 cycles after a failed attempt on an entry, doubles the wait at each
 // failure, and caps it at max(100, 2.5 × launched warps) cycles, the warps
 // counted over at most 100 blocks: the more threads may contend, the
 // longer a waiter may sleep. Tuned for goroutines: a step spins on
-// registers, 0.4 ns a spin on the development machine, and the first step
-// is 32 spins, about as long as a short check holds an entry; and since
-// goroutines outnumber the cores, every fourth step at the cap yields the
-// processor (runtime.Gosched) instead, which lets a holder that was
-// descheduled, or a thread the waiter's kernel spins for, run. Yielding at
-// every step at the cap, with a first step of 4 spins, yielded on most
-// contended checks of small launches and cost the suite 5-10%.
+// registers, and the first step is 32 spins, about as long as a short
+// check holds an entry; and since goroutines outnumber the cores, every
+// fourth step at the cap yields the processor (runtime.Gosched) instead,
+// which lets a holder that was descheduled, or a thread the waiter's
+// kernel spins for, run. Yielding at every step at the cap would yield on
+// most contended checks of small launches, where the holder is running
+// and about to release.
 const backoffBase = 32 // spins of the first step
 
 // backoffCap is the most spins of one step for a launch whose blocks hold
@@ -38,7 +38,7 @@ func wait(delay, cap, n int) {
 // yieldEvery is how many steps a waiter at the cap takes per yield.
 const yieldEvery = 4
 
-// spin burns about n × 0.4 ns without touching shared memory.
+// spin burns n register-only iterations without touching shared memory.
 //
 //go:noinline
 func spin(n int) uint {

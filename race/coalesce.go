@@ -5,7 +5,7 @@ import (
 	"github.com/warpguard/warpguard/scope"
 )
 
-// Warp coalescing (iGUARD §6.5; iguard.md §5.1). On a GPU, iGUARD lets the
+// Warp coalescing (iGUARD, SOSP'21, §6.5). On a GPU, iGUARD lets the
 // lowest active lane of a warp whose lanes all load, or all update with the
 // same atomic, one word check once for all of them. Lanes here are not in
 // lockstep: the Fibers executor runs them one after another, the Goroutines

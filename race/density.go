@@ -10,8 +10,8 @@ import (
 // where most granules are touched once per synchronization state; where
 // most are expanded anyway (a cell its neighbours read, a word threads
 // meet at, a hash table's keys probed by several lookups) each costs a
-// slot write, a record lookup and a replay on top of its entry: rule-110
-// checked 14-21% slower with them.
+// slot write, a record lookup and a replay on top of its entry, work the
+// full entry alone would not need.
 //
 // So a detector remembers, per memory, how its granules ended the last
 // launch that gave it first records: when at least half of those touched

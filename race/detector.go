@@ -202,9 +202,8 @@ func (d *Detector) access(th *thread, t *gpu.Thread, a *gpu.Access, site gpu.Sit
 // entry's lock, and records it there; unless hasEntry says the granule
 // has its entry already, a first record in its slot is applied first.
 //
-// An atomic store is an exchange on amd64, about 6 ns, and a check made
-// five: the lock, the stamp, the unlock, and two of the coalescing key;
-// it now makes two, the lock and the unlock that stores the stamp.
+// An atomic store is an exchange on amd64, the dearest step of a check,
+// so a check makes two: the lock and the unlock that stores the stamp.
 // The call path and the zeroed key around its change matter only when
 // paths are recorded (history, or the central checker); otherwise the
 // path is always nil, and the key is stored only when it changes.

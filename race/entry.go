@@ -144,7 +144,7 @@ func (e *entry) record(c *access, x *extra) {
 }
 
 // decide applies the race-free shortcuts and then the race checks, in
-// iGUARD's order (Table 2; iguard.md §3): the first that applies decides.
+// iGUARD's order (SOSP'21, Table 2): the first that applies decides.
 func (e *entry) decide(md *record, c *access) Kind {
 	if e.ordered(md, c) {
 		return 0

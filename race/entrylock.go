@@ -51,7 +51,7 @@ const locked = 1 << 63
 // word, which holds the last update's stamp when free: taking it is one
 // exchange, and releasing it stores the new stamp, so a check makes two
 // atomic writes to the entry's first line where a lock word beside the
-// stamp made three (about 6 ns each here).
+// stamp would make three.
 func (l *locker) lock(th *thread, e *entry, x *extra) {
 	th.n.locks++
 	switch l.kind {
@@ -120,8 +120,7 @@ func tryLock(w *atomic.Uint64) bool {
 // Locking is a discipline for locking one metadata entry.
 type Locking uint8
 
-// The locking disciplines. perf-floors.md measured the candidates on this
-// machine; BENCHMARKS.md ("## Detector") compares them inside the
+// The locking disciplines. BENCHMARKS.md compares them inside the
 // detector.
 const (
 	// LockSpin is a spinlock in the entry's stamp word: one exchange to

@@ -12,9 +12,9 @@ import (
 // First records. Most granules of a big kernel are touched once, or by
 // one thread in one synchronization state: a hash table's values, a
 // scan's outputs, an input read once. A full entry for each (128 bytes
-// per 4-byte granule) made such a kernel's metadata 32 times its data,
-// and every first touch a miss to memory: 70-290 ns where the access
-// itself costs 8.
+// per 4-byte granule) would make such a kernel's metadata 32 times its
+// data, and every first touch a cache miss that costs far more than the
+// access itself.
 //
 // So a granule's metadata starts as one word, its slot, which holds the
 // stamp of its first access; the accessing thread keeps the record of

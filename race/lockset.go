@@ -9,7 +9,7 @@ import (
 	"github.com/warpguard/warpguard/scope"
 )
 
-// Lock inference follows ScoRD (iguard.md §2.5): a successful CAS(0→v),
+// Lock inference follows ScoRD (ISCA'20): a successful CAS(0→v),
 // v ≠ 0, on a word makes the thread a candidate holder of the lock at that
 // word; a later fence of adequate scope — any fence at least as wide as the
 // CAS — activates it (a block fence does not activate a device lock, so

@@ -16,8 +16,8 @@ const framePCsLen = callsite.WalkLen
 const siteSlots = 4096
 
 // sites caches the kernel site of each call path. gpu.Thread.Caller walks
-// the whole stack and interns it, about 1 µs, which made history cost
-// more than the checks; the cache keys a site by the return addresses of
+// the whole stack and interns it, which costs more than a check; the
+// cache keys a site by the return addresses of
 // the first frames above the detector, read through frame pointers, and
 // reads it with one atomic load. A slot holds the last path that hashed
 // to it; a collision costs a Caller call, never a wrong site.

@@ -15,8 +15,8 @@
 // detection off and on, and prints one row per configuration; it exits 0
 // only when every configuration is ok. Bench measures each kernel under
 // each detector configuration (see benchcmd.go), after running the first
-// kernel untimed for -prime (1s): a fresh process ran 2-3x slower at first
-// on the development VM. -cpus repeats the whole measurement at each
+// kernel untimed for -prime (1s): a fresh process may run slower at first
+// on a virtual machine. -cpus repeats the whole measurement at each
 // GOMAXPROCS listed. An injected configuration whose race a run misses is
 // run again, up to -attempts runs: a detector sees only the interleavings
 // that happen.
