@@ -13,7 +13,9 @@
 //     intrinsics and cooperative groups, and the Observer seam.
 //   - [github.com/warpguard/warpguard/race]: the scoped race detector, an
 //     Observer following iGUARD's design, and the test helper that fails a
-//     test on a scoped race.
+//     test on a scoped race ([github.com/warpguard/warpguard/race/racetest]).
+//   - [github.com/warpguard/warpguard/race/kind]: the race kinds, a leaf
+//     package that kernels and reports name races by.
 //   - [github.com/warpguard/warpguard/kernels]: GPU-style algorithms and the
 //     ScoR suite, each with a sequential reference and race-injection
 //     switches.
