@@ -49,12 +49,26 @@ func coalesceKey(th *thread, c *access, first, last uint64) uint64 {
 		return 0
 	case r.op.IsRMW() && r.scope < scope.Warp:
 		return 0
-	case th.gwarp >= 1<<21 || r.bar >= 1<<18 || r.grid >= 1<<8 || r.tile >= 1<<6:
+	case th.gwarp >= keyWarps || r.bar >= 1<<keyBarBits || r.grid >= 1<<keyGridBits || r.tile >= 1<<keyTileBits:
 		return 0
 	}
-	class := uint64(r.op)<<6 | uint64(r.order)<<3 | uint64(r.scope)
-	return uint64(th.gwarp+1)<<42 | class<<32 | uint64(r.bar)<<14 | uint64(r.grid)<<6 | uint64(r.tile)
+	epochs := uint64(r.bar)<<(keyGridBits+keyTileBits) | uint64(r.grid)<<keyTileBits | uint64(r.tile)
+	return uint64(th.gwarp+1)<<keyWarpShift | classOf(r.op, r.order, r.scope)<<keyEpochBits | epochs
 }
+
+// The coalescing key's layout: the warp's global id plus one in bits
+// 42..62 (0 is no key), the access's class (classOf) in 32..41, and its
+// epochs below: the block barrier's in 14..31, the grid barrier's in 6..13
+// and the tile sync's in 0..5. An access whose warp or epochs do not fit
+// gets no key and is checked.
+const (
+	keyTileBits  = 6
+	keyGridBits  = 8
+	keyBarBits   = 18
+	keyEpochBits = keyTileBits + keyGridBits + keyBarBits
+	keyWarpShift = keyEpochBits + stampClassBits
+	keyWarps     = 1<<(63-keyWarpShift) - 1
+)
 
 // coalesces reports whether an access with key and call path would repeat
 // the check of granule g's last update by another lane. Preconditions: g

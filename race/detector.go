@@ -177,8 +177,8 @@ func (d *Detector) access(th *thread, t *gpu.Thread, a *gpu.Access, site gpu.Sit
 	}
 	c.site = site
 	c.store = a.Op.Writes()
-	stamp := c.rec.stamp()
-	if first == last && seq != nil && s.repeats(first, stamp, path) {
+	st := c.rec.stamp()
+	if first == last && seq != nil && s.repeats(first, st, path) {
 		th.n.repeats++
 		return // a repeat: checking it again would change nothing
 	}
@@ -192,7 +192,7 @@ func (d *Detector) access(th *thread, t *gpu.Thread, a *gpu.Access, site gpu.Sit
 		}
 	}
 	for g := first; g <= last; g++ {
-		if k, f := d.checkEntry(th, s, g, hasEntry, &c, stamp, key, path); k != 0 {
+		if k, f := d.checkEntry(th, s, g, hasEntry, &c, st, key, path); k != 0 {
 			d.found(th, t, a, &c, &f)
 		}
 	}
@@ -207,7 +207,7 @@ func (d *Detector) access(th *thread, t *gpu.Thread, a *gpu.Access, site gpu.Sit
 // The call path and the zeroed key around its change matter only when
 // paths are recorded (history, or the central checker); otherwise the
 // path is always nil, and the key is stored only when it changes.
-func (d *Detector) checkEntry(th *thread, s *shadow, g uint64, hasEntry bool, c *access, stamp, key uint64, path *siteSlot) (Kind, finding) {
+func (d *Detector) checkEntry(th *thread, s *shadow, g uint64, hasEntry bool, c *access, st stamp, key uint64, path *siteSlot) (Kind, finding) {
 	e, x := s.at(g)
 	lk := &th.l.lk
 	lk.lock(th, e, x)
@@ -227,7 +227,7 @@ func (d *Detector) checkEntry(th *thread, s *shadow, g uint64, hasEntry bool, c 
 	if next := e.keyAfter(key, c, k, before, locks); next != e.ckey.Load() {
 		e.ckey.Store(next)
 	}
-	lk.unlock(e, x, stamp)
+	lk.unlock(e, x, st)
 	th.n.checks++
 	return k, f
 }

@@ -345,7 +345,7 @@ type entry struct {
 	// whose stamp matches is a repeat of that update by the same thread
 	// with no synchronization since, whose check would change nothing and
 	// find nothing new; it skips the lock.
-	word  atomic.Uint64
+	word  stampWord
 	flags flags
 	// ckey is the coalescing key of that access, or 0 when a lane of its
 	// warp may not skip its check (see coalesce.go).

@@ -3,7 +3,6 @@ package race
 import (
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"time"
 	"unsafe"
 )
@@ -42,10 +41,6 @@ func newLocker(o Options, warps int, st *stripes) locker {
 	return locker{kind: o.Lock, backoff: !o.NoBackoff, cap: backoffCap(warps), stripes: st}
 }
 
-// locked is the value of an entry's word while LockSpin holds it. No
-// stamp has its top bit set (see stampOf).
-const locked = 1 << 63
-
 // lock locks e, whose extra is x, for th, counting the acquisition, and
 // whether and how long th waited. Under LockSpin the lock is the entry's
 // word, which holds the last update's stamp when free: taking it is one
@@ -81,8 +76,8 @@ func (l *locker) lock(th *thread, e *entry, x *extra) {
 
 // unlock stores stamp, the stamp of the update just made, in e and
 // unlocks e, whose extra is x.
-func (l *locker) unlock(e *entry, x *extra, stamp uint64) {
-	e.word.Store(stamp) // under LockSpin, the store is the unlock
+func (l *locker) unlock(e *entry, x *extra, st stamp) {
+	e.word.Store(st) // under LockSpin, the store is the unlock
 	switch l.kind {
 	case LockMutex:
 		x.mu.Unlock()
@@ -95,7 +90,7 @@ func (l *locker) unlock(e *entry, x *extra, stamp uint64) {
 // reading the word until it is free and racing for it, or with backoff.
 //
 //go:noinline
-func (l *locker) contend(th *thread, w *atomic.Uint64) {
+func (l *locker) contend(th *thread, w *stampWord) {
 	th.n.contended++
 	if !l.backoff {
 		for !tryLock(w) {
@@ -112,7 +107,7 @@ func (l *locker) contend(th *thread, w *atomic.Uint64) {
 
 // tryLock takes the spinlock w if it is free: it reads the word first,
 // so that waiters share its line until the holder stores.
-func tryLock(w *atomic.Uint64) bool {
+func tryLock(w *stampWord) bool {
 	v := w.Load()
 	return v != locked && w.CompareAndSwap(v, locked)
 }

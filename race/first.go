@@ -43,7 +43,7 @@ import (
 // (density.go).
 
 // expanded is a slot's value once its granule has an entry. No stamp has
-// the top bit set (see stampOf).
+// the lock bit set (see stamp).
 const expanded = locked
 
 // A first is the record of a thread's first accesses to granules, shared
@@ -51,15 +51,15 @@ const expanded = locked
 // kind of access. It never changes once published.
 type first struct {
 	c     access
-	stamp uint64 // c's stamp, which the slots of those granules hold
+	stamp stamp // c's stamp, which the slots of those granules hold
 }
 
 // firstPage holds the slots of a page of granules, allocated at the
 // first touch of one of them.
-type firstPage [1 << pageBits]atomic.Uint64
+type firstPage [1 << pageBits]stampWord
 
 // slot returns granule g's slot.
-func (s *shadow) slot(g uint64) *atomic.Uint64 {
+func (s *shadow) slot(g uint64) *stampWord {
 	p := s.pages[g>>pageBits].f.Load()
 	if p == nil {
 		p = s.allocSlots(g >> pageBits)
@@ -113,24 +113,24 @@ func (s *shadow) releaseSlots(i uint64) (bytes, exp, once int64) {
 // is stamp, is settled without an entry: as g's first access, or as a
 // repeat of it. Otherwise g needs its entry, and hasEntry reports
 // whether it is known to have it.
-func (s *shadow) settleFirst(th *thread, a *gpu.Access, g, stamp uint64) (done, hasEntry bool) {
+func (s *shadow) settleFirst(th *thread, a *gpu.Access, g uint64, st stamp) (done, hasEntry bool) {
 	slot := s.slot(g)
 	v := slot.Load()
 	switch {
 	case v == expanded:
 		return false, true
-	case stamp == 0 || a.Op.IsRMW():
+	case st == 0 || a.Op.IsRMW():
 		// Atomics are how threads meet: their words are rarely touched
 		// once, and expanding a first record costs more than it saved.
 		return false, false
-	case v == stamp:
+	case v == st:
 		return th.counted(&th.n.repeats), false
 	}
 	// The lockset is read once: another lane may be publishing the
 	// warp's lock table, and a record must carry the set the decision
 	// to supersede saw.
 	locks := th.lockSet()
-	if (v == 0 || th.supersedes(a, v, locks)) && th.keepFirst(a, stamp, locks) && slot.CompareAndSwap(v, stamp) {
+	if (v == 0 || th.supersedes(a, v, locks)) && th.keepFirst(a, st, locks) && slot.CompareAndSwap(v, st) {
 		th.n.firsts++
 		return th.counted(&th.n.checks), false
 	}
@@ -143,8 +143,8 @@ func (s *shadow) settleFirst(th *thread, a *gpu.Access, g, stamp uint64) (done, 
 // entry exactly as a check of a on a fresh entry, when neither access
 // held a lock (a lockset would be intersected). So x[i] = f(x[i]) keeps
 // one word.
-func (th *thread) supersedes(a *gpu.Access, v uint64, locks *lockSet) bool {
-	if a.Op != gpu.OpStore || v>>42 != uint64(th.gid+1) || !locks.empty() {
+func (th *thread) supersedes(a *gpu.Access, v stamp, locks *lockSet) bool {
+	if a.Op != gpu.OpStore || v.thread() != th.gid || !locks.empty() {
 		return false
 	}
 	f := th.firsts.find(v)
@@ -156,7 +156,7 @@ func (th *thread) supersedes(a *gpu.Access, v uint64, locks *lockSet) bool {
 // locked. It returns the stamp in the slot, leaving slot and entry as
 // they were, if no thread kept a record of it (a bug of this package),
 // else 0.
-func (l *launch) expand(slot *atomic.Uint64, e *entry, x *extra) uint64 {
+func (l *launch) expand(slot *stampWord, e *entry, x *extra) stamp {
 	for {
 		v := slot.Load()
 		if v == expanded {
@@ -184,10 +184,10 @@ func (l *launch) expand(slot *atomic.Uint64, e *entry, x *extra) uint64 {
 
 // firstBy returns the first record with stamp, which its thread kept
 // before any slot held the stamp, or nil.
-func (l *launch) firstBy(stamp uint64) *first {
-	gid := int(stamp>>42) - 1
+func (l *launch) firstBy(st stamp) *first {
+	gid := st.thread()
 	if b := l.block[gid/l.g.BlockSize].Load(); b != nil {
-		return b.threads[gid%l.g.BlockSize].firsts.find(stamp)
+		return b.threads[gid%l.g.BlockSize].firsts.find(st)
 	}
 	return nil
 }
@@ -195,9 +195,9 @@ func (l *launch) firstBy(stamp uint64) *first {
 // lostFirst is the panic of a check that found a slot with a stamp no
 // thread kept a record of, after it unlocked the entry: a bug of this
 // package, reported with the place, not a hang of the other threads.
-func lostFirst(s *shadow, g, stamp uint64) string {
+func lostFirst(s *shadow, g uint64, st stamp) string {
 	return fmt.Sprintf("race: granule %d of %v holds the stamp %#x of thread %d, which kept no record of it",
-		g, s.mem, stamp, int(stamp>>42)-1)
+		g, s.mem, uint64(st), st.thread())
 }
 
 // A firstList is a thread's first records of a launch, in the order it
@@ -241,24 +241,24 @@ func chunkOf(j uint32) (k int, off uint32) {
 // counters that only grow), so a binary search finds the run of records
 // of one synchronization state; a linear scan stands behind it in case a
 // sum wrapped.
-func (fl *firstList) find(stamp uint64) *first {
+func (fl *firstList) find(st stamp) *first {
 	n := fl.n.Load()
-	gen := uint32(stamp)
+	gen := st.gen()
 	lo, hi := uint32(0), n
 	for lo < hi {
-		if m := lo + (hi-lo)/2; uint32(fl.at(m).stamp) < gen {
+		if m := lo + (hi-lo)/2; fl.at(m).stamp.gen() < gen {
 			lo = m + 1
 		} else {
 			hi = m
 		}
 	}
-	for i := lo; i < n && uint32(fl.at(i).stamp) == gen; i++ {
-		if f := fl.at(i); f.stamp == stamp {
+	for i := lo; i < n && fl.at(i).stamp.gen() == gen; i++ {
+		if f := fl.at(i); f.stamp == st {
 			return f
 		}
 	}
 	for i := range n {
-		if f := fl.at(i); f.stamp == stamp {
+		if f := fl.at(i); f.stamp == st {
 			return f
 		}
 	}
@@ -272,26 +272,26 @@ func (fl *firstList) find(stamp uint64) *first {
 // this access, unless th's lockset changed under the stamp (another lane
 // changed the warp's lock table between the stamp and now): then the
 // access takes an entry rather than keep two records with one stamp.
-func (th *thread) keepFirst(a *gpu.Access, stamp uint64, locks *lockSet) bool {
+func (th *thread) keepFirst(a *gpu.Access, st stamp, locks *lockSet) bool {
 	fl := &th.firsts
 	n := fl.n.Load()
 	for i := n; i > 0; i-- {
 		f := fl.at(i - 1)
-		if uint32(f.stamp) != uint32(stamp) {
+		if f.stamp.gen() != st.gen() {
 			break
 		}
-		if f.stamp == stamp {
+		if f.stamp == st {
 			return f.c.locks == locks
 		}
 	}
-	return th.addFirst(a, stamp, locks, n)
+	return th.addFirst(a, st, locks, n)
 }
 
 // addFirst appends th's record of access a, with lockset locks, as
 // record n, if the record's stamp is stamp and the list has room.
 //
 //go:noinline
-func (th *thread) addFirst(a *gpu.Access, stamp uint64, locks *lockSet, n uint32) bool {
+func (th *thread) addFirst(a *gpu.Access, st stamp, locks *lockSet, n uint32) bool {
 	f, b := th.firsts.room(n)
 	if f == nil {
 		return false
@@ -302,7 +302,7 @@ func (th *thread) addFirst(a *gpu.Access, stamp uint64, locks *lockSet, n uint32
 	}
 	th.fill(&f.c.rec, a)
 	f.stamp = f.c.rec.stamp()
-	if f.stamp != stamp {
+	if f.stamp != st {
 		return false // the state moved since the stamp: not a record of it
 	}
 	f.c.locks, f.c.store = locks, a.Op.Writes()

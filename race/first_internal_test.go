@@ -25,11 +25,11 @@ func TestChunkOf(t *testing.T) {
 }
 
 // publish appends a record with stamp to fl, as addFirst does.
-func publish(t *testing.T, fl *firstList, stamp uint64) *first {
+func publish(t *testing.T, fl *firstList, st stamp) *first {
 	n := fl.n.Load()
 	f, _ := fl.room(n)
 	require.NotNil(t, f, "room for record %d", n)
-	f.stamp = stamp
+	f.stamp = st
 	fl.n.Store(n + 1)
 	return f
 }
@@ -43,15 +43,15 @@ func TestFirstListFind(t *testing.T) {
 	var want []*first
 	for gen := range uint64(300) {
 		for class := range gen%3 + 1 {
-			want = append(want, publish(t, fl, 5<<42|class<<32|gen))
+			want = append(want, publish(t, fl, newStamp(4, class, uint32(gen))))
 		}
 	}
 	for _, f := range want {
 		require.Same(t, f, fl.find(f.stamp), "stamp %#x", f.stamp)
 	}
-	require.Nil(t, fl.find(5<<42|7<<32|10), "a kind never recorded")
-	require.Nil(t, fl.find(6<<42|10), "another thread's stamp")
-	wrapped := publish(t, fl, 5<<42|6<<32|3)
+	require.Nil(t, fl.find(newStamp(4, 7, 10)), "a kind never recorded")
+	require.Nil(t, fl.find(newStamp(5, 0, 10)), "another thread's stamp")
+	wrapped := publish(t, fl, newStamp(4, 6, 3))
 	require.Same(t, wrapped, fl.find(wrapped.stamp))
 }
 
@@ -111,12 +111,12 @@ func TestSupersedeNeedsNoLocks(t *testing.T) {
 		v := s.slot(g).Load()
 		th.w.table.set.Store(held) // a lock taken between the load and the store
 		th.w.table.ver.Add(1)
-		stamp := th.stampNow(store)
-		done, _ = s.settleFirst(th, store, g, stamp)
+		st := th.stampNow(store)
+		done, _ = s.settleFirst(th, store, g, st)
 		if held.empty() {
 			require.True(t, done, "no lock: the store supersedes")
-			require.Equal(t, stamp, s.slot(g).Load())
-			require.True(t, th.firsts.find(stamp).c.locks.empty())
+			require.Equal(t, st, s.slot(g).Load())
+			require.True(t, th.firsts.find(st).c.locks.empty())
 		} else {
 			require.False(t, done, "a lock held: the store takes the entry")
 			require.Equal(t, v, s.slot(g).Load())
@@ -170,7 +170,7 @@ func TestDensities(t *testing.T) {
 func TestLostFirstRecord(t *testing.T) {
 	l, th, s := firstFixture(4)
 	d, mem := l.d, s.mem
-	lost := uint64(3)<<42 | 7 // thread 2, which made no record
+	lost := newStamp(2, 0, 7) // thread 2, which made no record
 	s.slot(1).Store(lost)
 	var c access
 	th.fill(&c.rec, &gpu.Access{Mem: mem, Op: gpu.OpLoad})

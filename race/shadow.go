@@ -20,9 +20,9 @@ const pageBits = 8
 // an access of this thread, in this synchronization state, was the last
 // to complete, and another thread's update in progress checks against that
 // access, which is what it would check against this one.
-func (s *shadow) repeats(g, stamp uint64, path *siteSlot) bool {
+func (s *shadow) repeats(g uint64, st stamp, path *siteSlot) bool {
 	e, x := s.at(g)
-	return stamp != 0 && e.word.Load() == stamp && x.pathOf() == path
+	return st != 0 && e.word.Load() == st && x.pathOf() == path
 }
 
 // settles reports whether th's access a to granule g, with call path
@@ -31,9 +31,9 @@ func (s *shadow) repeats(g, stamp uint64, path *siteSlot) bool {
 // repeat of the entry's last update. It counts which. Otherwise hasEntry
 // reports whether g is known to have its entry.
 func (s *shadow) settles(th *thread, a *gpu.Access, g uint64, path *siteSlot) (done, hasEntry bool) {
-	stamp := th.stampNow(a)
+	st := th.stampNow(a)
 	if !s.firsts {
-		return s.repeats(g, stamp, path) && th.counted(&th.n.repeats), true
+		return s.repeats(g, st, path) && th.counted(&th.n.repeats), true
 	}
 	// The entry first, without reading the slot: a thread spinning on a
 	// word, or checking one many threads use, then reads only the
@@ -44,13 +44,13 @@ func (s *shadow) settles(th *thread, a *gpu.Access, g uint64, path *siteSlot) (d
 	// or LockMutex's, which the slot then settles.
 	if p := s.pages[g>>pageBits].e.Load(); p != nil {
 		switch w := p.e[g&(1<<pageBits-1)].word.Load(); {
-		case w == stamp && stamp != 0:
+		case w == st && st != 0:
 			return th.counted(&th.n.repeats), true
 		case w != 0:
 			return false, true
 		}
 	}
-	return s.settleFirst(th, a, g, stamp)
+	return s.settleFirst(th, a, g, st)
 }
 
 // counted adds one to th's counter c and returns true.
