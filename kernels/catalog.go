@@ -14,7 +14,10 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"reflect"
+	"runtime"
 	"slices"
+	"strings"
 
 	"github.com/warpguard/warpguard/gpu"
 	"github.com/warpguard/warpguard/race/kind"
@@ -160,4 +163,13 @@ func (c Catalog) Match(glob string) (Catalog, error) {
 		}
 	}
 	return out, nil
+}
+
+// where returns the name of function f as an Injection's Where holds it:
+// package kernels' name and the function's, such as
+// "kernels.(*matMul).addPartial". Naming the function by value, not by a
+// string, lets the compiler check that it exists.
+func where(f any) string {
+	name := runtime.FuncForPC(reflect.ValueOf(f).Pointer()).Name()
+	return name[strings.LastIndex(name, "/")+1:]
 }

@@ -6,6 +6,13 @@ import (
 	"github.com/warpguard/warpguard/scope"
 )
 
+// The switch names of this file's injections: the table and the kernel
+// body name them by constant, so that a typo is a compile error.
+const (
+	injBlockScopeFlag = "block-scope-flag"
+	injNoFence        = "no-fence"
+)
+
 // Contention returns kernels in which many threads hit one word: the
 // workloads whose metadata serializes an in-process detector, as
 // conjugGMB's did iGUARD's (SOSP'21 §6.5, §7.3). Each is race-free, checks
@@ -24,10 +31,10 @@ func FlagSpin() *Kernel {
 		Doc:         "every thread spins on one flag a producer raises each round after a device fence (conjugGMB-like)",
 		Cooperative: true,
 		Injections: []Injection{
-			{Name: "no-fence", Doc: "the producer raises the flag without a device fence after writing the value",
-				Expect: []kind.Kind{kind.MissingDeviceFence, kind.MissingBlockFence, kind.MissingSyncwarp}, Where: "kernels.(*flagSpin).kernel"},
-			{Name: "block-scope-flag", Doc: "the producer raises the flag with a block-scope atomic",
-				Expect: []kind.Kind{kind.ScopedAtomic}, Where: "kernels.(*flagSpin).publish"},
+			{Name: injNoFence, Doc: "the producer raises the flag without a device fence after writing the value",
+				Expect: []kind.Kind{kind.MissingDeviceFence, kind.MissingBlockFence, kind.MissingSyncwarp}, Where: where((*flagSpin).kernel)},
+			{Name: injBlockScopeFlag, Doc: "the producer raises the flag with a block-scope atomic",
+				Expect: []kind.Kind{kind.ScopedAtomic}, Where: where((*flagSpin).publish)},
 		},
 		Setup: setupFlagSpin,
 	}
@@ -59,7 +66,7 @@ func (f *flagSpin) kernel(t *gpu.Thread) {
 	for r := range f.rounds {
 		if producer {
 			f.value.Store(t, r, roundValue(r))
-			if f.inject != "no-fence" {
+			if f.inject != injNoFence {
 				t.ThreadFence()
 			}
 			f.publish(t, int32(r+1))
@@ -74,7 +81,7 @@ func (f *flagSpin) kernel(t *gpu.Thread) {
 // publish raises the flag to round.
 func (f *flagSpin) publish(t *gpu.Thread, round int32) {
 	s := scope.Device
-	if f.inject == "block-scope-flag" {
+	if f.inject == injBlockScopeFlag {
 		s = scope.Block
 	}
 	f.flag.AtomicExch(t, 0, round, s)
@@ -103,8 +110,8 @@ func SpinBarrier() *Kernel {
 		Doc:         "stencil rounds between grid barriers where every thread arrives on and spins on one counter",
 		Cooperative: true,
 		Injections: []Injection{
-			{Name: "no-fence", Doc: "threads arrive without a device fence after writing their value",
-				Expect: []kind.Kind{kind.MissingDeviceFence}, Where: "kernels.(*spinBarrier).round"},
+			{Name: injNoFence, Doc: "threads arrive without a device fence after writing their value",
+				Expect: []kind.Kind{kind.MissingDeviceFence}, Where: where((*spinBarrier).round)},
 		},
 		Setup: setupSpinBarrier,
 	}
@@ -137,7 +144,7 @@ func (s *spinBarrier) kernel(t *gpu.Thread) {
 func (s *spinBarrier) round(t *gpu.Thread, cur, next gpu.Buffer[int32], r int) {
 	i, n := t.GlobalID(), s.blocks*s.threads
 	next.Store(t, i, cur.Load(t, i)+cur.Load(t, (i+s.threads)%n))
-	if s.inject != "no-fence" {
+	if s.inject != injNoFence {
 		t.ThreadFence()
 	}
 	s.count.AtomicAdd(t, 0, 1, scope.Device)

@@ -6,6 +6,13 @@ import (
 	"github.com/warpguard/warpguard/scope"
 )
 
+// The switch names of this file's injections: the table and the kernel
+// body name them by constant, so that a typo is a compile error.
+const (
+	injBlockScopeAdd  = "block-scope-add"
+	injBlockScopeHead = "block-scope-head"
+)
+
 // HotHistogram counts values into a histogram in global memory with
 // device-scope atomics and no privatization, on input where nine values
 // in ten fall into one bin: every thread of the grid hammers that bin's
@@ -15,8 +22,8 @@ func HotHistogram() *Kernel {
 		Name: "contention/hot-bin",
 		Doc:  "unprivatized histogram with device-scope atomics where 90% of the values hit one bin",
 		Injections: []Injection{
-			{Name: "block-scope-add", Doc: "the bins are incremented with block-scope atomics",
-				Expect: []kind.Kind{kind.ScopedAtomic}, Where: "kernels.(*hotBin).kernel"},
+			{Name: injBlockScopeAdd, Doc: "the bins are incremented with block-scope atomics",
+				Expect: []kind.Kind{kind.ScopedAtomic}, Where: where((*hotBin).kernel)},
 		},
 		Setup: setupHotBin,
 	}
@@ -52,7 +59,7 @@ func setupHotBin(d *gpu.Device, p Params) (*Run, error) {
 
 func (h *hotBin) kernel(t *gpu.Thread) {
 	s := scope.Device
-	if h.inject == "block-scope-add" {
+	if h.inject == injBlockScopeAdd {
 		s = scope.Block
 	}
 	for i := t.GlobalID(); i < h.n; i += h.blocks * h.threads {
@@ -76,8 +83,8 @@ func WorkQueue() *Kernel {
 		Name: "contention/work-queue",
 		Doc:  "threads take items off a shared queue head with device-scope atomicAdd",
 		Injections: []Injection{
-			{Name: "block-scope-head", Doc: "the head is advanced with block-scope atomics",
-				Expect: []kind.Kind{kind.ScopedAtomic}, Where: "kernels.(*workQueue).take"},
+			{Name: injBlockScopeHead, Doc: "the head is advanced with block-scope atomics",
+				Expect: []kind.Kind{kind.ScopedAtomic}, Where: where((*workQueue).take)},
 		},
 		Setup: setupWorkQueue,
 	}
@@ -111,7 +118,7 @@ func (q *workQueue) kernel(t *gpu.Thread) {
 // take returns the index of the next item.
 func (q *workQueue) take(t *gpu.Thread) int {
 	s := scope.Device
-	if q.inject == "block-scope-head" {
+	if q.inject == injBlockScopeHead {
 		s = scope.Block
 	}
 	return int(q.head.AtomicAdd(t, 0, 1, s))

@@ -9,6 +9,12 @@ import (
 	"github.com/warpguard/warpguard/scope"
 )
 
+// The switch names of this file's injections: the table and the kernel
+// body name them by constant, so that a typo is a compile error.
+const (
+	injBlockSyncBeforeSpmv = "block-sync-before-spmv"
+)
+
 // ConjugateGradient solves A·x = b by the conjugate gradient method in one
 // cooperative launch, like the CUDA samples' conjugateGradientMultiBlockCG
 // (iGUARD's conjugGMB). A is the tridiagonal matrix with 4 on the diagonal
@@ -29,8 +35,8 @@ func ConjugateGradient() *Kernel {
 		Doc:         "multi-block conjugate gradient with grid.sync() between SpMV, dot products and updates",
 		Cooperative: true,
 		Injections: []Injection{
-			{Name: "block-sync-before-spmv", Doc: "only the block syncs between updating p and the matrix-vector product that reads neighbouring blocks' p",
-				Expect: []kind.Kind{kind.MissingDeviceFence}, Where: "kernels.(*cgSolver).spmv", Corrupts: true},
+			{Name: injBlockSyncBeforeSpmv, Doc: "only the block syncs between updating p and the matrix-vector product that reads neighbouring blocks' p",
+				Expect: []kind.Kind{kind.MissingDeviceFence}, Where: where((*cgSolver).spmv), Corrupts: true},
 		},
 		Setup: setupCG,
 	}
@@ -82,7 +88,7 @@ func (c *cgSolver) kernel(t *gpu.Thread) {
 		for i := t.GlobalID(); i < c.n; i += c.blocks * c.threads {
 			c.p.Store(t, i, c.r.Load(t, i)+beta*c.p.Load(t, i))
 		}
-		if c.inject == "block-sync-before-spmv" {
+		if c.inject == injBlockSyncBeforeSpmv {
 			gpu.ThisBlock(t).Sync()
 		} else {
 			grid.Sync()

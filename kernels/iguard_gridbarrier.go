@@ -6,6 +6,12 @@ import (
 	"github.com/warpguard/warpguard/scope"
 )
 
+// The switch names of this file's injections: the table and the kernel
+// body name them by constant, so that a typo is a compile error.
+const (
+	injLeaderOnlyFence = "leader-only-fence"
+)
+
 // GridBarrier is a hand-written grid barrier, the kind CUB's GridBarrier
 // and cuML's GridSync implement, used between the rounds of a stencil:
 // each round, every thread sets next[i] = cur[i] + cur[i+blockDim], a
@@ -26,8 +32,8 @@ func GridBarrier() *Kernel {
 		Doc:         "stencil rounds separated by a hand-written grid barrier (device fence by every thread, atomic arrival counter)",
 		Cooperative: true,
 		Injections: []Injection{
-			{Name: "leader-only-fence", Doc: "only thread 0 of each block fences before arriving (iGUARD Fig. 10)",
-				Expect: []kind.Kind{kind.MissingDeviceFence}, Where: "kernels.(*gridBarrier).round"},
+			{Name: injLeaderOnlyFence, Doc: "only thread 0 of each block fences before arriving (iGUARD Fig. 10)",
+				Expect: []kind.Kind{kind.MissingDeviceFence}, Where: where((*gridBarrier).round)},
 		},
 		Setup: setupGridBarrier,
 	}
@@ -65,7 +71,7 @@ func (g *gridBarrier) round(t *gpu.Thread, cur, next gpu.Buffer[int32], r int) {
 
 // sync is the grid barrier for the gen-th time.
 func (g *gridBarrier) sync(t *gpu.Thread, gen int32) {
-	leaderOnly := g.inject == "leader-only-fence"
+	leaderOnly := g.inject == injLeaderOnlyFence
 	if !leaderOnly {
 		t.ThreadFence()
 	}

@@ -8,6 +8,12 @@ import (
 	"github.com/warpguard/warpguard/scope"
 )
 
+// The switch names of this file's injections: the table and the kernel
+// body name them by constant, so that a typo is a compile error.
+const (
+	injLaneSkipsLock = "lane-skips-lock"
+)
+
 // ThreadLock is per-thread locking inside a warp (iGUARD Fig. 9): every
 // lane of every warp takes the same device-scope spin lock to add into a
 // shared total. Before Volta the lanes of a warp spinning on a lock one of
@@ -21,9 +27,9 @@ func ThreadLock() *Kernel {
 		Name: "iguard/thread-lock",
 		Doc:  "every lane takes one device-scope spin lock to add into a total (per-thread locking within a warp)",
 		Injections: []Injection{
-			{Name: "lane-skips-lock", Doc: "lane 31 of each warp adds between fences but without the lock",
+			{Name: injLaneSkipsLock, Doc: "lane 31 of each warp adds between fences but without the lock",
 				Expect: []kind.Kind{kind.ImproperLocking, kind.MissingSyncwarp, kind.MissingBlockFence, kind.MissingDeviceFence},
-				Where:  "kernels.(*threadLock).add", Corrupts: true},
+				Where:  where((*threadLock).add), Corrupts: true},
 		},
 		Setup: setupThreadLock,
 	}
@@ -52,7 +58,7 @@ func (l *threadLock) kernel(t *gpu.Thread) {
 
 // add adds v into the total under the lock.
 func (l *threadLock) add(t *gpu.Thread, v int32) {
-	if l.inject == "lane-skips-lock" && t.Lane() == 31 {
+	if l.inject == injLaneSkipsLock && t.Lane() == 31 {
 		t.ThreadFence()
 		l.total.StoreVolatile(t, 0, l.total.LoadVolatile(t, 0)+v)
 		t.ThreadFence()

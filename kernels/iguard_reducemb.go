@@ -7,6 +7,12 @@ import (
 	"github.com/warpguard/warpguard/race/kind"
 )
 
+// The switch names of this file's injections: the table and the kernel
+// body name them by constant, so that a typo is a compile error.
+const (
+	injBlockSync = "block-sync"
+)
+
 // ReduceMultiBlock is the cooperative-groups multi-block reduction of the
 // CUDA samples (reductionMultiBlockCG): every block reduces a grid-strided
 // slice and thread 0 stores the block's sum; after grid.sync() block 0
@@ -21,8 +27,8 @@ func ReduceMultiBlock() *Kernel {
 		Doc:         "multi-block reduction: per-block sums, grid.sync(), block 0 sums the sums",
 		Cooperative: true,
 		Injections: []Injection{
-			{Name: "block-sync", Doc: "the blocks sync only themselves where the whole grid must meet",
-				Expect: []kind.Kind{kind.MissingDeviceFence}, Where: "kernels.(*reduceMB).kernel", Corrupts: true},
+			{Name: injBlockSync, Doc: "the blocks sync only themselves where the whole grid must meet",
+				Expect: []kind.Kind{kind.MissingDeviceFence}, Where: where((*reduceMB).kernel), Corrupts: true},
 		},
 		Setup: setupReduceMB,
 	}
@@ -60,7 +66,7 @@ func (r *reduceMB) kernel(t *gpu.Thread) {
 	if sum = r.blockSum(t, sum); t.Rank() == 0 {
 		r.partial.Store(t, t.Block(), sum)
 	}
-	if r.inject == "block-sync" {
+	if r.inject == injBlockSync {
 		gpu.ThisBlock(t).Sync()
 	} else {
 		gpu.ThisGrid(t).Sync()

@@ -9,6 +9,12 @@ import (
 	"github.com/warpguard/warpguard/scope"
 )
 
+// The switch names of this file's injections: the table and the kernel
+// body name them by constant, so that a typo is a compile error.
+const (
+	injSharedBroadcast = "shared-broadcast"
+)
+
 // WarpAggregated filters an array with warp-aggregated atomics, as the
 // CUDA samples' warpAggregatedAtomicsCG (iGUARD's warpAA, race-free):
 // the lanes whose element passes form a coalesced group, its first lane
@@ -23,9 +29,9 @@ func WarpAggregated() *Kernel {
 		Name: "iguard/warp-aggregated",
 		Doc:  "stream filter with warp-aggregated atomics over coalesced groups",
 		Injections: []Injection{
-			{Name: "shared-broadcast", Doc: "the leader passes the start through shared memory with no __syncwarp instead of a shuffle; lanes that read a stale start then store over other groups' room",
+			{Name: injSharedBroadcast, Doc: "the leader passes the start through shared memory with no __syncwarp instead of a shuffle; lanes that read a stale start then store over other groups' room",
 				Expect: []kind.Kind{kind.MissingSyncwarp, kind.MissingBlockFence, kind.MissingDeviceFence},
-				Where:  "kernels.(*warpAggregated).emit", Corrupts: true},
+				Where:  where((*warpAggregated).emit), Corrupts: true},
 		},
 		Setup: setupWarpAggregated,
 	}
@@ -66,7 +72,7 @@ func (w *warpAggregated) emit(t *gpu.Thread, g gpu.Coalesced, i int) {
 	if g.ThreadRank() == 0 {
 		start = w.count.AtomicAdd(t, 0, int32(g.Size()), scope.Device)
 	}
-	if w.inject != "shared-broadcast" {
+	if w.inject != injSharedBroadcast {
 		start = gpu.Shfl(g, start, 0)
 	} else {
 		slot := gpu.Shared[int32](t, "groupStart", t.Grid().Warps)

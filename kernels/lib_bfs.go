@@ -9,6 +9,13 @@ import (
 	"github.com/warpguard/warpguard/scope"
 )
 
+// The switch names of this file's injections: the table and the kernel
+// body name them by constant, so that a typo is a compile error.
+const (
+	injBlockScopeAppend = "block-scope-append"
+	injWeakVisitedCheck = "weak-visited-check"
+)
+
 // BFS computes breadth-first distances from vertex 0, one launch per level
 // over the current frontier, as Gunrock and SHoC's BFS do.
 //
@@ -22,10 +29,10 @@ func BFS() *Kernel {
 		Name: "lib/bfs",
 		Doc:  "level-synchronous frontier BFS: device-scope CAS claims, atomic frontier append",
 		Injections: []Injection{
-			{Name: "weak-visited-check", Doc: "a weak load checks whether a neighbour is visited before the CAS",
-				Expect: []kind.Kind{kind.MissingDeviceFence, kind.MissingBlockFence, kind.MissingSyncwarp}, Where: "kernels.(*bfs).visit"},
-			{Name: "block-scope-append", Doc: "the next frontier's counter is advanced with block-scope atomics",
-				Expect: []kind.Kind{kind.ScopedAtomic}, Where: "kernels.(*bfs).visit"},
+			{Name: injWeakVisitedCheck, Doc: "a weak load checks whether a neighbour is visited before the CAS",
+				Expect: []kind.Kind{kind.MissingDeviceFence, kind.MissingBlockFence, kind.MissingSyncwarp}, Where: where((*bfs).visit)},
+			{Name: injBlockScopeAppend, Doc: "the next frontier's counter is advanced with block-scope atomics",
+				Expect: []kind.Kind{kind.ScopedAtomic}, Where: where((*bfs).visit)},
 		},
 		Setup: setupBFS,
 	}
@@ -86,14 +93,14 @@ func (b *bfs) expand(t *gpu.Thread, front, next gpu.Buffer[int32], n int, level 
 
 // visit claims v for the next level if it is unvisited.
 func (b *bfs) visit(t *gpu.Thread, next gpu.Buffer[int32], v int, level int32) {
-	if b.inject == "weak-visited-check" && b.dist.Load(t, v) >= 0 {
+	if b.inject == injWeakVisitedCheck && b.dist.Load(t, v) >= 0 {
 		return
 	}
 	if b.dist.AtomicCAS(t, v, -1, level, scope.Device) != -1 {
 		return
 	}
 	s := scope.Device
-	if b.inject == "block-scope-append" {
+	if b.inject == injBlockScopeAppend {
 		s = scope.Block
 	}
 	next.Store(t, int(b.counts.AtomicAdd(t, 0, 1, s)), int32(v))

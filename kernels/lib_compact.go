@@ -8,6 +8,12 @@ import (
 	"github.com/warpguard/warpguard/race/kind"
 )
 
+// The switch names of this file's injections: the table and the kernel
+// body name them by constant, so that a typo is a compile error.
+const (
+	injNoOffsetSync = "no-offset-sync"
+)
+
 // Compact is stable stream compaction (CUB's DeviceSelect::If): keep the
 // elements that pass a predicate, in order. Three launches: each block
 // counts its tile's kept elements with a block scan; one block scans the
@@ -20,8 +26,8 @@ func Compact() *Kernel {
 		Name: "lib/compact",
 		Doc:  "stable stream compaction: block-scan counts, one-block scan of offsets, block-scan scatter",
 		Injections: []Injection{
-			{Name: "no-offset-sync", Doc: "no __syncthreads between thread 0's store of the tile offset in shared memory and the block's reads; threads that read a stale offset store over other tiles' elements",
-				Expect: []kind.Kind{kind.MissingBlockFence, kind.MissingSyncwarp, kind.MissingDeviceFence}, Where: "kernels.(*compact).scatter", Corrupts: true},
+			{Name: injNoOffsetSync, Doc: "no __syncthreads between thread 0's store of the tile offset in shared memory and the block's reads; threads that read a stale offset store over other tiles' elements",
+				Expect: []kind.Kind{kind.MissingBlockFence, kind.MissingSyncwarp, kind.MissingDeviceFence}, Where: where((*compact).scatter), Corrupts: true},
 		},
 		Setup: setupCompact,
 	}
@@ -85,7 +91,7 @@ func (c *compact) scatter(t *gpu.Thread) {
 	if t.Rank() == 0 {
 		base.Store(t, 0, c.offsets.Load(t, t.Block()))
 	}
-	if c.inject != "no-offset-sync" {
+	if c.inject != injNoOffsetSync {
 		t.SyncThreads()
 	}
 	if kept == 1 {

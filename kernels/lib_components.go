@@ -9,6 +9,13 @@ import (
 	"github.com/warpguard/warpguard/scope"
 )
 
+// The switch names of this file's injections: the table and the kernel
+// body name them by constant, so that a typo is a compile error.
+const (
+	injBlockScopeMin = "block-scope-min"
+	injWeakLabelRead = "weak-label-read"
+)
+
 // Components labels connected components by min-label propagation, one
 // launch per round until no label changes (LonestarGPU's and Gunrock's
 // simplest CC): a thread takes an edge and lowers each endpoint's label to
@@ -20,10 +27,10 @@ func Components() *Kernel {
 		Name: "lib/components",
 		Doc:  "connected components by label propagation with device-scope atomicMin",
 		Injections: []Injection{
-			{Name: "weak-label-read", Doc: "endpoints' labels are read with weak loads while other threads lower them",
-				Expect: []kind.Kind{kind.MissingDeviceFence, kind.MissingBlockFence, kind.MissingSyncwarp}, Where: "kernels.(*components).relax"},
-			{Name: "block-scope-min", Doc: "labels are lowered with block-scope atomicMin",
-				Expect: []kind.Kind{kind.ScopedAtomic}, Where: "kernels.(*components).relax"},
+			{Name: injWeakLabelRead, Doc: "endpoints' labels are read with weak loads while other threads lower them",
+				Expect: []kind.Kind{kind.MissingDeviceFence, kind.MissingBlockFence, kind.MissingSyncwarp}, Where: where((*components).relax)},
+			{Name: injBlockScopeMin, Doc: "labels are lowered with block-scope atomicMin",
+				Expect: []kind.Kind{kind.ScopedAtomic}, Where: where((*components).relax)},
 		},
 		Setup: setupComponents,
 	}
@@ -72,11 +79,11 @@ func (c *components) launch(ctx context.Context, launch LaunchFunc) error {
 // relax lowers the labels of edge (a, b)'s endpoints to their minimum.
 func (c *components) relax(t *gpu.Thread, a, b int) {
 	s := scope.Device
-	if c.inject == "block-scope-min" {
+	if c.inject == injBlockScopeMin {
 		s = scope.Block
 	}
 	var la, lb int32
-	if c.inject == "weak-label-read" {
+	if c.inject == injWeakLabelRead {
 		la, lb = c.label.Load(t, a), c.label.Load(t, b)
 	} else {
 		la, lb = c.label.AtomicAdd(t, a, 0, s), c.label.AtomicAdd(t, b, 0, s)

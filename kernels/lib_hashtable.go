@@ -9,6 +9,13 @@ import (
 	"github.com/warpguard/warpguard/scope"
 )
 
+// The switch names of this file's injections: the table and the kernel
+// body name them by constant, so that a typo is a compile error.
+const (
+	injBlockScopeCas = "block-scope-cas"
+	injWeakProbe     = "weak-probe"
+)
+
 // HashTable builds an open-addressing hash table of int32 keys and values
 // with linear probing, then looks keys up in a second launch.
 //
@@ -22,10 +29,10 @@ func HashTable() *Kernel {
 		Name: "lib/hashtable",
 		Doc:  "lock-free open-addressing hash table: device-scope CAS inserts, lookups in a later launch",
 		Injections: []Injection{
-			{Name: "weak-probe", Doc: "inserts peek at a slot's key with a weak load before the CAS (SlabHash issue #23)",
-				Expect: []kind.Kind{kind.MissingDeviceFence, kind.MissingBlockFence, kind.MissingSyncwarp}, Where: "kernels.(*hashTable).insert"},
-			{Name: "block-scope-cas", Doc: "inserts claim slots with a block-scope CAS",
-				Expect: []kind.Kind{kind.ScopedAtomic}, Where: "kernels.(*hashTable).insert"},
+			{Name: injWeakProbe, Doc: "inserts peek at a slot's key with a weak load before the CAS (SlabHash issue #23)",
+				Expect: []kind.Kind{kind.MissingDeviceFence, kind.MissingBlockFence, kind.MissingSyncwarp}, Where: where((*hashTable).insert)},
+			{Name: injBlockScopeCas, Doc: "inserts claim slots with a block-scope CAS",
+				Expect: []kind.Kind{kind.ScopedAtomic}, Where: where((*hashTable).insert)},
 		},
 		Setup: setupHashTable,
 	}
@@ -78,11 +85,11 @@ func (h *hashTable) slot(key int32) int { return int(uint32(key) * 2654435761 % 
 // that is empty or already holds key.
 func (h *hashTable) insert(t *gpu.Thread, key, val int32) {
 	s := scope.Device
-	if h.inject == "block-scope-cas" {
+	if h.inject == injBlockScopeCas {
 		s = scope.Block
 	}
 	for i := h.slot(key); ; i = (i + 1) % h.capacity {
-		if h.inject == "weak-probe" {
+		if h.inject == injWeakProbe {
 			if k := h.keys.Load(t, i); k != 0 && k != key {
 				continue
 			}

@@ -6,6 +6,13 @@ import (
 	"github.com/warpguard/warpguard/scope"
 )
 
+// The switch names of this file's injections: the table and the kernel
+// body name them by constant, so that a typo is a compile error.
+const (
+	injBlockScopeMerge = "block-scope-merge"
+	injNoMergeSync     = "no-merge-sync"
+)
+
 // Histogram counts n values into 256 bins the privatized way: each block
 // zeroes a histogram in shared memory, counts its grid-strided values into
 // it with block-scope atomics (only its own threads touch it), and after
@@ -16,10 +23,10 @@ func Histogram() *Kernel {
 		Name: "lib/histogram",
 		Doc:  "privatized histogram: block-scope atomics in shared memory, device-scope atomics to merge",
 		Injections: []Injection{
-			{Name: "block-scope-merge", Doc: "blocks merge into the global histogram with block-scope atomics",
-				Expect: []kind.Kind{kind.ScopedAtomic}, Where: "kernels.(*histogram).merge"},
-			{Name: "no-merge-sync", Doc: "no __syncthreads between counting into shared memory and reading it to merge",
-				Expect: []kind.Kind{kind.MissingBlockFence, kind.MissingSyncwarp}, Where: "kernels.(*histogram).merge", Corrupts: true},
+			{Name: injBlockScopeMerge, Doc: "blocks merge into the global histogram with block-scope atomics",
+				Expect: []kind.Kind{kind.ScopedAtomic}, Where: where((*histogram).merge)},
+			{Name: injNoMergeSync, Doc: "no __syncthreads between counting into shared memory and reading it to merge",
+				Expect: []kind.Kind{kind.MissingBlockFence, kind.MissingSyncwarp}, Where: where((*histogram).merge), Corrupts: true},
 		},
 		Setup: setupHistogram,
 	}
@@ -64,10 +71,10 @@ func (h *histogram) kernel(t *gpu.Thread) {
 // merge adds the block's non-zero bins into the global histogram.
 func (h *histogram) merge(t *gpu.Thread, local gpu.Buffer[uint32]) {
 	s := scope.Device
-	if h.inject == "block-scope-merge" {
+	if h.inject == injBlockScopeMerge {
 		s = scope.Block
 	}
-	if h.inject != "no-merge-sync" {
+	if h.inject != injNoMergeSync {
 		t.SyncThreads()
 	}
 	for b := t.Rank(); b < histBins; b += h.threads {

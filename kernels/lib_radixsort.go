@@ -11,6 +11,12 @@ import (
 	"github.com/warpguard/warpguard/scope"
 )
 
+// The switch names of this file's injections: the table and the kernel
+// body name them by constant, so that a typo is a compile error.
+const (
+	injNoZeroSync = "no-zero-sync"
+)
+
 // RadixSort sorts uint32 keys by least-significant-digit radix sort, four
 // bits a pass, three launches a pass (the structure of CUB's onesweep's
 // predecessors):
@@ -29,8 +35,8 @@ func RadixSort() *Kernel {
 		Name: "lib/radix-sort",
 		Doc:  "LSD radix sort, 4-bit digits: block digit counts, one-block scan, stable warp-match scatter",
 		Injections: []Injection{
-			{Name: "no-zero-sync", Doc: "no __syncthreads between zeroing the warps' digit counts and storing them; a count zeroed late sends keys over other blocks' places",
-				Expect: []kind.Kind{kind.MissingBlockFence, kind.MissingSyncwarp, kind.MissingDeviceFence}, Where: "kernels.(*radixSort).scatter", Corrupts: true},
+			{Name: injNoZeroSync, Doc: "no __syncthreads between zeroing the warps' digit counts and storing them; a count zeroed late sends keys over other blocks' places",
+				Expect: []kind.Kind{kind.MissingBlockFence, kind.MissingSyncwarp, kind.MissingDeviceFence}, Where: where((*radixSort).scatter), Corrupts: true},
 		},
 		Setup: setupRadixSort,
 	}
@@ -125,7 +131,7 @@ func (s *radixSort) scatter(t *gpu.Thread, src, dst gpu.Buffer[uint32], shift in
 	for i := t.Rank(); i < warps*radixDigits; i += s.threads {
 		wc.Store(t, i, 0)
 	}
-	if s.inject != "no-zero-sync" {
+	if s.inject != injNoZeroSync {
 		t.SyncThreads()
 	}
 	if d < radixDigits && t.Lane() == 63-bits.LeadingZeros64(peers) {

@@ -8,6 +8,13 @@ import (
 	"github.com/warpguard/warpguard/scope"
 )
 
+// The switch names of this file's injections: the table and the kernel
+// body name them by constant, so that a typo is a compile error.
+const (
+	injBlockScopeTotal = "block-scope-total"
+	injNoBlockSync     = "no-block-sync"
+)
+
 // Reduce is a device-wide sum of int32s, the shape CUB's DeviceReduce and
 // every tutorial use: each thread sums a grid-strided slice, each warp
 // folds its lanes' sums with shuffles, warp 0 folds the warps' sums from
@@ -19,10 +26,10 @@ func Reduce() *Kernel {
 		Name: "lib/reduce",
 		Doc:  "device-wide sum: grid-stride loads, shuffle warp reduction, shared-memory block reduction, device atomic total",
 		Injections: []Injection{
-			{Name: "block-scope-total", Doc: "blocks add into the total with a block-scope atomic",
-				Expect: []kind.Kind{kind.ScopedAtomic}, Where: "kernels.(*reduce).addTotal"},
-			{Name: "no-block-sync", Doc: "warp 0 reads the warps' sums without the __syncthreads after they are stored",
-				Expect: []kind.Kind{kind.MissingBlockFence}, Where: "kernels.(*reduce).blockSum", Corrupts: true},
+			{Name: injBlockScopeTotal, Doc: "blocks add into the total with a block-scope atomic",
+				Expect: []kind.Kind{kind.ScopedAtomic}, Where: where((*reduce).addTotal)},
+			{Name: injNoBlockSync, Doc: "warp 0 reads the warps' sums without the __syncthreads after they are stored",
+				Expect: []kind.Kind{kind.MissingBlockFence}, Where: where((*reduce).blockSum), Corrupts: true},
 		},
 		Setup: setupReduce,
 	}
@@ -70,7 +77,7 @@ func (r *reduce) blockSum(t *gpu.Thread, warpSum int32) int32 {
 	if t.Lane() == 0 {
 		sums.Store(t, t.Warp(), warpSum)
 	}
-	if r.inject != "no-block-sync" {
+	if r.inject != injNoBlockSync {
 		t.SyncThreads()
 	}
 	if t.Warp() != 0 {
@@ -86,7 +93,7 @@ func (r *reduce) blockSum(t *gpu.Thread, warpSum int32) int32 {
 // addTotal adds a block's sum into the total.
 func (r *reduce) addTotal(t *gpu.Thread, sum int32) {
 	s := scope.Device
-	if r.inject == "block-scope-total" {
+	if r.inject == injBlockScopeTotal {
 		s = scope.Block
 	}
 	r.total.AtomicAdd(t, 0, sum, s)

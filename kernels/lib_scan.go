@@ -8,6 +8,13 @@ import (
 	"github.com/warpguard/warpguard/scope"
 )
 
+// The switch names of this file's injections: the table and the kernel
+// body name them by constant, so that a typo is a compile error.
+const (
+	injBlockScopeStatus = "block-scope-status"
+	injUnfencedValue    = "unfenced-value"
+)
+
 // Scan is a single-pass exclusive prefix sum of int32s with decoupled
 // look-back (Merrill and Garland, 2016), the algorithm of CUB's
 // DeviceScan.
@@ -31,10 +38,10 @@ func Scan() *Kernel {
 		Name: "lib/scan",
 		Doc:  "single-pass exclusive scan with decoupled look-back over device-scope packed status words",
 		Injections: []Injection{
-			{Name: "block-scope-status", Doc: "tiles publish their status words with a block-scope exchange",
-				Expect: []kind.Kind{kind.ScopedAtomic}, Where: "kernels.(*scan).publish"},
-			{Name: "unfenced-value", Doc: "the value moves to its own array, stored before the status flag with no fence between",
-				Expect: []kind.Kind{kind.MissingDeviceFence}, Where: "kernels.(*scan).publish"},
+			{Name: injBlockScopeStatus, Doc: "tiles publish their status words with a block-scope exchange",
+				Expect: []kind.Kind{kind.ScopedAtomic}, Where: where((*scan).publish)},
+			{Name: injUnfencedValue, Doc: "the value moves to its own array, stored before the status flag with no fence between",
+				Expect: []kind.Kind{kind.MissingDeviceFence}, Where: where((*scan).publish)},
 		},
 		Setup: setupScan,
 	}
@@ -130,9 +137,9 @@ func (s *scan) publish(t *gpu.Thread, tile int, status uint64, v int32) {
 	word := status<<32 | uint64(uint32(v))
 	sc := scope.Device
 	switch s.inject {
-	case "block-scope-status":
+	case injBlockScopeStatus:
 		sc = scope.Block
-	case "unfenced-value":
+	case injUnfencedValue:
 		s.values.StoreVolatile(t, valueSlot(tile, status), v)
 		word = status << 32
 	}
@@ -144,7 +151,7 @@ func (s *scan) wait(t *gpu.Thread, j int) (uint64, int32) {
 	for {
 		w := s.status.AtomicAdd(t, j, 0, scope.Device)
 		if st := w >> 32; st != 0 {
-			if s.inject == "unfenced-value" {
+			if s.inject == injUnfencedValue {
 				return st, s.values.LoadVolatile(t, valueSlot(j, st))
 			}
 			return st, int32(uint32(w))

@@ -10,6 +10,13 @@ import (
 	"github.com/warpguard/warpguard/scope"
 )
 
+// The switch names of this file's injections, after the phase they apply
+// to: the table and the kernel body name them by constant.
+const (
+	injBlockClaim  = "-block-claim"
+	injNoClaimSync = "-no-claim-sync"
+)
+
 // Coloring is ScoR's graph coloring: speculative coloring with forbidden-
 // color bitmaps, rounds of three launches until no conflict is left.
 //
@@ -30,10 +37,10 @@ func Coloring() *Kernel {
 	}
 	for _, phase := range []string{"assign", "detect", "forbid"} {
 		k.Injections = append(k.Injections,
-			Injection{Name: phase + "-block-claim", Doc: "in " + phase + ", thread 0 claims chunks with a block-scope atomic add on a head thieves update too",
-				Expect: []kind.Kind{kind.ScopedAtomic}, Where: "kernels.stealQueues.claim"},
-			Injection{Name: phase + "-no-claim-sync", Doc: "in " + phase + ", no __syncthreads between thread 0's claim and the block's read of the chunk start",
-				Expect: []kind.Kind{kind.MissingBlockFence, kind.MissingSyncwarp}, Where: "kernels.stealQueues.claim"})
+			Injection{Name: phase + injBlockClaim, Doc: "in " + phase + ", thread 0 claims chunks with a block-scope atomic add on a head thieves update too",
+				Expect: []kind.Kind{kind.ScopedAtomic}, Where: where(stealQueues.claim)},
+			Injection{Name: phase + injNoClaimSync, Doc: "in " + phase + ", no __syncthreads between thread 0's claim and the block's read of the chunk start",
+				Expect: []kind.Kind{kind.MissingBlockFence, kind.MissingSyncwarp}, Where: where(stealQueues.claim)})
 	}
 	return k
 }
@@ -70,9 +77,9 @@ func setupColoring(d *gpu.Device, p Params) (*Run, error) {
 func (c *coloring) queues(phase string) stealQueues {
 	q := c.q
 	switch c.inject {
-	case phase + "-block-claim":
+	case phase + injBlockClaim:
 		q.claimScope = scope.Block
-	case phase + "-no-claim-sync":
+	case phase + injNoClaimSync:
 		q.noClaimSync = true
 	}
 	return q

@@ -8,6 +8,13 @@ import (
 	"github.com/warpguard/warpguard/scope"
 )
 
+// The switch names of this file's injections, after the phase they apply
+// to: the table and the kernel body name them by constant.
+const (
+	injNoWorkSync = "-no-work-sync"
+	injBlockSteal = "-block-steal"
+)
+
 // Connectivity is ScoR's graph connectivity: union-find over the edges with
 // compare-and-swap hooking, then pointer jumping, so that every vertex ends
 // labelled with the smallest vertex id of its component.
@@ -27,19 +34,19 @@ func Connectivity() *Kernel {
 	}
 	for _, phase := range []string{"init", "link", "compress"} {
 		k.Injections = append(k.Injections, Injection{
-			Name:     phase + "-no-work-sync",
+			Name:     phase + injNoWorkSync,
 			Doc:      "in " + phase + ", no __syncthreads between the work and thread 0's next claim, which overwrites the chunk start others may still read",
 			Expect:   []kind.Kind{kind.MissingBlockFence, kind.MissingSyncwarp},
-			Where:    "kernels.stealQueues.claim",
+			Where:    where(stealQueues.claim),
 			Corrupts: true,
 		})
 	}
 	for _, phase := range []string{"link", "compress"} {
 		k.Injections = append(k.Injections, Injection{
-			Name:   phase + "-block-steal",
+			Name:   phase + injBlockSteal,
 			Doc:    "in " + phase + ", a thief claims from another block's queue with a block-scope atomic add",
 			Expect: []kind.Kind{kind.ScopedAtomic},
-			Where:  "kernels.stealQueues.steal",
+			Where:  where(stealQueues.steal),
 		})
 	}
 	return k
@@ -72,9 +79,9 @@ func setupConnectivity(d *gpu.Device, p Params) (*Run, error) {
 func (c *connectivity) queues(phase string) stealQueues {
 	q := c.q
 	switch c.inject {
-	case phase + "-no-work-sync":
+	case phase + injNoWorkSync:
 		q.noWorkSync = true
-	case phase + "-block-steal":
+	case phase + injBlockSteal:
 		q.stealScope = scope.Block
 	}
 	return q

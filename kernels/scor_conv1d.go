@@ -9,6 +9,12 @@ import (
 	"github.com/warpguard/warpguard/scope"
 )
 
+// The switch names of this file's injections: the table and the kernel
+// body name them by constant, so that a typo is a compile error.
+const (
+	injAllBlockAtomics = "all-block-atomics"
+)
+
 // Conv1D is ScoR's 1-D convolution: out[o] = Σ_f in[o-f+fs/2]·filter[f]
 // over float32, one work item per (output, tap) pair, grid-strided.
 //
@@ -25,8 +31,8 @@ func Conv1D() *Kernel {
 		Name: "scor/1dconv",
 		Doc:  "1-D convolution by float atomic adds, block scope when an output's taps stay in one block",
 		Injections: []Injection{
-			{Name: "all-block-atomics", Doc: "every contribution uses a block-scope atomic add, also for outputs whose taps straddle two blocks",
-				Expect: []kind.Kind{kind.ScopedAtomic}, Where: "kernels.(*conv1D).contribute"},
+			{Name: injAllBlockAtomics, Doc: "every contribution uses a block-scope atomic add, also for outputs whose taps straddle two blocks",
+				Expect: []kind.Kind{kind.ScopedAtomic}, Where: where((*conv1D).contribute)},
 		},
 		Setup: setupConv1D,
 	}
@@ -85,7 +91,7 @@ func (c *conv1D) convolve(t *gpu.Thread) {
 // when rank-f >= 0 and rank-f+fs <= blockDim.
 func (c *conv1D) contribute(t *gpu.Thread, o, f int, v float32) {
 	s := scope.Device
-	if start := t.Rank() - f; start >= 0 && start+c.fs <= c.threads || c.inject == "all-block-atomics" {
+	if start := t.Rank() - f; start >= 0 && start+c.fs <= c.threads || c.inject == injAllBlockAtomics {
 		s = scope.Block
 	}
 	c.out.AtomicAdd(t, o, v, s)

@@ -8,6 +8,15 @@ import (
 	"github.com/warpguard/warpguard/scope"
 )
 
+// The switch names of this file's injections: the table and the kernel
+// body name them by constant, so that a typo is a compile error.
+const (
+	injCLockBlockCas      = "c-lock-block-cas"
+	injCLockBlockFence    = "c-lock-block-fence"
+	injTileNoAcquireFence = "tile-no-acquire-fence"
+	injTileNoReleaseFence = "tile-no-release-fence"
+)
+
 // MatMul is ScoR's matrix multiplication: C = A·B over int32, with the
 // products of each output element summed under two levels of spin locks.
 //
@@ -23,14 +32,14 @@ func MatMul() *Kernel {
 		Name: "scor/matrix-mult",
 		Doc:  "C = A·B with per-lane block-scope locks for a tile's partial sums and device-scope locks for C",
 		Injections: []Injection{
-			{Name: "tile-no-acquire-fence", Doc: "warps other than warp 0 skip the block fence after taking the tile lock, so their lock never becomes active",
-				Expect: []kind.Kind{kind.ImproperLocking, kind.MissingBlockFence}, Where: "kernels.(*matMul).addPartial"},
-			{Name: "tile-no-release-fence", Doc: "no block fence before releasing the tile lock",
-				Expect: []kind.Kind{kind.MissingBlockFence, kind.ImproperLocking}, Where: "kernels.(*matMul).addPartial"},
-			{Name: "c-lock-block-cas", Doc: "C's lock is taken with a block-scope CAS although blocks share it",
-				Expect: []kind.Kind{kind.ScopedAtomic, kind.ImproperLocking}, Where: "kernels.(*matMul).addTile"},
-			{Name: "c-lock-block-fence", Doc: "odd blocks follow C's device lock with a block fence, which does not acquire it for other blocks",
-				Expect: []kind.Kind{kind.ImproperLocking, kind.MissingDeviceFence}, Where: "kernels.(*matMul).addTile"},
+			{Name: injTileNoAcquireFence, Doc: "warps other than warp 0 skip the block fence after taking the tile lock, so their lock never becomes active",
+				Expect: []kind.Kind{kind.ImproperLocking, kind.MissingBlockFence}, Where: where((*matMul).addPartial)},
+			{Name: injTileNoReleaseFence, Doc: "no block fence before releasing the tile lock",
+				Expect: []kind.Kind{kind.MissingBlockFence, kind.ImproperLocking}, Where: where((*matMul).addPartial)},
+			{Name: injCLockBlockCas, Doc: "C's lock is taken with a block-scope CAS although blocks share it",
+				Expect: []kind.Kind{kind.ScopedAtomic, kind.ImproperLocking}, Where: where((*matMul).addTile)},
+			{Name: injCLockBlockFence, Doc: "odd blocks follow C's device lock with a block fence, which does not acquire it for other blocks",
+				Expect: []kind.Kind{kind.ImproperLocking, kind.MissingDeviceFence}, Where: where((*matMul).addTile)},
 		},
 		Setup: setupMatMul,
 	}
@@ -113,11 +122,11 @@ func (m *matMul) addPartial(t *gpu.Thread, slot int, v int32) {
 		if m.tileLock.AtomicCAS(t, slot, 0, 1, scope.Block) != 0 {
 			continue
 		}
-		if m.inject != "tile-no-acquire-fence" || t.Warp() == 0 {
+		if m.inject != injTileNoAcquireFence || t.Warp() == 0 {
 			t.ThreadFenceBlock()
 		}
 		m.tileSum.StoreVolatile(t, slot, m.tileSum.LoadVolatile(t, slot)+v)
-		if m.inject != "tile-no-release-fence" {
+		if m.inject != injTileNoReleaseFence {
 			t.ThreadFenceBlock()
 		}
 		m.tileLock.AtomicExch(t, slot, 0, scope.Block)
@@ -130,9 +139,9 @@ func (m *matMul) addPartial(t *gpu.Thread, slot int, v int32) {
 func (m *matMul) addTile(t *gpu.Thread, at, slot int) {
 	lock, acq, fence := at%m.cLock.Len(), scope.Device, scope.Device
 	switch m.inject {
-	case "c-lock-block-cas":
+	case injCLockBlockCas:
 		acq = scope.Block
-	case "c-lock-block-fence":
+	case injCLockBlockFence:
 		if t.Block()%2 == 1 {
 			fence = scope.Block
 		}

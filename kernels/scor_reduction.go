@@ -8,6 +8,16 @@ import (
 	"github.com/warpguard/warpguard/scope"
 )
 
+// The switch names of this file's injections: the table and the kernel
+// body name them by constant, so that a typo is a compile error.
+const (
+	injStage64NoFence   = "stage64-no-fence"
+	injTicketBlockFence = "ticket-block-fence"
+	// injTailNoSyncwarp is the format of the warp-tail injections, whose
+	// number is the step left without its __syncwarp.
+	injTailNoSyncwarp = "tail-no-syncwarp-%d"
+)
+
 // Reduction is ScoR's single-pass sum of n int32s, written from the
 // description of the "threadfence reduction" idea rather than from any
 // CUDA source.
@@ -29,19 +39,19 @@ func Reduction() *Kernel {
 		Name: "scor/reduction",
 		Doc:  "single-pass sum: flag-and-fence block tree, __syncwarp-ed warp tail, device-fenced last-block ticket",
 		Injections: []Injection{
-			{Name: "stage64-no-fence", Doc: "threads 32-63 publish their sums with no block fence before the flag",
-				Expect: []kind.Kind{kind.MissingBlockFence}, Where: "kernels.(*reduction).publish"},
-			{Name: "ticket-block-fence", Doc: "the block's sum is published to the last block with only a block fence",
-				Expect: []kind.Kind{kind.MissingDeviceFence}, Where: "kernels.(*reduction).retire"},
+			{Name: injStage64NoFence, Doc: "threads 32-63 publish their sums with no block fence before the flag",
+				Expect: []kind.Kind{kind.MissingBlockFence}, Where: where((*reduction).publish)},
+			{Name: injTicketBlockFence, Doc: "the block's sum is published to the last block with only a block fence",
+				Expect: []kind.Kind{kind.MissingDeviceFence}, Where: where((*reduction).retire)},
 		},
 		Setup: setupReduction,
 	}
 	for s := 16; s >= 1; s /= 2 {
 		k.Injections = append(k.Injections, Injection{
-			Name:     fmt.Sprintf("tail-no-syncwarp-%d", s),
+			Name:     fmt.Sprintf(injTailNoSyncwarp, s),
 			Doc:      fmt.Sprintf("no __syncwarp before the warp tail's step reading sdata[tid+%d] (ScoR's lockstep assumption)", s),
 			Expect:   []kind.Kind{kind.MissingSyncwarp},
-			Where:    "kernels.(*reduction).warpTail",
+			Where:    where((*reduction).warpTail),
 			Corrupts: true,
 		})
 	}
@@ -67,7 +77,7 @@ func setupReduction(d *gpu.Device, p Params) (*Run, error) {
 	if p.Size == Paper {
 		r.n, r.blocks, r.threads = 1_000_000, 30, 512
 	}
-	fmt.Sscanf(p.Inject, "tail-no-syncwarp-%d", &r.tailGap)
+	fmt.Sscanf(p.Inject, injTailNoSyncwarp, &r.tailGap)
 	host := randInt32s(newRand(p.Seed), r.n, 100)
 	for _, v := range host {
 		r.want += v
@@ -137,7 +147,7 @@ func (r *reduction) reduceBlock(t *gpu.Thread, v int32) int32 {
 // its flag: the block fence orders the store before the flag.
 func (r *reduction) publish(t *gpu.Thread, at int, v int32) {
 	r.sdata.StoreVolatile(t, at, v)
-	if !(r.inject == "stage64-no-fence" && t.Rank() >= 32 && t.Rank() < 64) {
+	if !(r.inject == injStage64NoFence && t.Rank() >= 32 && t.Rank() < 64) {
 		t.ThreadFenceBlock()
 	}
 	r.flag.AtomicExch(t, at, 1, scope.Block)
@@ -168,7 +178,7 @@ func (r *reduction) retire(t *gpu.Thread, sum int32) bool {
 	last := gpu.Shared[int32](t, "amLast", 1)
 	if t.Rank() == 0 {
 		r.partial.StoreVolatile(t, t.Block(), sum)
-		if r.inject == "ticket-block-fence" {
+		if r.inject == injTicketBlockFence {
 			t.ThreadFenceBlock()
 		} else {
 			t.ThreadFence()

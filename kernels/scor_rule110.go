@@ -9,6 +9,13 @@ import (
 	"github.com/warpguard/warpguard/scope"
 )
 
+// The switch names of this file's injections: the table and the kernel
+// body name them by constant, so that a typo is a compile error.
+const (
+	injBorderBlockFence     = "border-block-fence"
+	injRightPollBlockAtomic = "right-poll-block-atomic"
+)
+
 // Rule110 is ScoR's Rule-110 cellular automaton: each launch advances a row
 // of cells one step, with zero boundaries.
 //
@@ -27,10 +34,10 @@ func Rule110() *Kernel {
 		Doc:         "Rule 110 steps; per-thread completion flags, device scope at block borders and block scope inside",
 		Cooperative: true,
 		Injections: []Injection{
-			{Name: "border-block-fence", Doc: "threads at a block border publish their cells with a block fence",
-				Expect: []kind.Kind{kind.MissingDeviceFence}, Where: "kernels.(*rule110).publish"},
-			{Name: "right-poll-block-atomic", Doc: "a block's last thread polls the next block's first thread's flag with a block-scope atomic",
-				Expect: []kind.Kind{kind.ScopedAtomic}, Where: "kernels.(*rule110).waitRight"},
+			{Name: injBorderBlockFence, Doc: "threads at a block border publish their cells with a block fence",
+				Expect: []kind.Kind{kind.MissingDeviceFence}, Where: where((*rule110).publish)},
+			{Name: injRightPollBlockAtomic, Doc: "a block's last thread polls the next block's first thread's flag with a block-scope atomic",
+				Expect: []kind.Kind{kind.ScopedAtomic}, Where: where((*rule110).waitRight)},
 		},
 		Setup: setupRule110,
 	}
@@ -109,7 +116,7 @@ func (r *rule110) publish(t *gpu.Thread, step int32) {
 		r.snap.StoreVolatile(t, i, r.arr.Load(t, i))
 	}
 	s := r.flagScope(g)
-	if r.inject == "border-block-fence" {
+	if r.inject == injBorderBlockFence {
 		t.Fence(scope.Block)
 	} else {
 		t.Fence(s)
@@ -137,7 +144,7 @@ func (r *rule110) acquireScope(t *gpu.Thread, g int) scope.Scope {
 // waitRight waits for the right neighbour g.
 func (r *rule110) waitRight(t *gpu.Thread, g int, step int32) {
 	s, f := r.flagScope(g), r.acquireScope(t, g)
-	if r.inject == "right-poll-block-atomic" && t.Rank() == r.threads-1 {
+	if r.inject == injRightPollBlockAtomic && t.Rank() == r.threads-1 {
 		s, f = scope.Block, scope.Block
 	}
 	for r.comp.AtomicAdd(t, g, 0, s) != step {

@@ -8,6 +8,18 @@ import (
 	"github.com/warpguard/warpguard/scope"
 )
 
+// The switch names of this file's injections: the table and the kernel
+// body name them by constant, so that a typo is a compile error.
+const (
+	injCountNoSyncwarp      = "count-no-syncwarp"
+	injPushLockBlockCas     = "push-lock-block-cas"
+	injPushTopBlockAdd      = "push-top-block-add"
+	injPushUnlockBlockExch  = "push-unlock-block-exch"
+	injStealLockBlockCas    = "steal-lock-block-cas"
+	injStealTopBlockExch    = "steal-top-block-exch"
+	injStealUnlockBlockExch = "steal-unlock-block-exch"
+)
+
 // TreeSearch is ScoR's unbalanced tree search: count the nodes and leaves
 // of an implicit tree ([utsTree]) grown from one root per block, with
 // work per warp and work stealing between blocks.
@@ -24,22 +36,22 @@ import (
 // capacity to the block's steal stack. A device-scope counter of nodes not
 // yet expanded ends the search at zero.
 func TreeSearch() *Kernel {
-	inj := func(name, doc, where string) Injection {
-		return Injection{Name: name, Doc: doc, Expect: []kind.Kind{kind.ScopedAtomic, kind.ImproperLocking}, Where: where}
+	inj := func(name, doc, at string) Injection {
+		return Injection{Name: name, Doc: doc, Expect: []kind.Kind{kind.ScopedAtomic, kind.ImproperLocking}, Where: at}
 	}
 	return &Kernel{
 		Name:        "scor/uts",
 		Doc:         "unbalanced tree search: warp-level locks on block-local and device-shared steal stacks",
 		Cooperative: true,
 		Injections: []Injection{
-			inj("push-lock-block-cas", "the owner takes its steal stack's lock with a block-scope CAS", "kernels.(*uts).lockSteal"),
-			inj("push-top-block-add", "the owner reserves steal-stack slots with a block-scope atomic add", "kernels.(*uts).pushSteal"),
-			inj("push-unlock-block-exch", "the owner releases its steal stack's lock with a block-scope exchange", "kernels.(*uts).unlockSteal"),
-			inj("steal-lock-block-cas", "a thief takes the victim's lock with a block-scope CAS", "kernels.(*uts).lockSteal"),
-			inj("steal-top-block-exch", "a thief updates the victim's top with a block-scope exchange", "kernels.(*uts).popSteal"),
-			inj("steal-unlock-block-exch", "a thief releases the victim's lock with a block-scope exchange", "kernels.(*uts).unlockSteal"),
-			{Name: "count-no-syncwarp", Doc: "no __syncwarp between the lanes' stores of their counts and lane 0's sum of them (ScoR's SYNC_WARP compiled out)",
-				Expect: []kind.Kind{kind.MissingSyncwarp}, Where: "kernels.(*uts).count", Corrupts: true},
+			inj(injPushLockBlockCas, "the owner takes its steal stack's lock with a block-scope CAS", where((*uts).lockSteal)),
+			inj(injPushTopBlockAdd, "the owner reserves steal-stack slots with a block-scope atomic add", where((*uts).pushSteal)),
+			inj(injPushUnlockBlockExch, "the owner releases its steal stack's lock with a block-scope exchange", where((*uts).unlockSteal)),
+			inj(injStealLockBlockCas, "a thief takes the victim's lock with a block-scope CAS", where((*uts).lockSteal)),
+			inj(injStealTopBlockExch, "a thief updates the victim's top with a block-scope exchange", where((*uts).popSteal)),
+			inj(injStealUnlockBlockExch, "a thief releases the victim's lock with a block-scope exchange", where((*uts).unlockSteal)),
+			{Name: injCountNoSyncwarp, Doc: "no __syncwarp between the lanes' stores of their counts and lane 0's sum of them (ScoR's SYNC_WARP compiled out)",
+				Expect: []kind.Kind{kind.MissingSyncwarp}, Where: where((*uts).count), Corrupts: true},
 		},
 		Setup: setupUTS,
 	}
@@ -182,7 +194,7 @@ func (u *uts) stealAny(t *gpu.Thread) (node int32, k int) {
 // lockSteal takes steal stack v's device-scope lock for the warp.
 func (u *uts) lockSteal(t *gpu.Thread, v int) {
 	s := scope.Device
-	if v == t.Block() && u.inject == "push-lock-block-cas" || v != t.Block() && u.inject == "steal-lock-block-cas" {
+	if v == t.Block() && u.inject == injPushLockBlockCas || v != t.Block() && u.inject == injStealLockBlockCas {
 		s = scope.Block
 	}
 	t.SyncWarp(gpu.FullMask)
@@ -197,7 +209,7 @@ func (u *uts) lockSteal(t *gpu.Thread, v int) {
 // unlockSteal releases steal stack v's lock.
 func (u *uts) unlockSteal(t *gpu.Thread, v int) {
 	s := scope.Device
-	if v == t.Block() && u.inject == "push-unlock-block-exch" || v != t.Block() && u.inject == "steal-unlock-block-exch" {
+	if v == t.Block() && u.inject == injPushUnlockBlockExch || v != t.Block() && u.inject == injStealUnlockBlockExch {
 		s = scope.Block
 	}
 	t.ThreadFence()
@@ -215,7 +227,7 @@ func (u *uts) popSteal(t *gpu.Thread, v int) (node int32, k int) {
 		top := u.stealTop.AtomicAdd(t, v, 0, scope.Device)
 		n := min(top, 32)
 		s := scope.Device
-		if v != t.Block() && u.inject == "steal-top-block-exch" {
+		if v != t.Block() && u.inject == injStealTopBlockExch {
 			s = scope.Block
 		}
 		u.stealTop.AtomicExch(t, v, top-n, s)
@@ -264,7 +276,7 @@ func (u *uts) count(t *gpu.Thread, has, leaf bool) {
 		}
 	}
 	counts.Store(t, t.Rank(), v)
-	if u.inject != "count-no-syncwarp" {
+	if u.inject != injCountNoSyncwarp {
 		t.SyncWarp(gpu.FullMask)
 	}
 	if t.Lane() == 0 {
@@ -305,7 +317,7 @@ func (u *uts) pushSteal(t *gpu.Thread, node int32, fit, c int) {
 		return
 	}
 	s := scope.Device
-	if u.inject == "push-top-block-add" {
+	if u.inject == injPushTopBlockAdd {
 		s = scope.Block
 	}
 	b := t.Block()
