@@ -81,8 +81,10 @@ func (v verdict) addRun(t *testing.T, c bench.Config, opt race.Options) bool {
 // logged, not failed, on an injected configuration: UTS's lock races need
 // a steal to meet a push at a lock.
 //
-// With -short only the clean configurations and the contention kernels'
-// injections run, and opt with other locking disciplines does not; under
+// Only with the long build tag (go test -tags long, as CI runs it) do all
+// the injections run, and opt with other locking disciplines; otherwise,
+// and with -short, only the clean configurations and the contention
+// kernels' injections do; under
 // -race -short, only opt without history against its reference. The race
 // runtime's memory grows with every launch (7 GB for two lib kernels
 // under every configuration), and the whole suite under every
@@ -91,7 +93,7 @@ func TestConfigsSameVerdicts(t *testing.T) {
 	var cs []bench.Config
 	var groups []string
 	for _, c := range bench.Configs(suiteKernels(), kernels.Default, 1) {
-		if testing.Short() && c.Inject != "" && !strings.HasPrefix(c.Kernel.Name, "contention/") {
+		if (!long || testing.Short()) && c.Inject != "" && !strings.HasPrefix(c.Kernel.Name, "contention/") {
 			continue
 		}
 		cs = append(cs, c)
@@ -139,7 +141,7 @@ func comparedConfigs(history bool) []string {
 		return []string{"opt"}
 	case !history:
 		return []string{"plain", "opt"}
-	case testing.Short():
+	case !long || testing.Short():
 		return slices.DeleteFunc(race.Configs(), func(n string) bool { return n == "off" })
 	}
 	return append(slices.DeleteFunc(race.Configs(), func(n string) bool { return n == "off" }), "opt:mutex", "opt:striped")
