@@ -48,7 +48,9 @@ type Matrix struct {
 	// how many goroutines check at once. GOMAXPROCS belongs to the
 	// process, so nothing else should run meanwhile.
 	CPUs int
-	// Progress, if not nil, gets a line per cell as it completes.
+	// Progress, if not nil, gets a line per cell as its kernel completes,
+	// with the kernel's place in the matrix ([i/N]) and, on its last line,
+	// the time spent and the time the rest should take.
 	Progress io.Writer
 }
 
@@ -88,11 +90,14 @@ func (m Matrix) Run(ctx context.Context) ([]Cell, error) {
 		m.prime(ctx, m.Kernels[0], opts)
 	}
 	var out []Cell
-	for _, k := range m.Kernels {
+	start := time.Now()
+	for i, k := range m.Kernels {
 		if err := ctx.Err(); err != nil {
 			return out, err
 		}
-		out = append(out, m.kernel(ctx, k, opts)...)
+		cells := m.kernel(ctx, k, opts)
+		m.report(cells, i+1, time.Since(start))
+		out = append(out, cells...)
 	}
 	return out, nil
 }
@@ -120,7 +125,7 @@ func (m Matrix) prime(ctx context.Context, k *kernels.Kernel, opts []race.Option
 		return
 	}
 	if m.Progress != nil {
-		fmt.Fprintf(m.Progress, "priming for %v with %s\n", m.Prime, k.Name)
+		fmt.Fprintf(m.Progress, "priming for %s with %s\n", FormatDuration(m.Prime), k.Name)
 	}
 	c := Config{Kernel: k, Size: m.Size, Seed: m.Seed, Executor: m.Executor}
 	dets := detectors(opts)
@@ -218,9 +223,24 @@ func (m Matrix) finish(cells []Cell, dets []*race.Detector) {
 		if off > 0 {
 			cells[i].RatioVsOff = float64(cells[i].Median) / float64(off)
 		}
-		if m.Progress != nil {
-			fmt.Fprintf(m.Progress, "%s %s: %v (%.2fx)\n", cells[i].Kernel, cells[i].Config, cells[i].Median, cells[i].RatioVsOff)
+	}
+}
+
+// report writes the cells of the done-th kernel to m.Progress, a line
+// each, counted against the matrix's kernels; the last line says how long
+// the rest should take at the pace so far.
+func (m Matrix) report(cells []Cell, done int, elapsed time.Duration) {
+	if m.Progress == nil {
+		return
+	}
+	n := len(m.Kernels)
+	for i, c := range cells {
+		fmt.Fprintf(m.Progress, "[%d/%d] %s %s: %s (%.2fx)", done, n, c.Kernel, c.Config, FormatDuration(c.Median), c.RatioVsOff)
+		if i == len(cells)-1 {
+			eta := elapsed / time.Duration(done) * time.Duration(n-done)
+			fmt.Fprintf(m.Progress, "; elapsed %s, ETA %s", FormatDuration(elapsed.Round(time.Second)), FormatDuration(eta.Round(time.Second)))
 		}
+		fmt.Fprintln(m.Progress)
 	}
 }
 

@@ -129,3 +129,22 @@ func TestSpeedup(t *testing.T) {
 	_, n = bench.Speedup(cells, "central", "opt", "")
 	require.Zero(t, n)
 }
+
+// TestMatrixProgress: each cell's line carries its kernel's place among
+// the matrix's kernels, and each kernel's last line the time spent and the
+// time left.
+func TestMatrixProgress(t *testing.T) {
+	cat, err := suiteKernels().Match("micro/norace_interblock_atom,micro/norace_interwarp_fence_raw")
+	require.NoError(t, err)
+	require.Len(t, cat, 2)
+	var progress strings.Builder
+	m := bench.Matrix{Kernels: cat, Configs: []string{"off", "opt"}, Runs: 1, Warmup: -1, MinTime: -1, Progress: &progress}
+	_, err = m.Run(context.Background())
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(progress.String()), "\n")
+	require.Len(t, lines, 4, progress.String())
+	require.True(t, strings.HasPrefix(lines[0], "[1/2] "+cat[0].Name+" off: "), lines[0])
+	require.NotContains(t, lines[0], "ETA")
+	require.Regexp(t, `^\[1/2\] `+cat[0].Name+` opt: .*\(\d+\.\d\dx\); elapsed .*, ETA `, lines[1])
+	require.Regexp(t, `^\[2/2\] `+cat[1].Name+` opt: .*; elapsed .*, ETA 0ns$`, lines[3])
+}

@@ -109,7 +109,7 @@ func WriteTable(w io.Writer, cells []Cell) error {
 			ratio = "error"
 		}
 		s := c.PerLaunch()
-		fmt.Fprintf(tw, "%s\t%s\t%v\t±%.0f%%\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", c.Kernel, c.Config, c.Median, 50*c.Spread(), ratio,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t±%.0f%%\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", c.Kernel, c.Config, FormatDuration(c.Median), 50*c.Spread(), ratio,
 			s.Checks, s.Firsts, s.Coalesced, s.Repeats, s.Contended, s.Waits, s.Reports, s.PeakMetadata)
 	}
 	if err := tw.Flush(); err != nil {

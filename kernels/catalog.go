@@ -146,23 +146,38 @@ func (c Catalog) Lookup(name string) (*Kernel, bool) {
 	return c[i], true
 }
 
-// Match returns the kernels whose names match the path.Match pattern glob;
-// the empty pattern matches every kernel.
-func (c Catalog) Match(glob string) (Catalog, error) {
-	if glob == "" {
+// Match returns, in catalog order, the kernels whose names match any of
+// the comma-separated path.Match patterns in globs, such as
+// "micro/*,lib/scan"; the empty string matches every kernel.
+func (c Catalog) Match(globs string) (Catalog, error) {
+	if globs == "" {
 		return c, nil
 	}
 	var out Catalog
 	for _, k := range c {
-		ok, err := path.Match(glob, k.Name)
+		ok, err := matchAny(strings.Split(globs, ","), k.Name)
 		if err != nil {
-			return nil, fmt.Errorf("kernels: bad pattern %q: %w", glob, err)
+			return nil, err
 		}
 		if ok {
 			out = append(out, k)
 		}
 	}
 	return out, nil
+}
+
+// matchAny reports whether name matches one of the path.Match patterns.
+func matchAny(globs []string, name string) (bool, error) {
+	for _, g := range globs {
+		ok, err := path.Match(strings.TrimSpace(g), name)
+		if err != nil {
+			return false, fmt.Errorf("kernels: bad pattern %q: %w", g, err)
+		}
+		if ok {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // where returns the name of function f as an Injection's Where holds it:

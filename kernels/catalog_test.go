@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/warpguard/warpguard/gpu"
 	"github.com/warpguard/warpguard/kernels"
 )
@@ -68,4 +70,26 @@ func TestWarpSizeChecked(t *testing.T) {
 	if _, err := kernels.Reduction().Prepare(d, kernels.Params{}); err == nil || !strings.Contains(err.Error(), "32-lane warps") {
 		t.Errorf("16-lane device: err = %v", err)
 	}
+}
+
+// TestCatalogMatch: patterns are comma-separated globs, matched in catalog
+// order; a bad pattern is an error that names it.
+func TestCatalogMatch(t *testing.T) {
+	all := kernels.All()
+	got, err := all.Match("lib/scan, micro/race_*")
+	require.NoError(t, err)
+	var names []string
+	for _, k := range got {
+		names = append(names, k.Name)
+	}
+	require.Contains(t, names, "lib/scan")
+	require.Equal(t, 19, len(names), "lib/scan and ScoR's 18 racy micros")
+	for _, n := range names[:len(names)-1] {
+		require.True(t, strings.HasPrefix(n, "micro/race_"), "catalog order puts the micros first: %s", n)
+	}
+	everything, err := all.Match("")
+	require.NoError(t, err)
+	require.Equal(t, all, everything)
+	_, err = all.Match("lib/[")
+	require.ErrorContains(t, err, `"lib/["`)
 }

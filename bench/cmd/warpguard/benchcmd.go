@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -18,14 +17,22 @@ import (
 	"github.com/warpguard/warpguard/race"
 )
 
+// benchDoc is bench's help paragraph.
+const benchDoc = "Bench measures the clean configuration of each kernel, and the contention " +
+	"workloads, under each detector configuration (off, central, plain, coalesce, backoff, opt; " +
+	"a name may end in :mutex, :striped or :full), alternating the configurations run by run after " +
+	"running the first kernel untimed for -prime, and prints a table of medians with their spread, " +
+	"ratios against detection off and the detector's counters per launch; progress, with the time " +
+	"left, goes to stderr. -json prints JSON lines with nanoseconds, -svg writes a bar chart, and " +
+	"-cpus repeats the whole measurement at each GOMAXPROCS listed."
+
 // benchCmd is `warpguard bench`: the clean configuration of each kernel
 // under each detector configuration, with warm-up and repetitions; a
 // table of medians, ratios against detection off and the detector's
 // counters on stdout, progress on stderr.
 func benchCmd(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	glob := fs.String("kernels", "", "measure only the kernels whose names match this path.Match pattern")
+	fs := newCommand("bench", "[flags]", benchDoc, stderr)
+	glob := fs.String("kernels", "", "measure only the kernels whose names match one of these comma-separated path.Match patterns")
 	configs := fs.String("configs", strings.Join(race.Configs(), ","), "comma-separated detector configurations; a name may end in :mutex, :striped or :full (see race.Config)")
 	runs := fs.Int("runs", 5, "timed runs of each kernel under each configuration")
 	warmup := fs.Int("warmup", 1, "untimed runs first")
@@ -38,18 +45,20 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	prof := fs.String("profile", "", "profile the run: cpu, mem, mutex, block or trace")
 	profDir := fs.String("profiledir", ".", "directory for the -profile output")
 	cpus := fs.String("cpus", "", "comma-separated GOMAXPROCS values to run the whole matrix at, one after another (default: as the process has)")
-	ex := addExecutor(fs)
-	if err := fs.Parse(args); err != nil {
-		return exitError
+	ex := addExecutor(fs.FlagSet)
+	if code, ok := fs.parse(args, stdout); !ok {
+		return code
 	}
 	m, err := benchMatrix(fs, *glob, *configs, *size)
 	var counts []int
 	if err == nil {
 		counts, err = parseCPUs(*cpus)
 	}
+	if err == nil && *prof != "" {
+		_, err = profileMode(*prof)
+	}
 	if err != nil {
-		fmt.Fprintln(stderr, "warpguard:", err)
-		return exitError
+		return fs.usageError(err)
 	}
 	m.Runs, m.Warmup, m.Seed, m.Executor, m.Progress = *runs, max(*warmup, -1), *seed, ex.Executor, stderr
 	if *warmup == 0 {
@@ -77,9 +86,9 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 }
 
 // benchMatrix checks the flags and returns the matrix they select.
-func benchMatrix(fs *flag.FlagSet, glob, configs, size string) (bench.Matrix, error) {
-	if fs.NArg() > 0 {
-		return bench.Matrix{}, fmt.Errorf("bench: unexpected arguments %q", fs.Args())
+func benchMatrix(fs *command, glob, configs, size string) (bench.Matrix, error) {
+	if err := fs.noArgs(); err != nil {
+		return bench.Matrix{}, err
 	}
 	sz, err := kernels.ParseSize(size)
 	if err != nil {
@@ -87,7 +96,7 @@ func benchMatrix(fs *flag.FlagSet, glob, configs, size string) (bench.Matrix, er
 	}
 	cat, err := benchCatalog().Match(glob)
 	if err == nil && len(cat) == 0 {
-		err = fmt.Errorf("no kernel matches %q", glob)
+		err = fmt.Errorf("no kernel matches %q (see warpguard list)", glob)
 	}
 	if err != nil {
 		return bench.Matrix{}, err
@@ -175,6 +184,16 @@ func writeBench(stdout io.Writer, cells []bench.Cell, asJSON bool, svg string) e
 // pkg/profile allows one profile per process, so this runs once per
 // warpguard invocation.
 func startProfile(kind, dir string) (stop func(), err error) {
+	mode, err := profileMode(kind)
+	if err != nil {
+		return nil, err
+	}
+	p := profile.Start(mode, profile.ProfilePath(dir), profile.NoShutdownHook, profile.Quiet)
+	return p.Stop, nil
+}
+
+// profileMode returns pkg/profile's mode for -profile kind.
+func profileMode(kind string) (func(*profile.Profile), error) {
 	modes := map[string]func(*profile.Profile){
 		"cpu": profile.CPUProfile, "mem": profile.MemProfile, "mutex": profile.MutexProfile,
 		"block": profile.BlockProfile, "trace": profile.TraceProfile,
@@ -183,6 +202,5 @@ func startProfile(kind, dir string) (stop func(), err error) {
 	if !ok {
 		return nil, fmt.Errorf("-profile %q: want cpu, mem, mutex, block or trace", kind)
 	}
-	p := profile.Start(mode, profile.ProfilePath(dir), profile.NoShutdownHook, profile.Quiet)
-	return p.Stop, nil
+	return mode, nil
 }

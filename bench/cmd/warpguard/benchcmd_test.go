@@ -101,11 +101,12 @@ func TestBenchCPUs(t *testing.T) {
 		require.NoError(t, err)
 	}
 	code, _, errOut = benchRun("-cpus", "0")
-	require.Equal(t, exitError, code)
+	require.Equal(t, exitUsage, code)
 	require.Contains(t, errOut, "-cpus")
 }
 
-// TestBenchErrors checks that bad flags are errors, named on stderr.
+// TestBenchErrors checks that bad flags are usage errors (exit 2), named
+// on stderr.
 func TestBenchErrors(t *testing.T) {
 	for _, args := range [][]string{
 		{"-configs", "off,turbo"},
@@ -117,7 +118,7 @@ func TestBenchErrors(t *testing.T) {
 		{"extra"},
 	} {
 		code, _, errOut := benchRun(args...)
-		require.Equal(t, exitError, code, "%q", args)
+		require.Equal(t, exitUsage, code, "%q", args)
 		require.NotEmpty(t, errOut, "%q", args)
 	}
 }

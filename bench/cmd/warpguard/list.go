@@ -1,35 +1,51 @@
 package main
 
 import (
-	"flag"
+	"bufio"
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/warpguard/warpguard/kernels"
 	"github.com/warpguard/warpguard/race"
 )
 
+// listWidth is the column list wraps its text at.
+const listWidth = 120
+
 // list prints every kernel of the catalog, its flags and its injections.
 func list(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("list", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	if err := fs.Parse(args); err != nil {
-		return exitError
+	c := newCommand("list", "", "List prints every kernel of the catalog: its name, whether it is racy "+
+		"or cooperative, what it computes and how it synchronizes, and each race that can be switched "+
+		"into it with run's or suite's -inject, with the kinds of race the detector must report for it.", stderr)
+	if code, ok := c.parse(args, stdout); !ok {
+		return code
 	}
-	w := tabwriter.NewWriter(stdout, 2, 8, 2, ' ', 0)
+	if err := c.noArgs(); err != nil {
+		return c.usageError(err)
+	}
+	w := bufio.NewWriter(stdout)
 	for _, k := range kernels.All() {
-		fmt.Fprintf(w, "%s\t%s\t%s\n", k.Name, tags(k), k.Doc)
-		for _, in := range k.Injections {
-			fmt.Fprintf(w, "  -inject %s\t%s\t%s\n", in.Name, kindList(in.Expect), in.Doc)
-		}
+		writeKernel(w, k)
 	}
 	if err := w.Flush(); err != nil {
 		fmt.Fprintln(stderr, "warpguard:", err)
 		return exitError
 	}
 	return exitOK
+}
+
+// writeKernel writes k's entry: its name and tags, its doc, and each
+// injection, wrapped at listWidth.
+func writeKernel(w io.Writer, k *kernels.Kernel) {
+	head := k.Name
+	if t := tags(k); t != "" {
+		head += "  (" + t + ")"
+	}
+	fmt.Fprintf(w, "%s\n    %s\n", head, wrap(k.Doc, listWidth, "    "))
+	for _, in := range k.Injections {
+		fmt.Fprintf(w, "  -inject %s  %s\n        %s\n", in.Name, kindList(in.Expect), wrap(in.Doc, listWidth, "        "))
+	}
 }
 
 // tags summarizes a kernel's flags: racy (with its kinds), cooperative.

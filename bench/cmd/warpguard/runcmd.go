@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
+	"errors"
 	"fmt"
 	"io"
 
@@ -15,22 +15,20 @@ import (
 // runOne is `warpguard run`: one configuration, its output check and its
 // race reports.
 func runOne(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newCommand("run", "KERNEL [flags]", runDoc, stderr)
 	inject := fs.String("inject", "", "switch on the named injected race")
 	size := fs.String("size", "default", "input size: default or paper")
 	detector := fs.String("detector", "on", "race detection: on or off")
 	seed := fs.Int64("seed", 1, "input generator seed")
 	asJSON := fs.Bool("json", false, "print one JSON object")
-	ex := addExecutor(fs)
-	name, err := parseWithName(fs, args)
-	if err != nil {
-		return exitError
+	ex := addExecutor(fs.FlagSet)
+	name, code, ok := parseWithName(fs, args, stdout)
+	if !ok {
+		return code
 	}
 	k, ok := kernels.All().Lookup(name)
 	if !ok {
-		fmt.Fprintf(stderr, "warpguard: no kernel %q (see warpguard list)\n", name)
-		return exitError
+		return fs.usageError(fmt.Errorf("no kernel %q (see warpguard list)", name))
 	}
 	sz, err := kernels.ParseSize(*size)
 	if err == nil && *detector != "on" && *detector != "off" {
@@ -42,8 +40,7 @@ func runOne(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "warpguard:", err)
-		return exitError
+		return fs.usageError(err)
 	}
 	c := bench.Config{Kernel: k, Inject: *inject, Size: sz, Seed: *seed, Executor: ex.Executor}
 	var det bench.Detector
@@ -63,25 +60,31 @@ func runOne(args []string, stdout, stderr io.Writer) int {
 	return runExit(r)
 }
 
+// runDoc is run's help paragraph.
+const runDoc = "Run runs one configuration of a kernel (see warpguard list) and prints its output " +
+	"check and every race report, each naming both sides' threads as (x,y,z) block and thread " +
+	"coordinates and file:line. The exit code is 0 when the output is right and no race was " +
+	"reported, 66 when races were reported (as Go's race detector exits), 1 when the launch " +
+	"failed or the output is wrong with no race to explain it, and 2 for a command line that " +
+	"does not parse."
+
 // parseWithName parses flags that may come before or after one
-// positional kernel name.
-func parseWithName(fs *flag.FlagSet, args []string) (string, error) {
-	if err := fs.Parse(args); err != nil {
-		return "", err
+// positional kernel name. When ok is false the command returns code.
+func parseWithName(c *command, args []string, stdout io.Writer) (name string, code int, ok bool) {
+	if code, ok := c.parse(args, stdout); !ok {
+		return "", code, false
 	}
-	if fs.NArg() == 0 {
-		fmt.Fprintln(fs.Output(), "warpguard run: missing KERNEL")
-		return "", flag.ErrHelp
+	if c.NArg() == 0 {
+		return "", c.usageError(errors.New("missing KERNEL")), false
 	}
-	name := fs.Arg(0)
-	if err := fs.Parse(fs.Args()[1:]); err != nil {
-		return "", err
+	name = c.Arg(0)
+	if code, ok := c.parse(c.Args()[1:], stdout); !ok {
+		return "", code, false
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(fs.Output(), "warpguard run: unexpected arguments %q\n", fs.Args())
-		return "", flag.ErrHelp
+	if err := c.noArgs(); err != nil {
+		return "", c.usageError(err), false
 	}
-	return name, nil
+	return name, exitOK, true
 }
 
 // runExit is run's exit code: an error first, then races, then a wrong
@@ -103,7 +106,7 @@ func printRun(w io.Writer, c bench.Config, detector string, r bench.Run) {
 	if inj == "" {
 		inj = "none"
 	}
-	fmt.Fprintf(w, "kernel %s, injection %s, size %v, seed %d, detector %s: %v\n", c.Kernel.Name, inj, c.Size, c.Seed, detector, r.Elapsed)
+	fmt.Fprintf(w, "kernel %s, injection %s, size %v, seed %d, detector %s: %v\n", c.Kernel.Name, inj, c.Size, c.Seed, detector, bench.FormatDuration(r.Elapsed))
 	switch {
 	case r.LaunchErr != nil:
 		fmt.Fprintf(w, "launch failed: %v\n", r.LaunchErr)

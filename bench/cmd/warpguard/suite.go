@@ -3,95 +3,132 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/warpguard/warpguard/bench"
 	"github.com/warpguard/warpguard/kernels"
 )
 
+// suiteDoc is suite's help paragraph.
+const suiteDoc = "Suite runs every kernel of the catalog clean and with each injected race, with the " +
+	"detector off and on, and prints a row per configuration as it finishes: false positives, " +
+	"missed races, the output check, the time off and on, and the verdict; -v adds the race kinds " +
+	"expected and reported, and a failing row is followed by what failed. The last line tallies " +
+	"the run. The exit code is 0 when every configuration is ok, 1 when one is not, and 2 for a " +
+	"command line that does not parse. An injected configuration whose race a run misses runs " +
+	"again, up to -attempts runs: a detector sees only the interleavings that happen."
+
 // suite is `warpguard suite`: every kernel clean and with each injection,
 // with detection off and on, one row each.
 func suite(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("suite", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	size := fs.String("size", "default", "input size: default or paper")
-	asJSON := fs.Bool("json", false, "print one JSON object per configuration")
-	glob := fs.String("kernels", "", "run only the kernels whose names match this path.Match pattern")
-	seed := fs.Int64("seed", 1, "input generator seed")
-	attempts := fs.Int("attempts", 3, "runs of an injected configuration, at most, until its race is reported")
-	ex := addExecutor(fs)
-	if err := fs.Parse(args); err != nil {
-		return exitError
+	c := newCommand("suite", "[flags]", suiteDoc, stderr)
+	size := c.String("size", "default", "input size: default or paper")
+	asJSON := c.Bool("json", false, "print one JSON object per configuration instead of the table")
+	verbose := c.Bool("v", false, "add the expected and reported race kinds to each row")
+	glob := c.String("kernels", "", "run only the kernels whose names match one of these comma-separated path.Match patterns")
+	seed := c.Int64("seed", 1, "input generator seed")
+	attempts := c.Int("attempts", 3, "runs of an injected configuration, at most, until its race is reported")
+	ex := addExecutor(c.FlagSet)
+	if code, ok := c.parse(args, stdout); !ok {
+		return code
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "warpguard suite: unexpected arguments %q\n", fs.Args())
-		return exitError
-	}
-	sz, err := kernels.ParseSize(*size)
-	var cat kernels.Catalog
-	if err == nil {
-		cat, err = kernels.All().Match(*glob)
-	}
-	if err == nil && len(cat) == 0 {
-		err = fmt.Errorf("no kernel matches %q", *glob)
-	}
+	cat, sz, err := suiteCatalog(c, *glob, *size)
 	if err != nil {
-		fmt.Fprintln(stderr, "warpguard:", err)
-		return exitError
+		return c.usageError(err)
 	}
-	start := time.Now()
 	cfgs := bench.Configs(cat, sz, *seed)
 	for i := range cfgs {
 		cfgs[i].Executor, cfgs[i].Attempts = ex.Executor, *attempts
 	}
-	results := runSuite(cfgs, stderr)
+	var out resultWriter = newSuiteTable(stdout, cfgs, *verbose)
 	if *asJSON {
-		err = writeJSON(stdout, results)
-	} else {
-		err = writeTable(stdout, results)
+		out = jsonResults{json.NewEncoder(stdout)}
 	}
+	start := time.Now()
+	results, err := runSuite(cfgs, out, progressTo(stdout, stderr, *asJSON))
 	if err != nil {
 		fmt.Fprintln(stderr, "warpguard:", err)
 		return exitError
 	}
+	return finishSuite(results, time.Since(start), stdout, stderr, *asJSON)
+}
+
+// suiteCatalog checks suite's arguments and returns the kernels and the
+// size they select.
+func suiteCatalog(c *command, glob, size string) (kernels.Catalog, kernels.Size, error) {
+	if err := c.noArgs(); err != nil {
+		return nil, 0, err
+	}
+	sz, err := kernels.ParseSize(size)
+	if err != nil {
+		return nil, 0, err
+	}
+	cat, err := kernels.All().Match(glob)
+	if err == nil && len(cat) == 0 {
+		err = fmt.Errorf("no kernel matches %q (see warpguard list)", glob)
+	}
+	return cat, sz, err
+}
+
+// finishSuite writes the tally, to stdout after a table and to stderr
+// after JSON lines, and returns the exit code.
+func finishSuite(results []bench.Result, elapsed time.Duration, stdout, stderr io.Writer, asJSON bool) int {
+	w := stdout
+	if asJSON {
+		w = stderr
+	}
 	t := tally(results)
-	fmt.Fprintf(stderr, "%s in %v\n", t, time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(w, "%s in %s\n", t, bench.FormatDuration(elapsed.Round(time.Millisecond)))
 	if t.ok < t.configs {
 		return exitError
 	}
 	return exitOK
 }
 
-// runSuite evaluates each configuration in turn, one progress line each on
-// progress. They run one at a time so that their timings do not compete.
-func runSuite(cfgs []bench.Config, progress io.Writer) []bench.Result {
-	out := make([]bench.Result, 0, len(cfgs))
-	for i, c := range cfgs {
-		r := bench.Evaluate(context.Background(), c)
-		verdict := "ok"
-		if !r.OK() {
-			verdict = "FAIL: " + r.Problem()
-		}
-		fmt.Fprintf(progress, "[%d/%d] %s %s: %s\n", i+1, len(cfgs), c.Kernel.Name, c.Inject, verdict)
-		out = append(out, r)
-	}
-	return out
+// A resultWriter writes a suite's results as they finish.
+type resultWriter interface {
+	write(r *bench.Result) error
 }
 
-func writeTable(w io.Writer, results []bench.Result) error {
-	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "KERNEL\tINJECTION\tEXPECT\tREPORTED\tFP\tMISSED\tOUTPUT\tOFF\tON\tOVERHEAD\tOK")
-	for _, r := range results {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\t%v\t%v\t%.1fx\t%s\n",
-			r.Kernel, dash(r.Inject), kindList(r.Expect), kindList(r.Found()), r.FalsePositives, r.Missed(),
-			outputWord(&r), round(r.Off.Elapsed), round(r.On.Elapsed), r.Overhead(), okWord(&r))
+// runSuite evaluates each configuration in turn, writing each result to
+// out and a progress line to progress, if not nil. They run one at a time
+// so that their timings do not compete.
+func runSuite(cfgs []bench.Config, out resultWriter, progress io.Writer) ([]bench.Result, error) {
+	results := make([]bench.Result, 0, len(cfgs))
+	for i, c := range cfgs {
+		r := bench.Evaluate(context.Background(), c)
+		if progress != nil {
+			fmt.Fprintf(progress, "[%d/%d] %s %s: %s\n", i+1, len(cfgs), c.Kernel.Name, dash(c.Inject), okWord(&r))
+		}
+		if err := out.write(&r); err != nil {
+			return results, err
+		}
+		results = append(results, r)
 	}
-	return tw.Flush()
+	return results, nil
+}
+
+// progressTo returns where suite's progress lines go: stderr, unless the
+// rows themselves go to a terminal as they finish.
+func progressTo(stdout, stderr io.Writer, asJSON bool) io.Writer {
+	if !asJSON && isTerminal(stdout) {
+		return nil
+	}
+	return stderr
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 func dash(s string) string {
@@ -118,16 +155,6 @@ func okWord(r *bench.Result) string {
 	return "FAIL"
 }
 
-func round(d time.Duration) time.Duration {
-	switch {
-	case d > time.Second:
-		return d.Round(time.Millisecond)
-	case d > time.Millisecond:
-		return d.Round(10 * time.Microsecond)
-	}
-	return d.Round(time.Microsecond)
-}
-
 // resultOut is a configuration's JSON line.
 type resultOut struct {
 	Kernel         string   `json:"kernel"`
@@ -147,20 +174,16 @@ type resultOut struct {
 	Problem        string   `json:"problem,omitempty"`
 }
 
-func writeJSON(w io.Writer, results []bench.Result) error {
-	enc := json.NewEncoder(w)
-	for _, r := range results {
-		o := resultOut{
-			Kernel: r.Kernel, Inject: r.Inject, ExpectRaces: kindStrings(r.Expect), FoundRaces: kindStrings(r.Found()),
-			Reports: len(r.On.Reports), Matched: r.Matched, FalsePositives: r.FalsePositives, Missed: r.Missed(),
-			OutputOK: r.OutputOK(), OK: r.OK(), OffNS: r.Off.Elapsed.Nanoseconds(), OnNS: r.On.Elapsed.Nanoseconds(),
-			Overhead: r.Overhead(), Attempts: r.Attempts, Problem: r.Problem(),
-		}
-		if err := enc.Encode(o); err != nil {
-			return err
-		}
-	}
-	return nil
+// jsonResults writes each result as a JSON line.
+type jsonResults struct{ enc *json.Encoder }
+
+func (j jsonResults) write(r *bench.Result) error {
+	return j.enc.Encode(resultOut{
+		Kernel: r.Kernel, Inject: r.Inject, ExpectRaces: kindStrings(r.Expect), FoundRaces: kindStrings(r.Found()),
+		Reports: len(r.On.Reports), Matched: r.Matched, FalsePositives: r.FalsePositives, Missed: r.Missed(),
+		OutputOK: r.OutputOK(), OK: r.OK(), OffNS: r.Off.Elapsed.Nanoseconds(), OnNS: r.On.Elapsed.Nanoseconds(),
+		Overhead: r.Overhead(), Attempts: r.Attempts, Problem: r.Problem(),
+	})
 }
 
 // totals summarizes a suite run.
