@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/warpguard/warpguard/bench"
 	"github.com/warpguard/warpguard/kernels"
 	"github.com/warpguard/warpguard/race"
@@ -12,24 +13,25 @@ import (
 func kernel(t *testing.T, name string) *kernels.Kernel {
 	t.Helper()
 	k, ok := kernels.All().Lookup(name)
-	if !ok {
-		t.Fatalf("no kernel %s", name)
-	}
+	require.True(t, ok, "no kernel %s", name)
 	return k
 }
 
 func TestEvaluateClean(t *testing.T) {
 	r := bench.Evaluate(context.Background(), bench.Config{Kernel: kernel(t, "scor/1dconv"), Seed: 1})
-	if !r.OK() || r.Matched != 0 || r.FalsePositives != 0 || r.Missed() != 0 || r.Off.Elapsed <= 0 || r.On.Elapsed <= 0 {
-		t.Errorf("clean 1dconv: %+v (%s)", r, r.Problem())
-	}
+	require.True(t, r.OK(), r.Problem())
+	require.Zero(t, r.Matched)
+	require.Zero(t, r.FalsePositives)
+	require.Zero(t, r.Missed())
+	require.Positive(t, r.Off.Elapsed)
+	require.Positive(t, r.On.Elapsed)
 }
 
 func TestEvaluateInjection(t *testing.T) {
 	r := bench.Evaluate(context.Background(), bench.Config{Kernel: kernel(t, "scor/1dconv"), Inject: "all-block-atomics", Seed: 1})
-	if !r.OK() || r.Matched == 0 || r.Found()[0] != race.ScopedAtomic {
-		t.Errorf("injected 1dconv: %+v (%s)", r, r.Problem())
-	}
+	require.True(t, r.OK(), r.Problem())
+	require.NotZero(t, r.Matched)
+	require.Equal(t, race.ScopedAtomic, r.Found()[0])
 }
 
 // TestEvaluateCountsFalsePositives judges a clean configuration against a
@@ -39,14 +41,11 @@ func TestEvaluateCountsFalsePositives(t *testing.T) {
 	racy := kernel(t, "scor/1dconv")
 	inj := bench.Config{Kernel: racy, Inject: "all-block-atomics", Seed: 1}
 	reports := bench.Once(context.Background(), inj, bench.NewDetector()).Reports
-	if len(reports) == 0 {
-		t.Fatal("injected run reported nothing")
-	}
+	require.NotEmpty(t, reports, "injected run")
 	clean := bench.Config{Kernel: racy, Seed: 1, Detector: func() bench.Detector { return canned{bench.NewDetector(), reports} }}
 	r := bench.Evaluate(context.Background(), clean)
-	if r.OK() || r.FalsePositives != len(reports) {
-		t.Errorf("clean run with canned reports: ok=%v false positives %d, want %d", r.OK(), r.FalsePositives, len(reports))
-	}
+	require.False(t, r.OK(), "clean run with canned reports")
+	require.Equal(t, len(reports), r.FalsePositives)
 }
 
 // canned is a detector whose reports are fixed.
@@ -59,15 +58,14 @@ func (c canned) Reports() []race.Report { return c.reps }
 
 func TestEvaluateBadInjection(t *testing.T) {
 	r := bench.Evaluate(context.Background(), bench.Config{Kernel: kernel(t, "scor/1dconv"), Inject: "nosuch"})
-	if r.OK() || r.Off.LaunchErr == nil {
-		t.Errorf("unknown injection passed: %+v", r)
-	}
+	require.False(t, r.OK(), "unknown injection")
+	require.Error(t, r.Off.LaunchErr)
 }
 
 func TestConfigs(t *testing.T) {
 	k := kernel(t, "scor/reduction")
 	cs := bench.Configs(kernels.Catalog{k}, kernels.Default, 1)
-	if len(cs) != 1+len(k.Injections) || cs[0].Inject != "" || cs[1].Inject != k.Injections[0].Name {
-		t.Errorf("configs: %+v", cs)
-	}
+	require.Len(t, cs, 1+len(k.Injections))
+	require.Empty(t, cs[0].Inject, "the clean kernel first")
+	require.Equal(t, k.Injections[0].Name, cs[1].Inject)
 }

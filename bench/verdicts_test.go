@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/warpguard/warpguard/bench"
@@ -33,9 +34,7 @@ func (v verdict) String() string { return strings.Join(slices.Sorted(maps.Keys(v
 func (v verdict) addRun(t *testing.T, c bench.Config, opt race.Options) bool {
 	t.Helper()
 	r := bench.Once(context.Background(), c, race.New(opt))
-	if r.LaunchErr != nil {
-		t.Fatalf("%s [%s]: %v", c.Kernel.Name, c.Inject, r.LaunchErr)
-	}
+	require.NoError(t, r.LaunchErr, "%s [%s]", c.Kernel.Name, c.Inject)
 	expect, where := c.Kernel.Expected(c.Inject), ""
 	if in, ok := c.Kernel.Injection(c.Inject); ok {
 		where = in.Where
@@ -43,9 +42,7 @@ func (v verdict) addRun(t *testing.T, c bench.Config, opt race.Options) bool {
 	for _, rep := range r.Reports {
 		at := where == "" || strings.HasSuffix(rep.Current.Site.Function(), where) || strings.HasSuffix(rep.Previous.Site.Function(), where) ||
 			!opt.History && rep.Previous.Site.IsZero()
-		if !slices.Contains(expect, rep.Kind) || !at {
-			t.Errorf("unexpected report under %+v:\n%v", opt, rep)
-		}
+		assert.True(t, slices.Contains(expect, rep.Kind) && at, "unexpected report under %+v:\n%v", opt, rep)
 		a := fmt.Sprintf("%s:%d", filepath.Base(rep.Current.Site.File()), rep.Current.Site.Line())
 		b := fmt.Sprintf("%s:%d", filepath.Base(rep.Previous.Site.File()), rep.Previous.Site.Line())
 		if b < a {
@@ -165,7 +162,7 @@ func sameVerdict(t *testing.T, c bench.Config, name string, opt, plain race.Opti
 		t.Logf("%s: a race one side never saw in five runs: %s {%v}; plain:full {%v}", c.Inject, name, got, want)
 		return
 	}
-	t.Errorf("%s reports {%v}; plain:full reports {%v}", name, got, want)
+	assert.Fail(t, "verdicts differ", "%s reports {%v}; plain:full reports {%v}", name, got, want)
 }
 
 // agree reports whether two unions of races give the same verdict: no

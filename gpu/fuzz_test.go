@@ -8,6 +8,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/stretchr/testify/require"
 	"github.com/warpguard/warpguard/gpu"
 	"github.com/warpguard/warpguard/scope"
 )
@@ -49,12 +50,10 @@ func FuzzLaunchConfig(f *testing.F) {
 			}
 			t.SyncWarp(gpu.ActiveMask(t))
 		})
-		if time.Since(start) > fuzzTimeout+10*time.Second {
-			t.Fatalf("launch of %+v took %v: %v", cfg, time.Since(start), err)
-		}
+		require.LessOrEqual(t, time.Since(start), fuzzTimeout+10*time.Second, "launch of %+v: %v", cfg, err)
 		var se *gpu.StallError
-		if errors.As(err, &se) && len(se.LeftRunning) > 0 {
-			t.Fatalf("a kernel that calls the runtime was left running: %v", err)
+		if errors.As(err, &se) {
+			require.Empty(t, se.LeftRunning, "a kernel that calls the runtime was left running: %v", err)
 		}
 		goleak.VerifyNone(t, baseline)
 	})
@@ -103,12 +102,12 @@ func FuzzAccess(f *testing.F) {
 				gpu.ShflXorSync(t, mask, int32(1), i, width)
 			}
 		})
-		if op%8 <= 2 && inRange && err != nil {
-			t.Fatalf("an access in range failed: %v", err)
+		if op%8 <= 2 && inRange {
+			require.NoError(t, err, "an access in range")
 		}
 		var te *gpu.ThreadError
-		if err != nil && errors.As(err, &te) && te.Site.IsZero() {
-			t.Fatalf("a thread error without the kernel's line: %v", err)
+		if errors.As(err, &te) {
+			require.False(t, te.Site.IsZero(), "a thread error without the kernel's line: %v", err)
 		}
 		goleak.VerifyNone(t, baseline)
 	})

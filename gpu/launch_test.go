@@ -326,9 +326,7 @@ func TestLargeGrid(t *testing.T) {
 			hits.AtomicAdd(t, t.GlobalID(), 1, scope.Device)
 		}))
 		for i, v := range hits.Host() {
-			if v != 1 {
-				t.Fatalf("thread %d ran %d times", i, v)
-			}
+			require.Equal(t, uint32(1), v, "runs of thread %d", i)
 		}
 	})
 }

@@ -40,7 +40,7 @@ func TestNotResident(t *testing.T) {
 			require.ErrorAs(t, err, &se)
 			require.NotEmpty(t, se.Threads, "the report says where the spinning threads were")
 		case <-time.After(30 * time.Second):
-			t.Fatal("the launch is still running after 30 s")
+			require.FailNow(t, "the launch is still running after 30 s")
 		}
 	})
 }

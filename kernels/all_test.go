@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/warpguard/warpguard/gpu"
 	"github.com/warpguard/warpguard/internal/isolate"
 	"github.com/warpguard/warpguard/kernels"
@@ -20,13 +23,9 @@ import (
 func run(t *testing.T, k *kernels.Kernel, inject string, ex gpu.Executor, obs gpu.Observer, tweaks ...func(*gpu.Config)) (launchErr, checkErr error) {
 	t.Helper()
 	d, err := gpu.NewDevice(gpu.DeviceConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	r, err := k.Prepare(d, kernels.Params{Seed: 1, Inject: inject})
-	if err != nil {
-		t.Fatalf("%s [%s]: setup: %v", k.Name, inject, err)
-	}
+	require.NoError(t, err, "%s [%s]: setup", k.Name, inject)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	launchErr = r.Launch(ctx, func(ctx context.Context, cfg gpu.Config, kern gpu.Kernel) error {
@@ -77,9 +76,8 @@ func TestCleanOutputs(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%v", k.Name, ex), func(t *testing.T) {
 				t.Parallel()
 				launchErr, checkErr := run(t, k, "", ex, nil)
-				if launchErr != nil || checkErr != nil {
-					t.Errorf("launch: %v; check: %v", launchErr, checkErr)
-				}
+				require.NoError(t, launchErr, "launch")
+				require.NoError(t, checkErr, "check")
 			})
 		}
 	}
@@ -97,12 +95,9 @@ func TestCleanNoRaces(t *testing.T) {
 				t.Parallel()
 				det := race.New(race.Options{History: true})
 				launchErr, checkErr := run(t, k, "", ex, det)
-				if launchErr != nil || checkErr != nil {
-					t.Errorf("launch: %v; check: %v", launchErr, checkErr)
-				}
-				for _, r := range det.Reports() {
-					t.Errorf("false positive:\n%v", r)
-				}
+				require.NoError(t, launchErr, "launch")
+				assert.NoError(t, checkErr, "check")
+				assert.Empty(t, det.Reports(), "false positives")
 			})
 		}
 	}
@@ -143,23 +138,19 @@ func TestInjections(t *testing.T) {
 				for i := range attempts {
 					det := race.New(race.Options{History: true})
 					launchErr, checkErr := run(t, k, in.Name, gpu.Fibers, det, schedule(i))
-					if launchErr != nil {
-						t.Fatalf("launch: %v", launchErr)
-					}
-					if checkErr != nil && !in.Corrupts {
-						t.Errorf("check: %v", checkErr)
+					require.NoError(t, launchErr, "launch")
+					if !in.Corrupts {
+						assert.NoError(t, checkErr, "check")
 					}
 					reps = det.Reports()
 					for _, r := range reps {
-						if !attributable(r, in) {
-							t.Errorf("a report outside the injection (a false positive):\n%v", r)
-						}
+						assert.True(t, attributable(r, in), "a report outside the injection (a false positive):\n%v", r)
 					}
 					if found(reps, in) {
 						return
 					}
 				}
-				t.Errorf("no %v race reported in %s in %d runs; got %d reports:\n%v", in.Expect, in.Where, attempts, len(reps), reps)
+				assert.Fail(t, "injected race not reported", "no %v race reported in %s in %d runs; got %d reports:\n%v", in.Expect, in.Where, attempts, len(reps), reps)
 			})
 		}
 	}

@@ -61,9 +61,8 @@ func TestInjectionNamesAreConstants(t *testing.T) {
 		ast.Inspect(f, func(n ast.Node) bool {
 			switch n := n.(type) {
 			case *ast.BinaryExpr:
-				if (n.Op == token.EQL || n.Op == token.NEQ) && (isSwitch(n.X) && hasLiteral(n.Y) || isSwitch(n.Y) && hasLiteral(n.X)) {
-					t.Errorf("%v: an injection compared with a string literal", fset.Position(n.Pos()))
-				}
+				literal := (n.Op == token.EQL || n.Op == token.NEQ) && (isSwitch(n.X) && hasLiteral(n.Y) || isSwitch(n.Y) && hasLiteral(n.X))
+				assert.False(t, literal, "%v: an injection compared with a string literal", fset.Position(n.Pos()))
 			case *ast.SwitchStmt:
 				checkCases(t, fset, n)
 			case *ast.CompositeLit:

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/warpguard/warpguard/gpu"
@@ -16,18 +17,14 @@ import (
 func TestCatalogWellFormed(t *testing.T) {
 	names := map[string]bool{}
 	for _, k := range kernels.All() {
-		if names[k.Name] {
-			t.Errorf("duplicate kernel %s", k.Name)
-		}
+		assert.False(t, names[k.Name], "duplicate kernel %s", k.Name)
 		names[k.Name] = true
-		if k.Doc == "" || k.Setup == nil {
-			t.Errorf("%s: missing Doc or Setup", k.Name)
-		}
+		assert.NotEmpty(t, k.Doc, k.Name)
+		assert.NotNil(t, k.Setup, k.Name)
 		inj := map[string]bool{}
 		for _, in := range k.Injections {
-			if inj[in.Name] || in.Name == "" || in.Doc == "" || len(in.Expect) == 0 || !strings.HasPrefix(in.Where, "kernels.") {
-				t.Errorf("%s: bad injection %+v", k.Name, in)
-			}
+			ok := !inj[in.Name] && in.Name != "" && in.Doc != "" && len(in.Expect) > 0 && strings.HasPrefix(in.Where, "kernels.")
+			assert.True(t, ok, "%s: bad injection %+v", k.Name, in)
 			inj[in.Name] = true
 		}
 	}
@@ -45,31 +42,23 @@ func TestScoRCoversItsRaces(t *testing.T) {
 	seen := 0
 	for _, k := range kernels.ScoR() {
 		n, ok := want[k.Name]
-		if !ok {
-			t.Errorf("unexpected ScoR application %s", k.Name)
-		}
+		assert.True(t, ok, "unexpected ScoR application %s", k.Name)
 		seen++
-		if got := len(k.Injections); got != n {
-			t.Errorf("%s: %d injections, want %d", k.Name, got, n)
-		}
+		assert.Len(t, k.Injections, n, k.Name)
 	}
-	if seen != len(want) {
-		t.Errorf("%d ScoR applications, want all %d", seen, len(want))
-	}
+	require.Equal(t, len(want), seen, "ScoR applications")
 }
 
 func TestPrepareRejectsUnknownInjection(t *testing.T) {
 	d, _ := gpu.NewDevice(gpu.DeviceConfig{})
-	if _, err := kernels.Reduce().Prepare(d, kernels.Params{Inject: "nosuch"}); err == nil {
-		t.Error("unknown injection accepted")
-	}
+	_, err := kernels.Reduce().Prepare(d, kernels.Params{Inject: "nosuch"})
+	require.ErrorContains(t, err, `no injection "nosuch"`)
 }
 
 func TestWarpSizeChecked(t *testing.T) {
 	d, _ := gpu.NewDevice(gpu.DeviceConfig{WarpSize: 16})
-	if _, err := kernels.Reduction().Prepare(d, kernels.Params{}); err == nil || !strings.Contains(err.Error(), "32-lane warps") {
-		t.Errorf("16-lane device: err = %v", err)
-	}
+	_, err := kernels.Reduction().Prepare(d, kernels.Params{})
+	require.ErrorContains(t, err, "32-lane warps", "16-lane device")
 }
 
 // TestCatalogMatch: patterns are comma-separated globs, matched in catalog

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/warpguard/warpguard/gpu"
@@ -20,19 +21,11 @@ import (
 // clear whole pages of entries.
 func TestEntrySize(t *testing.T) {
 	var e entry
-	if s := unsafe.Sizeof(e); s > 128 {
-		t.Errorf("entry is %d bytes, want at most 128", s)
-	}
-	if s := unsafe.Sizeof(record{}); s > 32 {
-		t.Errorf("record is %d bytes, want at most 32", s)
-	}
-	if end := unsafe.Offsetof(e.r) + unsafe.Sizeof(e.r); end > 64 {
-		t.Errorf("the last accessor ends at byte %d of the entry, want it in the first 64", end)
-	}
+	assert.LessOrEqual(t, unsafe.Sizeof(e), uintptr(128), "entry bytes")
+	assert.LessOrEqual(t, unsafe.Sizeof(record{}), uintptr(32), "record bytes")
+	assert.LessOrEqual(t, unsafe.Offsetof(e.r)+unsafe.Sizeof(e.r), uintptr(64), "the last accessor must end in the entry's first line")
 	p := (&shadow{pool: new(sync.Pool)}).newPage(1 << pageBits)
-	if a := uintptr(unsafe.Pointer(&p.e[0])) % 64; a != 0 {
-		t.Errorf("a page's entries start %d bytes into a cache line", a)
-	}
+	assert.Zero(t, uintptr(unsafe.Pointer(&p.e[0]))%64, "a page's entries must start a cache line")
 }
 
 // TestStampRange: stamps keep their top bit clear, which is the lock's

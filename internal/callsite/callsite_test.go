@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/warpguard/warpguard/internal/callsite"
 )
 
@@ -24,13 +25,11 @@ func outer() (a, b runtime.Frame) { return where() }
 
 func TestReturnMatchesCaller(t *testing.T) {
 	fast, slow := where()
-	if fast.File != slow.File || fast.Line != slow.Line {
-		t.Fatalf("Return says %s:%d; runtime.Caller says %s:%d", fast.File, fast.Line, slow.File, slow.Line)
-	}
+	require.Equal(t, slow.File, fast.File, "Return against runtime.Caller")
+	require.Equal(t, slow.Line, fast.Line, "Return against runtime.Caller")
 	a, b := outer()
-	if a.Line != b.Line || a.Line == fast.Line {
-		t.Fatalf("through outer: Return says line %d, runtime.Caller line %d", a.Line, b.Line)
-	}
+	require.Equal(t, b.Line, a.Line, "through outer: Return against runtime.Caller")
+	require.NotEqual(t, fast.Line, a.Line, "through outer")
 }
 
 //go:noinline
@@ -48,18 +47,12 @@ func TestSecondAddressIsTheCallersCaller(t *testing.T) {
 	frames := runtime.CallersFrames(pcs[:])
 	first, _ := frames.Next()
 	second, _ := frames.Next()
-	if first.Function != "github.com/warpguard/warpguard/internal/callsite_test.viaOne" {
-		t.Fatalf("first frame %q; want viaOne", first.Function)
-	}
-	if second.Function != "github.com/warpguard/warpguard/internal/callsite_test.TestSecondAddressIsTheCallersCaller" {
-		t.Fatalf("second frame %q; want the test", second.Function)
-	}
+	require.Equal(t, "github.com/warpguard/warpguard/internal/callsite_test.viaOne", first.Function)
+	require.Equal(t, "github.com/warpguard/warpguard/internal/callsite_test.TestSecondAddressIsTheCallersCaller", second.Function)
 }
 
 func TestNoAllocs(t *testing.T) {
-	if n := testing.AllocsPerRun(100, func() { two() }); n != 0 {
-		t.Fatalf("%v allocations", n)
-	}
+	require.Zero(t, testing.AllocsPerRun(100, func() { two() }))
 }
 
 func BenchmarkReturn(b *testing.B) {
@@ -92,16 +85,13 @@ func walkVia() (int, [callsite.WalkLen]uintptr, [callsite.WalkLen]uintptr) { ret
 
 func TestWalkMatchesCallers(t *testing.T) {
 	n, pcs, want := walkVia()
-	if n < 3 {
-		t.Fatalf("Walk stored %d frames", n)
-	}
+	require.GreaterOrEqual(t, n, 3, "frames Walk stored")
 	frames := runtime.CallersFrames(pcs[:3])
 	wantFrames := runtime.CallersFrames(want[:3])
 	for range 3 {
 		got, _ := frames.Next()
 		w, _ := wantFrames.Next()
-		if got.Function != w.Function || got.Line != w.Line {
-			t.Fatalf("Walk frame %s:%d; runtime.Callers %s:%d", got.Function, got.Line, w.Function, w.Line)
-		}
+		require.Equal(t, w.Function, got.Function, "Walk against runtime.Callers")
+		require.Equal(t, w.Line, got.Line, "Walk against runtime.Callers, %s", w.Function)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/warpguard/warpguard/internal/isolate"
 )
 
@@ -23,9 +24,7 @@ func TestGroups(t *testing.T) {
 	inChild := os.Getenv(parentEnv) != strconv.Itoa(os.Getpid())
 	for _, name := range []string{"a/x", "a/y", "b/c/z"} {
 		t.Run(name, func(t *testing.T) {
-			if want := raceEnabled && testing.Short(); inChild != want {
-				t.Fatalf("subtest in a child process: %v; want %v", inChild, want)
-			}
+			require.Equal(t, raceEnabled && testing.Short(), inChild, "subtest in a child process")
 		})
 	}
 }
