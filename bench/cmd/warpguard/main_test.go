@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/warpguard/warpguard/race"
 )
 
 func runCmd(args ...string) (code int, stdout, stderr string) {
@@ -63,22 +65,18 @@ func TestRunPrintsReport(t *testing.T) {
 func TestRunJSON(t *testing.T) {
 	code, out, _ := runCmd("run", "scor/1dconv", "-inject", "all-block-atomics", "-json")
 	var v struct {
-		Kernel     string   `json:"kernel"`
-		Inject     string   `json:"inject"`
-		OutputOK   bool     `json:"output_ok"`
-		FoundRaces []string `json:"found_races"`
-		Reports    []struct {
-			Kind    string `json:"kind"`
-			Current struct {
-				Function string `json:"function"`
-			} `json:"current"`
-		} `json:"reports"`
+		Kernel     string        `json:"kernel"`
+		Inject     string        `json:"inject"`
+		OutputOK   bool          `json:"output_ok"`
+		FoundRaces []string      `json:"found_races"`
+		Reports    []race.Report `json:"reports"`
 	}
 	if err := json.Unmarshal([]byte(out), &v); err != nil {
 		t.Fatalf("exit %d, bad JSON %v:\n%s", code, err, out)
 	}
 	if v.Kernel != "scor/1dconv" || v.Inject != "all-block-atomics" || !v.OutputOK || len(v.Reports) == 0 ||
-		v.FoundRaces[0] != "scoped-atomic" || !strings.HasSuffix(v.Reports[0].Current.Function, "(*conv1D).contribute") {
+		v.FoundRaces[0] != "scoped-atomic" || !strings.HasSuffix(v.Reports[0].Current.Site.Function(), "(*conv1D).contribute") ||
+		v.Reports[0].Current.Site.File() != "kernels/scor_conv1d.go" || v.Reports[0].Current.Site.Line() == 0 {
 		t.Errorf("unexpected run JSON: %+v", v)
 	}
 }
@@ -90,7 +88,7 @@ func TestSuiteJSON(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s", code, errs)
 	}
-	fields := []string{"kernel", "inject", "expect_races", "found_races", "false_positives", "missed", "output_ok", "ok", "off_ns", "on_ns"}
+	fields := []string{"kernel", "inject", "expect_races", "found_races", "false_positives", "missed", "output_ok", "ok", "off_ns", "on_ns", "race_reports"}
 	var lines int
 	sc := bufio.NewScanner(strings.NewReader(out))
 	for sc.Scan() {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/warpguard/warpguard/bench"
 	"github.com/warpguard/warpguard/kernels"
+	"github.com/warpguard/warpguard/race"
 )
 
 // suite is `warpguard suite`: every kernel clean and with each injection,
@@ -145,6 +146,9 @@ type resultOut struct {
 	Overhead       float64  `json:"overhead"`
 	Attempts       int      `json:"attempts"`
 	Problem        string   `json:"problem,omitempty"`
+	// RaceReports are the detector's reports, in race.Report's own JSON
+	// (see race.ReportSchema).
+	RaceReports []race.Report `json:"race_reports"`
 }
 
 func writeJSON(w io.Writer, results []bench.Result) error {
@@ -154,7 +158,10 @@ func writeJSON(w io.Writer, results []bench.Result) error {
 			Kernel: r.Kernel, Inject: r.Inject, ExpectRaces: kindStrings(r.Expect), FoundRaces: kindStrings(r.Found()),
 			Reports: len(r.On.Reports), Matched: r.Matched, FalsePositives: r.FalsePositives, Missed: r.Missed(),
 			OutputOK: r.OutputOK(), OK: r.OK(), OffNS: r.Off.Elapsed.Nanoseconds(), OnNS: r.On.Elapsed.Nanoseconds(),
-			Overhead: r.Overhead(), Attempts: r.Attempts, Problem: r.Problem(),
+			Overhead: r.Overhead(), Attempts: r.Attempts, Problem: r.Problem(), RaceReports: r.On.Reports,
+		}
+		if o.RaceReports == nil {
+			o.RaceReports = []race.Report{}
 		}
 		if err := enc.Encode(o); err != nil {
 			return err
