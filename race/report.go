@@ -42,6 +42,9 @@ type Side struct {
 	// Site is the kernel line of the access. The previous side's site is
 	// known only when the detector keeps history (Options.History).
 	Site gpu.Site `json:"site"`
+	// Launch names the side's launch (gpu.Config.Name) when it is not the
+	// report's: a race between two launches that ran at once.
+	Launch string `json:"launch,omitempty"`
 }
 
 // side describes record r, made at site.
@@ -55,7 +58,13 @@ func side(r *record, site gpu.Site) Side {
 }
 
 // Who names the side's thread, as "thread (0,0,0) of block (1,0,0)".
-func (s Side) Who() string { return fmt.Sprintf("thread %v of block %v", s.Thread, s.Block) }
+// A side of another launch adds `of launch "name"`.
+func (s Side) Who() string {
+	if s.Launch != "" {
+		return fmt.Sprintf("thread %v of block %v of launch %q", s.Thread, s.Block, s.Launch)
+	}
+	return fmt.Sprintf("thread %v of block %v", s.Thread, s.Block)
+}
 
 // What names the side's operation, as "weak load" or "block-scope
 // atomicExch".
