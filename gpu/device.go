@@ -21,6 +21,12 @@ type DeviceConfig struct {
 	// (see [ErrLivelock] and Config.Watchdog): DefaultWatchdog if zero;
 	// a negative value turns the watchdog off.
 	Watchdog time.Duration
+	// Observer, if not nil, observes every launch on the device, as if
+	// each set it in Config.Observer: attaching a race detector here
+	// checks code whose launches are out of reach, unchanged. A launch
+	// whose Config names another observer is observed by both, the
+	// device's first (see [Config]).
+	Observer Observer
 }
 
 // A Device is an emulated GPU: a description, the global memory allocated on

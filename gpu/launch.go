@@ -19,7 +19,9 @@ type Config struct {
 	Block         Dim3   // threads per block; zero Y and Z mean 1
 	DynamicShared int    // bytes of dynamic shared memory per block (see [DynamicShared])
 	Executor      Executor
-	Observer      Observer // nil for no observer
+	// Observer watches the launch; nil for none. The device's observer
+	// (DeviceConfig.Observer), if any, watches it as well.
+	Observer Observer
 	// Cooperative makes this a cooperative launch
 	// (cudaLaunchCooperativeKernel): every block must be resident at once,
 	// which [GridGroup.Sync] needs.

@@ -30,6 +30,7 @@ func (d *Device) newLaunch(cfg Config, k Kernel) (*launch, error) {
 	if err := d.validate(cfg, grid, block); err != nil {
 		return nil, fmt.Errorf("gpu: %s: %w", cfg.Name, err)
 	}
+	cfg.Observer = d.observer(cfg.Observer)
 	l := &launch{d: d, cfg: cfg, kernel: k, stopCh: make(chan struct{})}
 	ws := d.cfg.WarpSize
 	l.g = Grid{

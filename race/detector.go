@@ -40,6 +40,7 @@ type Detector struct {
 	launches sync.Map
 	mu       sync.Mutex // guards reports
 	reports  reports
+	xl       crossLaunches // orders launches that overlap (crosslaunch.go)
 }
 
 // New returns a detector configured by opt.
@@ -59,6 +60,7 @@ func (d *Detector) LaunchStart(g *gpu.Grid) {
 	if d.opt.Central {
 		l.central = startCentral(d)
 	}
+	d.startCross(l)
 	d.launches.Store(g, l)
 }
 
@@ -69,6 +71,7 @@ func (d *Detector) LaunchEnd(g *gpu.Grid, _ error) {
 		return
 	}
 	l := v.(*launch)
+	d.endCross(l)
 	if l.central != nil {
 		l.central.stop()
 	}
@@ -124,6 +127,9 @@ func (d *Detector) Access(t *gpu.Thread, a *gpu.Access) {
 	var path *siteSlot // with history, the access's call path
 	if d.paths {
 		site, path = d.sites.of(t)
+	}
+	if a.Mem.Space == gpu.GlobalSpace && th.l.cross.Load() {
+		d.checkCross(th, t, a, site)
 	}
 	if c := th.l.central; c != nil {
 		c.send(event{kind: evAccess, th: th, a: *a, site: site, path: path, seq: th.seq.Load()})

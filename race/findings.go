@@ -70,6 +70,13 @@ func (d *Detector) found(th *thread, t *gpu.Thread, a *gpu.Access, c *access, f 
 	}
 	r := Report{Kind: f.kind, Launch: th.l.g.Name, Mem: a.Mem, Index: a.Index,
 		Current: side(&c.rec, c.site), Previous: side(&f.prev, f.site), Evidence: evidence(f, c)}
+	d.keep(r, t)
+}
+
+// keep records race r, found by the thread t runs (nil when the central
+// checker found it), and halts the launch if it is the first and
+// HaltOnFirst is set.
+func (d *Detector) keep(r Report, t *gpu.Thread) {
 	d.mu.Lock()
 	fresh := d.reports.add(r)
 	d.mu.Unlock()

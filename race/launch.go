@@ -21,6 +21,13 @@ type launch struct {
 	mem     *shadows
 	lk      locker   // how checks lock entries
 	central *central // the checker goroutine, with Options.Central
+	// seq numbers the launch among its detector's, and before lists the
+	// launches running when it started (see crosslaunch.go). While cross
+	// is set, its global accesses are checked against theirs in xt.
+	seq    uint64
+	before []uint64
+	cross  atomic.Bool
+	xt     *crossTable
 }
 
 func newLaunch(d *Detector, g *gpu.Grid) *launch {

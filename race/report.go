@@ -11,32 +11,40 @@ import (
 
 // A Report describes one race: the memory word, the two accesses, and the
 // evidence that nothing ordered them.
+//
+// A Report marshals to JSON as described in report_json.go.
 type Report struct {
-	Kind   Kind
-	Launch string      // the launch's gpu.Config.Name
-	Mem    *gpu.Memory // the buffer or shared array
-	Index  int         // the element the current access touched
+	Kind   Kind        `json:"kind"`
+	Launch string      `json:"launch"` // the launch's gpu.Config.Name
+	Mem    *gpu.Memory `json:"memory"` // the buffer or shared array
+	Index  int         `json:"index"`  // the element the current access touched
 	// Current is the access that found the race; Previous the earlier
 	// access it races with (the last writer for a load, the last accessor
 	// for a store or atomic).
-	Current, Previous Side
+	Current  Side `json:"current"`
+	Previous Side `json:"previous"`
 	// Evidence says, in words, why the pair is unordered: which fence,
 	// barrier, scope or lock is missing, and on whose side.
-	Evidence string
+	Evidence string `json:"evidence"`
 }
 
 // A Side is one access of a race.
 type Side struct {
-	Block, Thread gpu.Dim3 // blockIdx and threadIdx
-	BlockID       int      // linear block id
-	GlobalID      int      // linear thread id in the grid
-	Warp, Lane    int      // the warp's index in the block, and the lane
-	Op            gpu.Op
-	Order         gpu.Order
-	Scope         scope.Scope // the atomic's or ordering access's scope
+	Block    gpu.Dim3    `json:"block"`     // blockIdx
+	Thread   gpu.Dim3    `json:"thread"`    // threadIdx
+	BlockID  int         `json:"block_id"`  // linear block id
+	GlobalID int         `json:"global_id"` // linear thread id in the grid
+	Warp     int         `json:"warp"`      // the warp's index in the block
+	Lane     int         `json:"lane"`
+	Op       gpu.Op      `json:"op"`
+	Order    gpu.Order   `json:"order"`
+	Scope    scope.Scope `json:"scope"` // the atomic's or ordering access's scope
 	// Site is the kernel line of the access. The previous side's site is
 	// known only when the detector keeps history (Options.History).
-	Site gpu.Site
+	Site gpu.Site `json:"site"`
+	// Launch names the side's launch (gpu.Config.Name) when it is not the
+	// report's: a race between two launches that ran at once.
+	Launch string `json:"launch,omitempty"`
 }
 
 // side describes record r, made at site.
@@ -50,7 +58,13 @@ func side(r *record, site gpu.Site) Side {
 }
 
 // Who names the side's thread, as "thread (0,0,0) of block (1,0,0)".
-func (s Side) Who() string { return fmt.Sprintf("thread %v of block %v", s.Thread, s.Block) }
+// A side of another launch adds `of launch "name"`.
+func (s Side) Who() string {
+	if s.Launch != "" {
+		return fmt.Sprintf("thread %v of block %v of launch %q", s.Thread, s.Block, s.Launch)
+	}
+	return fmt.Sprintf("thread %v of block %v", s.Thread, s.Block)
+}
 
 // What names the side's operation, as "weak load" or "block-scope
 // atomicExch".

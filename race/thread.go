@@ -39,6 +39,9 @@ type thread struct {
 	locks          held // this thread's own lock table
 
 	cacheMem *gpu.Memory // the memory last accessed, and its metadata
+	xMem     *gpu.Memory // the memory last checked against other launches, and its cells
+	xCells   []crossCell
+	xLast    *crossSide // the thread's last record in the cross-launch table
 	cache    *shadow
 	firsts   firstList // the thread's first records (see first.go)
 	n        counters  // this thread's share of the detector's counters

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/warpguard/warpguard/bench"
 	"github.com/warpguard/warpguard/kernels"
+	"github.com/warpguard/warpguard/race"
 )
 
 func runCmd(args ...string) (code int, stdout, stderr string) {
@@ -89,16 +90,11 @@ func TestRunPrintsReport(t *testing.T) {
 func TestRunJSON(t *testing.T) {
 	code, out, _ := runCmd("run", "scor/1dconv", "-inject", "all-block-atomics", "-json")
 	var v struct {
-		Kernel     string   `json:"kernel"`
-		Inject     string   `json:"inject"`
-		OutputOK   bool     `json:"output_ok"`
-		FoundRaces []string `json:"found_races"`
-		Reports    []struct {
-			Kind    string `json:"kind"`
-			Current struct {
-				Function string `json:"function"`
-			} `json:"current"`
-		} `json:"reports"`
+		Kernel     string        `json:"kernel"`
+		Inject     string        `json:"inject"`
+		OutputOK   bool          `json:"output_ok"`
+		FoundRaces []string      `json:"found_races"`
+		Reports    []race.Report `json:"reports"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &v), "exit %d:\n%s", code, out)
 	require.Equal(t, "scor/1dconv", v.Kernel)
@@ -106,7 +102,10 @@ func TestRunJSON(t *testing.T) {
 	require.True(t, v.OutputOK)
 	require.NotEmpty(t, v.Reports)
 	require.Equal(t, "scoped-atomic", v.FoundRaces[0])
-	require.True(t, strings.HasSuffix(v.Reports[0].Current.Function, "(*conv1D).contribute"), v.Reports[0].Current.Function)
+	site := v.Reports[0].Current.Site
+	require.True(t, strings.HasSuffix(site.Function(), "(*conv1D).contribute"), site.Function())
+	require.Equal(t, "kernels/scor_conv1d.go", site.File(), "the file relative to the module root")
+	require.NotZero(t, site.Line())
 }
 
 // TestSuiteJSON checks that suite -json prints one object per
@@ -115,7 +114,7 @@ func TestRunJSON(t *testing.T) {
 func TestSuiteJSON(t *testing.T) {
 	code, out, errs := runCmd("suite", "-json", "-kernels", "scor/1dconv")
 	require.Equal(t, exitOK, code, errs)
-	fields := []string{"kernel", "inject", "expect_races", "found_races", "false_positives", "missed", "output_ok", "ok", "off_ns", "on_ns"}
+	fields := []string{"kernel", "inject", "expect_races", "found_races", "false_positives", "missed", "output_ok", "ok", "off_ns", "on_ns", "race_reports"}
 	var lines int
 	sc := bufio.NewScanner(strings.NewReader(out))
 	for sc.Scan() {

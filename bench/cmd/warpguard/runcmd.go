@@ -123,57 +123,34 @@ func printRun(w io.Writer, c bench.Config, detector string, r bench.Run) {
 	}
 }
 
-// The JSON form of a run.
-type (
-	runOut struct {
-		Kernel     string      `json:"kernel"`
-		Inject     string      `json:"inject"`
-		Size       string      `json:"size"`
-		Seed       int64       `json:"seed"`
-		Detector   string      `json:"detector"`
-		OutputOK   bool        `json:"output_ok"`
-		Error      string      `json:"error,omitempty"`
-		ElapsedNS  int64       `json:"elapsed_ns"`
-		Reports    []reportOut `json:"reports"`
-		FoundRaces []string    `json:"found_races"`
-	}
-	reportOut struct {
-		Kind     string  `json:"kind"`
-		Memory   string  `json:"memory"`
-		Index    int     `json:"index"`
-		Current  sideOut `json:"current"`
-		Previous sideOut `json:"previous"`
-		Evidence string  `json:"evidence"`
-	}
-	sideOut struct {
-		Block    int    `json:"block"`
-		Thread   int    `json:"thread"`
-		Op       string `json:"op"`
-		Scope    string `json:"scope"`
-		Site     string `json:"site"`
-		Function string `json:"function"`
-	}
-)
+// runOut is the JSON form of a run; its reports are race.Report's own
+// JSON (see race.ReportSchema).
+type runOut struct {
+	Kernel     string        `json:"kernel"`
+	Inject     string        `json:"inject"`
+	Size       string        `json:"size"`
+	Seed       int64         `json:"seed"`
+	Detector   string        `json:"detector"`
+	OutputOK   bool          `json:"output_ok"`
+	Error      string        `json:"error,omitempty"`
+	ElapsedNS  int64         `json:"elapsed_ns"`
+	Reports    []race.Report `json:"reports"`
+	FoundRaces []string      `json:"found_races"`
+}
 
 func runJSON(c bench.Config, detector string, r bench.Run) runOut {
 	out := runOut{Kernel: c.Kernel.Name, Inject: c.Inject, Size: c.Size.String(), Seed: c.Seed, Detector: detector,
-		OutputOK: r.LaunchErr == nil && r.CheckErr == nil, ElapsedNS: r.Elapsed.Nanoseconds(), Reports: []reportOut{}, FoundRaces: []string{}}
+		OutputOK: r.LaunchErr == nil && r.CheckErr == nil, ElapsedNS: r.Elapsed.Nanoseconds(), Reports: []race.Report{}, FoundRaces: []string{}}
 	if r.LaunchErr != nil {
 		out.Error = r.LaunchErr.Error()
 	} else if r.CheckErr != nil {
 		out.Error = r.CheckErr.Error()
 	}
 	for _, rep := range r.Reports {
-		out.Reports = append(out.Reports, reportOut{Kind: rep.Kind.String(), Memory: rep.Mem.String(), Index: rep.Index,
-			Current: sideJSON(rep.Current), Previous: sideJSON(rep.Previous), Evidence: rep.Evidence})
+		out.Reports = append(out.Reports, rep)
 		out.FoundRaces = appendKind(out.FoundRaces, rep.Kind)
 	}
 	return out
-}
-
-func sideJSON(s race.Side) sideOut {
-	return sideOut{Block: s.BlockID, Thread: s.GlobalID, Op: s.Op.String(), Scope: s.Scope.String(),
-		Site: s.Site.String(), Function: s.Site.Function()}
 }
 
 func appendKind(ks []string, k race.Kind) []string {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/warpguard/warpguard/bench"
 	"github.com/warpguard/warpguard/kernels"
+	"github.com/warpguard/warpguard/race"
 )
 
 // suiteDoc is suite's help paragraph.
@@ -172,18 +173,25 @@ type resultOut struct {
 	Overhead       float64  `json:"overhead"`
 	Attempts       int      `json:"attempts"`
 	Problem        string   `json:"problem,omitempty"`
+	// RaceReports are the detector's reports, in race.Report's own JSON
+	// (see race.ReportSchema).
+	RaceReports []race.Report `json:"race_reports"`
 }
 
 // jsonResults writes each result as a JSON line.
 type jsonResults struct{ enc *json.Encoder }
 
 func (j jsonResults) write(r *bench.Result) error {
-	return j.enc.Encode(resultOut{
+	o := resultOut{
 		Kernel: r.Kernel, Inject: r.Inject, ExpectRaces: kindStrings(r.Expect), FoundRaces: kindStrings(r.Found()),
 		Reports: len(r.On.Reports), Matched: r.Matched, FalsePositives: r.FalsePositives, Missed: r.Missed(),
 		OutputOK: r.OutputOK(), OK: r.OK(), OffNS: r.Off.Elapsed.Nanoseconds(), OnNS: r.On.Elapsed.Nanoseconds(),
-		Overhead: r.Overhead(), Attempts: r.Attempts, Problem: r.Problem(),
-	})
+		Overhead: r.Overhead(), Attempts: r.Attempts, Problem: r.Problem(), RaceReports: r.On.Reports,
+	}
+	if o.RaceReports == nil {
+		o.RaceReports = []race.Report{}
+	}
+	return j.enc.Encode(o)
 }
 
 // totals summarizes a suite run.

@@ -1,0 +1,108 @@
+package race_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/race"
+	"github.com/warpguard/warpguard/scope"
+)
+
+// overlapping runs two launches of one block of one thread at once on d:
+// each announces itself on a device-scope counter and waits for the
+// other, so that both run when body runs, then body.
+func overlapping(t *testing.T, d *gpu.Device, observer gpu.Observer, body func(t *gpu.Thread)) {
+	t.Helper()
+	started := gpu.Alloc[int32](d, "started", 1)
+	errs := make(chan error, 2)
+	for i := range 2 {
+		go func() {
+			cfg := gpu.Config{Name: fmt.Sprint("launch", i), Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Observer: observer}
+			errs <- d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
+				started.AtomicAdd(t, 0, 1, scope.Device)
+				for started.AtomicLoad(t, 0, scope.Device) < 2 {
+				}
+				body(t)
+			})
+		}()
+	}
+	for range 2 {
+		require.NoError(t, <-errs)
+	}
+}
+
+// increment is a lost-update counter: a load and a store, no atomic.
+func increment(x gpu.Buffer[int32]) func(t *gpu.Thread) {
+	return func(t *gpu.Thread) {
+		for range 10 {
+			x.Store(t, 0, x.Load(t, 0)+1)
+		}
+	}
+}
+
+// TestConcurrentLaunchesRace: two launches running at once that update
+// one word with no atomic race, whether the detector is the device's or
+// each launch's own observer.
+func TestConcurrentLaunchesRace(t *testing.T) {
+	t.Parallel()
+	for _, deviceWide := range []bool{true, false} {
+		det := race.New(race.Options{History: true})
+		cfg := gpu.DeviceConfig{}
+		var obs gpu.Observer = det
+		if deviceWide {
+			cfg.Observer, obs = det, nil
+		}
+		d, err := gpu.NewDevice(cfg)
+		require.NoError(t, err)
+		x := gpu.Alloc[int32](d, "x", 1)
+		overlapping(t, d, obs, increment(x))
+		rs := det.Reports()
+		require.NotEmpty(t, rs, "device-wide %v", deviceWide)
+		r := rs[0]
+		require.Equal(t, race.MissingDeviceFence, r.Kind)
+		require.Equal(t, "x", r.Mem.Name)
+		require.NotEmpty(t, r.Previous.Launch)
+		require.NotEqual(t, r.Launch, r.Previous.Launch)
+		require.Contains(t, r.String(), fmt.Sprintf("of launch %q", r.Previous.Launch))
+		require.Zero(t, det.MetadataBytes())
+	}
+}
+
+// TestConcurrentLaunchesAtomics: launches running at once may share a
+// word through device-scope atomics, not block-scope ones.
+func TestConcurrentLaunchesAtomics(t *testing.T) {
+	t.Parallel()
+	for _, s := range []scope.Scope{scope.Device, scope.Block} {
+		det := race.New(race.Options{History: true})
+		d, err := gpu.NewDevice(gpu.DeviceConfig{Observer: det})
+		require.NoError(t, err)
+		x := gpu.Alloc[int32](d, "x", 1)
+		overlapping(t, d, nil, func(t *gpu.Thread) { x.AtomicAdd(t, 0, 1, s) })
+		if s == scope.Device {
+			require.Empty(t, det.Reports())
+			continue
+		}
+		require.Len(t, det.Reports(), 1)
+		require.Equal(t, race.ScopedAtomic, det.Reports()[0].Kind)
+	}
+}
+
+// TestHostOrderedLaunches: a launch that returned before the next started
+// is ordered before it, though the device's detector saw both.
+func TestHostOrderedLaunches(t *testing.T) {
+	t.Parallel()
+	det := race.New(race.Options{History: true})
+	d, err := gpu.NewDevice(gpu.DeviceConfig{Observer: det})
+	require.NoError(t, err)
+	x := gpu.Alloc[int32](d, "x", 1)
+	cfg := gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}}
+	for range 3 {
+		require.NoError(t, d.Launch(context.Background(), cfg, increment(x)))
+	}
+	require.Empty(t, det.Reports())
+	require.Equal(t, []int32{30}, x.Host())
+}
