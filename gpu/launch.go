@@ -28,7 +28,7 @@ type Config struct {
 	Cooperative bool
 	// Divergence chooses what a divergent barrier or collective does (see
 	// [DivergenceMode]); the zero value is DivergenceFail. Checking records
-	// each barrier arrival's call site from two frame pointers, a few ns;
+	// each barrier arrival's call site from two frame pointers;
 	// DivergenceAllow skips it.
 	Divergence DivergenceMode
 	// Watchdog is the livelock window (see [ErrLivelock]): a launch in
@@ -62,11 +62,12 @@ const (
 	// thread's code as a plain call until it must wait (at a barrier, or
 	// yielding while spinning); only then does the thread move to a reused
 	// coroutine (iter.Pull) so the next can start. A barrier-free kernel
-	// costs a few ns per thread; a barrier one coroutine switch per thread.
+	// costs a function call per thread; a barrier one coroutine switch per
+	// waiting thread.
 	Fibers Executor = iota
 	// Goroutines runs every thread on its own goroutine: the reference, with
-	// the finest interleaving the Go scheduler produces, at hundreds of ns
-	// per thread.
+	// the finest interleaving the Go scheduler produces, at the cost of a
+	// goroutine start and a scheduler wake-up per thread.
 	Goroutines
 )
 

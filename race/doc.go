@@ -84,7 +84,7 @@
 //
 // # Cost
 //
-// A check costs tens of ns, most of it one lock on the granule's metadata;
+// Most of a check's cost is one lock on the granule's metadata;
 // a repeated access by the same thread with no synchronization since skips
 // the lock, and so does a load or atomic that repeats the check a lane of
 // the same warp just made (warp coalescing, iGUARD §6.5, adapted to lanes
