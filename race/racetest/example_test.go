@@ -1,6 +1,7 @@
 package racetest_test
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
@@ -13,7 +14,8 @@ import (
 // *testing.T a real test passes.
 type printer struct{ testing.TB }
 
-func (printer) Helper() {}
+func (printer) Helper()                  {}
+func (printer) Context() context.Context { return context.Background() }
 func (printer) Errorf(format string, args ...any) {
 	fmt.Printf(format+"\n", args...)
 }
@@ -42,11 +44,11 @@ func ExampleLaunch() {
 	// ==================
 	// WARNING: SCOPED RACE (missing-device-fence)
 	// Read of global "data"[0] by thread (0,0,0) of block (1,0,0):
-	//   weak load at example_test.go:39
+	//   weak load at example_test.go:41
 	//
 	// Previous write by thread (0,0,0) of block (0,0,0):
-	//   weak store at example_test.go:32
+	//   weak store at example_test.go:34
 	//
-	// The writer, thread (0,0,0) of block (0,0,0), executed no device-scope fence between its store at example_test.go:32 and this load; the threads are in different blocks.
+	// The writer, thread (0,0,0) of block (0,0,0), executed no device-scope fence between its store at example_test.go:34 and this load; the threads are in different blocks.
 	// ==================
 }

@@ -15,15 +15,47 @@ import (
 	"github.com/warpguard/warpguard/scope"
 )
 
-// recorder is a testing.TB that keeps its failures.
+// recorder is a testing.TB that keeps its failures and its cleanups; the
+// rest is the test's own.
 type recorder struct {
 	testing.TB
-	errs []string
+	errs     []string
+	cleanups []func()
 }
+
+// record returns a recorder for t.
+func record(t *testing.T) *recorder { return &recorder{TB: t} }
 
 func (r *recorder) Helper() {}
 func (r *recorder) Errorf(format string, args ...any) {
 	r.errs = append(r.errs, fmt.Sprintf(format, args...))
+}
+
+// errFatal is the panic with which recorder's Fatalf ends the code that
+// called it, which run recovers.
+type errFatal struct{}
+
+func (r *recorder) Fatalf(format string, args ...any) {
+	r.Errorf(format, args...)
+	panic(errFatal{})
+}
+
+func (r *recorder) Cleanup(f func()) { r.cleanups = append(r.cleanups, f) }
+
+// run calls f as a test body, then the cleanups it registered, last
+// first, as the testing package would.
+func (r *recorder) run(f func()) {
+	func() {
+		defer func() {
+			if v := recover(); v != nil && v != (errFatal{}) {
+				panic(v)
+			}
+		}()
+		f()
+	}()
+	for i := len(r.cleanups) - 1; i >= 0; i-- {
+		r.cleanups[i]()
+	}
 }
 
 func TestLaunchFailsOnEveryRace(t *testing.T) {
@@ -31,7 +63,7 @@ func TestLaunchFailsOnEveryRace(t *testing.T) {
 	d, err := gpu.NewDevice(gpu.DeviceConfig{})
 	require.NoError(t, err)
 	x := gpu.Alloc[int32](d, "x", 2)
-	rec := &recorder{}
+	rec := record(t)
 	racetest.Launch(rec, d, gpu.Config{Name: "racy", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}}, func(t *gpu.Thread) {
 		x.AtomicAdd(t, 0, 1, scope.Block) // scoped atomic across blocks
 		x.Store(t, 1, 1)                  // missing device fence
@@ -48,7 +80,7 @@ func TestLaunchPassesCleanKernels(t *testing.T) {
 	require.NoError(t, err)
 	x := gpu.Alloc[int32](d, "x", 64)
 	n := gpu.Alloc[int32](d, "n", 1)
-	rec := &recorder{}
+	rec := record(t)
 	det := racetest.Launch(rec, d, gpu.Config{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 32}}, func(t *gpu.Thread) {
 		n.AtomicAdd(t, 0, 1, scope.Device)
 		x.Store(t, t.GlobalID(), 1)
@@ -62,7 +94,7 @@ func TestLaunchReportsLaunchErrors(t *testing.T) {
 	d, err := gpu.NewDevice(gpu.DeviceConfig{})
 	require.NoError(t, err)
 	x := gpu.Alloc[int32](d, "x", 1)
-	rec := &recorder{}
+	rec := record(t)
 	racetest.Launch(rec, d, gpu.Config{Name: "oob", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}}, func(t *gpu.Thread) {
 		x.Store(t, 5, 1)
 	})
