@@ -127,6 +127,10 @@ func LaunchFunc(d *gpu.Device, det *race.Detector, e gpu.Executor) func(context.
 // report is the result of a halted launch, but every other thread error
 // (an out-of-range index, a panic) still counts.
 func withoutHalt(err error) error {
+	var h *race.Halt
+	if !errors.As(err, &h) {
+		return err // a stall error, say, which wraps errors of its own: keep it whole
+	}
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
 		var keep []error
 		for _, e := range j.Unwrap() {
@@ -134,9 +138,5 @@ func withoutHalt(err error) error {
 		}
 		return errors.Join(keep...)
 	}
-	var h *race.Halt
-	if errors.As(err, &h) {
-		return nil
-	}
-	return err
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -125,4 +126,44 @@ func TestLaunchFuncKeepsOtherErrors(t *testing.T) {
 	var h *race.Halt
 	require.False(t, errors.As(err, &h), "the halt itself is not returned")
 	require.Len(t, det.Reports(), 1, "the race was reported")
+}
+
+// TestLaunchStopsASpinningKernel: a kernel that spins forever, making
+// progress all the while so the livelock watchdog cannot call it stuck,
+// fails the test within the Timeout option with the stall listing.
+func TestLaunchStopsASpinningKernel(t *testing.T) {
+	t.Parallel()
+	d, err := gpu.NewDevice(gpu.DeviceConfig{})
+	require.NoError(t, err)
+	n := gpu.Alloc[int32](d, "n", 1)
+	rec := record(t)
+	start := time.Now()
+	racetest.Launch(rec, d, gpu.Config{Name: "spin", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 2}}, func(t *gpu.Thread) {
+		for {
+			n.AtomicAdd(t, 0, 1, scope.Device)
+		}
+	}, racetest.Timeout(100*time.Millisecond))
+	require.Less(t, time.Since(start), 5*time.Second)
+	require.Len(t, rec.errs, 1)
+	require.Contains(t, rec.errs[0], `racetest: launch "spin"`)
+	require.Contains(t, rec.errs[0], "timeout")
+	require.Contains(t, rec.errs[0], "racetest_test.go:", "the listing names the line each thread spins at")
+}
+
+// TestDeviceTimeout: the Timeout option of a Device bounds the launches
+// of code the test does not control.
+func TestDeviceTimeout(t *testing.T) {
+	t.Parallel()
+	rec := record(t)
+	rec.run(func() {
+		d := racetest.Device(rec, racetest.Timeout(100*time.Millisecond))
+		n := gpu.Alloc[int32](d, "n", 1)
+		err := d.Launch(context.Background(), gpu.Config{Name: "spin", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}}, func(t *gpu.Thread) {
+			for {
+				n.AtomicAdd(t, 0, 1, scope.Device)
+			}
+		})
+		require.ErrorIs(t, err, gpu.ErrTimeout)
+	})
+	require.Empty(t, rec.errs)
 }
