@@ -13,7 +13,9 @@
 // columns (-v adds the race kinds), then a tally line. Bench measures
 // each kernel under each detector configuration, with progress and the
 // time left on stderr. -kernels takes comma-separated path.Match
-// patterns, such as 'micro/*,lib/scan'. Durations print with three
+// patterns, such as 'micro/*,lib/scan'; the large-grid group, 2^20 to
+// 2^22 threads a kernel, runs only when a pattern starting with large/
+// names it (-kernels 'large/*'). Durations print with three
 // significant digits; -json output keeps nanoseconds.
 //
 // Every subcommand's -h prints what it does and its flags, and exits 0.

@@ -27,7 +27,7 @@ func runOne(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return code
 	}
-	k, ok := kernels.All().Lookup(name)
+	k, ok := lookupKernel(name)
 	if !ok {
 		return fs.usageError(fmt.Errorf("no kernel %q (see warpguard list)", name))
 	}

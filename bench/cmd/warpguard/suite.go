@@ -22,7 +22,8 @@ const suiteDoc = "Suite runs every kernel of the catalog clean and with each inj
 	"the run. The exit code is 0 when every configuration is ok, 1 when one is not, and 2 for a " +
 	"command line that does not parse. An injected configuration whose race a run misses runs " +
 	"again, up to -attempts runs: a detector sees only the interleavings that happen. The " +
-	"WARPGUARD environment variable configures the detector, as for run."
+	"WARPGUARD environment variable configures the detector, as for run. The " +
+	"large-grid group (large/..., millions of threads) runs only when -kernels names it."
 
 // suite is `warpguard suite`: every kernel clean and with each injection,
 // with detection off and on, one row each.
@@ -31,7 +32,7 @@ func suite(args []string, stdout, stderr io.Writer) int {
 	size := c.String("size", "default", "input size: default or paper")
 	asJSON := c.Bool("json", false, "print one JSON object per configuration instead of the table")
 	verbose := c.Bool("v", false, "add the expected and reported race kinds to each row")
-	glob := c.String("kernels", "", "run only the kernels whose names match one of these comma-separated path.Match patterns")
+	glob := c.String("kernels", "", "run "+kernelsFlagDoc)
 	seed := c.Int64("seed", 1, "input generator seed")
 	attempts := c.Int("attempts", 3, "runs of an injected configuration, at most, until its race is reported")
 	ex := addExecutor(c.FlagSet)
@@ -76,10 +77,7 @@ func suiteCatalog(c *command, glob, size string) (kernels.Catalog, kernels.Size,
 	if err != nil {
 		return nil, 0, err
 	}
-	cat, err := kernels.All().Match(glob)
-	if err == nil && len(cat) == 0 {
-		err = fmt.Errorf("no kernel matches %q (see warpguard list)", glob)
-	}
+	cat, err := selectKernels(kernels.All(), glob)
 	return cat, sz, err
 }
 
