@@ -136,3 +136,7 @@ func names(gs []oracle.Granule) string {
 	}
 	return strings.Join(s, ", ")
 }
+
+// ScheduleSeed derives the schedule seed for the kernel of seed s, so that
+// one seed reproduces both kernel and interleaving.
+func ScheduleSeed(s uint64) uint64 { return s*0x9e3779b97f4a7c15 + 1 }

@@ -29,15 +29,12 @@ func needConfig(t *testing.T, name string) {
 // seeds is the fixed range of kernels the deterministic tests run.
 const seeds = 2000
 
-// schedule derives a kernel's schedule seed from its kernel seed.
-func schedule(seed uint64) uint64 { return seed*0x9e3779b97f4a7c15 + 1 }
-
 // TestPreciseAgreesWithOracle holds the precise mode to the oracle on a
 // fixed range of generated kernels, granule by granule.
 func TestPreciseAgreesWithOracle(t *testing.T) {
 	needConfig(t, preciseConfig)
 	for s := range uint64(seeds) {
-		o, err := difftest.Run(context.Background(), gen.Generate(s), schedule(s), preciseConfig)
+		o, err := difftest.Run(context.Background(), gen.Generate(s), difftest.ScheduleSeed(s), preciseConfig)
 		require.NoError(t, err)
 		if !o.Agree() {
 			t.Errorf("precise and the oracle differ:\n%v", o)
@@ -49,7 +46,7 @@ func TestPreciseAgreesWithOracle(t *testing.T) {
 // schedule the fuzzer's two seeds pick.
 func FuzzPrecise(f *testing.F) {
 	for s := range uint64(8) {
-		f.Add(s, schedule(s))
+		f.Add(s, difftest.ScheduleSeed(s))
 	}
 	f.Fuzz(func(t *testing.T, kernel, sched uint64) {
 		needConfig(t, preciseConfig)
@@ -66,7 +63,7 @@ func FuzzPrecise(f *testing.F) {
 func TestVerdictsMix(t *testing.T) {
 	var tl difftest.Tally
 	for s := range uint64(seeds) {
-		o, err := difftest.Run(context.Background(), gen.Generate(s), schedule(s), "off")
+		o, err := difftest.Run(context.Background(), gen.Generate(s), difftest.ScheduleSeed(s), "off")
 		require.NoError(t, err)
 		tl.Add(o)
 	}
@@ -79,7 +76,7 @@ func TestVerdictsMix(t *testing.T) {
 // false negative and there is no false positive.
 func TestOffMissesEverything(t *testing.T) {
 	for s := range uint64(50) {
-		o, err := difftest.Run(context.Background(), gen.Generate(s), schedule(s), "off")
+		o, err := difftest.Run(context.Background(), gen.Generate(s), difftest.ScheduleSeed(s), "off")
 		require.NoError(t, err)
 		assert.Empty(t, o.FalsePositives)
 		assert.Len(t, o.FalseNegatives, len(o.Races))
@@ -103,9 +100,9 @@ func TestEveryGranuleReported(t *testing.T) {
 // TestOracleIsStable: one kernel and schedule give one verdict.
 func TestOracleIsStable(t *testing.T) {
 	for s := range uint64(20) {
-		a, err := difftest.Run(context.Background(), gen.Generate(s), schedule(s), "off")
+		a, err := difftest.Run(context.Background(), gen.Generate(s), difftest.ScheduleSeed(s), "off")
 		require.NoError(t, err)
-		b, err := difftest.Run(context.Background(), gen.Generate(s), schedule(s), "off")
+		b, err := difftest.Run(context.Background(), gen.Generate(s), difftest.ScheduleSeed(s), "off")
 		require.NoError(t, err)
 		assert.Equal(t, fmt.Sprint(a.Races), fmt.Sprint(b.Races), "seed %d", s)
 	}
