@@ -35,3 +35,22 @@ func TestReduceShortTemp(t *testing.T) {
 	})
 	assert.ErrorContains(t, err, `block.Reduce: shared memory shared "tmp" of block (0,0,0) has 1 elements; it needs 2`)
 }
+
+func TestReducePartial(t *testing.T) {
+	for _, n := range blockSizes {
+		valid := max(1, n*2/3)
+		in, out := launch(t, n, small, func(th *gpu.Thread, v int32) int32 {
+			if th.Rank() >= valid {
+				v = 1 << 20 // must not count
+			}
+			return block.ReducePartial(th, block.Temp[int32](th, "tmp"), v, valid, gpu.Add[int32])
+		})
+		for b, vs := range blocks(in, n) {
+			var sum int32
+			for _, v := range vs[:valid] {
+				sum += v
+			}
+			assert.Equal(t, sum, out[b*n], "block size %d, block %d", n, b)
+		}
+	}
+}

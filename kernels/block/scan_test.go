@@ -75,3 +75,24 @@ func TestScanOrder(t *testing.T) {
 		}
 	}
 }
+
+func TestPrefix(t *testing.T) {
+	for _, n := range blockSizes {
+		in, out := launch(t, n, small, func(th *gpu.Thread, v int32) int32 {
+			p, ok, _ := block.Prefix(th, block.Temp[int32](th, "tmp"), v, gpu.Add[int32])
+			if !ok {
+				return -99999
+			}
+			return p
+		})
+		for b, vs := range blocks(in, n) {
+			want := int32(-99999)
+			var sum int32
+			for r, v := range vs {
+				assert.Equal(t, want, out[b*n+r], "block size %d, block %d, rank %d", n, b, r)
+				sum += v
+				want = sum
+			}
+		}
+	}
+}

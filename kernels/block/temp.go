@@ -31,19 +31,19 @@ func lanes(t *gpu.Thread) int {
 	return min(g.WarpSize, g.BlockSize-t.Warp()*g.WarpSize)
 }
 
-// combine folds the warps' totals, which each warp's last lane passes as
-// total, through tmp[base:base+warps]: it returns op folded over the
-// totals of the warps before t's (ok false for warp 0, which has none) and
-// over all of them. It executes two __syncthreads, the second after its
-// last access to tmp.
-func combine[T gpu.Elem](t *gpu.Thread, tmp gpu.Buffer[T], base int, total T, op func(a, b T) T) (before T, ok bool, all T) {
-	w := t.Warp()
-	if t.Lane() == lanes(t)-1 {
+// combine folds the totals of the warps that hold the first valid
+// threads, which each warp's last valid lane passes as total, through
+// tmp[base:base+warps]: it returns op folded over the totals of the warps
+// before t's (ok false for warp 0, which has none) and over all of them.
+// It executes two __syncthreads, the second after its last access to tmp.
+func combine[T gpu.Elem](t *gpu.Thread, tmp gpu.Buffer[T], base, valid int, total T, op func(a, b T) T) (before T, ok bool, all T) {
+	w, ws := t.Warp(), t.Grid().WarpSize
+	if t.Lane() == min(lanes(t), valid-w*ws)-1 {
 		tmp.Store(t, base+w, total)
 	}
 	t.SyncThreads()
 	all = tmp.Load(t, base)
-	for i := 1; i < t.Grid().Warps; i++ {
+	for i := 1; i < (valid+ws-1)/ws; i++ {
 		if i == w {
 			before, ok = all, true
 		}
