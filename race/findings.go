@@ -109,6 +109,28 @@ func (d *Detector) Reports() []Report {
 	return append([]Report(nil), d.reports.list...)
 }
 
+// Take removes the reports match accepts from those the detector keeps,
+// and returns them in the order they were found. A race taken stays
+// known: the same pair of sites is not reported again until [Detector.Reset].
+// Take lets a test consume the races it expects, so that a later check of
+// the rest does not fail on them.
+func (d *Detector) Take(match func(Report) bool) []Report {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var taken []Report
+	keep := d.reports.list[:0]
+	for _, r := range d.reports.list {
+		if match(r) {
+			taken = append(taken, r)
+			continue
+		}
+		keep = append(keep, r)
+	}
+	clear(d.reports.list[len(keep):])
+	d.reports.list = keep
+	return taken
+}
+
 // Dropped returns how many distinct races were found past MaxReports.
 func (d *Detector) Dropped() int {
 	d.mu.Lock()

@@ -1,22 +1,10 @@
 package racetest_test
 
 import (
-	"fmt"
-	"testing"
-
 	"github.com/warpguard/warpguard/gpu"
 	"github.com/warpguard/warpguard/race/racetest"
 	"github.com/warpguard/warpguard/scope"
 )
-
-// printer is a testing.TB that prints its failures, standing in for the
-// *testing.T a real test passes.
-type printer struct{ testing.TB }
-
-func (printer) Helper() {}
-func (printer) Errorf(format string, args ...any) {
-	fmt.Printf(format+"\n", args...)
-}
 
 // A producer in block 0 publishes data with a block-scope fence, which
 // orders its writes only for its own block; the consumer in block 1 reads
@@ -27,7 +15,7 @@ func ExampleLaunch() {
 	data := gpu.Alloc[float32](d, "data", 1)
 	flag := gpu.Alloc[int32](d, "flag", 1)
 	cfg := gpu.Config{Name: "publish", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}}
-	racetest.Launch(printer{}, d, cfg, func(t *gpu.Thread) {
+	racetest.Launch(&printer{}, d, cfg, func(t *gpu.Thread) {
 		if t.Block() == 0 {
 			data.Store(t, 0, 42)
 			t.ThreadFenceBlock() // should be t.ThreadFence()
@@ -42,11 +30,11 @@ func ExampleLaunch() {
 	// ==================
 	// WARNING: SCOPED RACE (missing-device-fence)
 	// Read of global "data"[0] by thread (0,0,0) of block (1,0,0):
-	//   weak load at example_test.go:39
+	//   weak load at example_test.go:27
 	//
 	// Previous write by thread (0,0,0) of block (0,0,0):
-	//   weak store at example_test.go:32
+	//   weak store at example_test.go:20
 	//
-	// The writer, thread (0,0,0) of block (0,0,0), executed no device-scope fence between its store at example_test.go:32 and this load; the threads are in different blocks.
+	// The writer, thread (0,0,0) of block (0,0,0), executed no device-scope fence between its store at example_test.go:20 and this load; the threads are in different blocks.
 	// ==================
 }

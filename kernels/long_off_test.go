@@ -1,0 +1,8 @@
+//go:build !long
+
+package kernels_test
+
+// largeShift is how many times smaller than full size the large-grid
+// group's tests run: 2^10 without the long build tag, a few thousand
+// threads, so that the package's tests stay fast.
+const largeShift = 10
