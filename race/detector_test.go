@@ -10,6 +10,7 @@ import (
 
 	"github.com/warpguard/warpguard/gpu"
 	"github.com/warpguard/warpguard/race"
+	"github.com/warpguard/warpguard/race/racetest"
 	"github.com/warpguard/warpguard/scope"
 )
 
@@ -281,6 +282,30 @@ func TestDeterministicKinds(t *testing.T) {
 		}
 		require.Equal(t, first, got)
 	}
+}
+
+// TestTreeReductionUnderSchedules: a shared-memory tree reduction whose
+// steps a __syncthreads separates is clean under every schedule tried, and
+// computes the block's sum.
+func TestTreeReductionUnderSchedules(t *testing.T) {
+	t.Parallel()
+	d := newDevice(t)
+	sums := gpu.Alloc[int32](d, "sums", 2)
+	cfg := gpu.Config{Name: "tree", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 64}}
+	require.Zero(t, racetest.Explore(t, 16, d, cfg, func(t *gpu.Thread) {
+		s := gpu.Shared[int32](t, "s", 64)
+		s.Store(t, t.Rank(), int32(t.Rank()))
+		for half := 32; half > 0; half /= 2 {
+			t.SyncThreads()
+			if t.Rank() < half {
+				s.Store(t, t.Rank(), s.Load(t, t.Rank())+s.Load(t, t.Rank()+half))
+			}
+		}
+		if t.Rank() == 0 {
+			sums.Store(t, t.Block(), s.Load(t, 0))
+		}
+	}))
+	require.Equal(t, []int32{63 * 32, 63 * 32}, sums.Host())
 }
 
 // kindsOf returns the set of rs's kinds.
