@@ -160,9 +160,18 @@ func TestReportFields(t *testing.T) {
 }
 
 func TestDetectorIsAllocationFreeOnRepeats(t *testing.T) {
+	for _, opt := range []race.Options{{}, {History: true}} {
+		allocationFreeOnRepeats(t, opt)
+	}
+}
+
+// allocationFreeOnRepeats requires that a detector with options opt
+// allocates nothing per check: with history, sites and stacks are cached
+// per call path.
+func allocationFreeOnRepeats(t *testing.T, opt race.Options) {
 	d := newDevice(t)
 	x := gpu.Alloc[int32](d, "x", 1)
-	det := race.New(race.Options{})
+	det := race.New(opt)
 	launch := func(n int) float64 {
 		return testing.AllocsPerRun(5, func() {
 			err := d.Launch(context.Background(), gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Observer: det},
@@ -180,7 +189,7 @@ func TestDetectorIsAllocationFreeOnRepeats(t *testing.T) {
 	// The launch allocates a few objects, fewer when the detector's pools
 	// hand it state (and -race makes pools drop some at random); a
 	// thousand checks more must add none.
-	require.InDelta(t, launch(1), launch(1000), 3, "checks allocate nothing; only the launch does")
+	require.InDelta(t, launch(1), launch(1000), 3, "checks allocate nothing; only the launch does (%+v)", opt)
 }
 
 func TestHaltIsAnError(t *testing.T) {
