@@ -59,7 +59,7 @@ type finding struct {
 	site   gpu.Site   // prev's site, with history
 	stack  []gpu.Site // prev's call stack, with history
 	shared flags      // the sharing bits at the check
-	locks  *lockSet // the entry's lockset at the check
+	locks  *lockSet   // the entry's lockset at the check
 }
 
 // check runs the race checks for c, made at the site of slot at (nil
