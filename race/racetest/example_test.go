@@ -1,7 +1,11 @@
 package racetest_test
 
 import (
+	"context"
+	"fmt"
+
 	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/race"
 	"github.com/warpguard/warpguard/race/racetest"
 	"github.com/warpguard/warpguard/scope"
 )
@@ -30,11 +34,29 @@ func ExampleLaunch() {
 	// ==================
 	// WARNING: SCOPED RACE (missing-device-fence)
 	// Read of global "data"[0] by thread (0,0,0) of block (1,0,0):
-	//   weak load at example_test.go:27
+	//   weak load at example_test.go:31
 	//
 	// Previous write by thread (0,0,0) of block (0,0,0):
-	//   weak store at example_test.go:20
+	//   weak store at example_test.go:24
 	//
-	// The writer, thread (0,0,0) of block (0,0,0), executed no device-scope fence between its store at example_test.go:20 and this load; the threads are in different blocks.
+	// The writer, thread (0,0,0) of block (0,0,0), executed no device-scope fence between its store at example_test.go:24 and this load; the threads are in different blocks.
 	// ==================
+}
+
+// A test of a kernel that races on purpose expects the race, on a shared
+// array here, and the device's check at the test's end passes.
+func ExampleExpect() {
+	t := &printer{} // the test's *testing.T
+	d := racetest.Device(t)
+	cfg := gpu.Config{Name: "unsynced", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 64}}
+	_ = d.Launch(context.Background(), cfg, func(th *gpu.Thread) {
+		tile := gpu.Shared[int32](th, "tile", 64)
+		tile.Store(th, th.Rank(), 1)
+		_ = tile.Load(th, 63-th.Rank()) // no __syncthreads before it
+	})
+	rs := racetest.Expect(t, racetest.DetectorOf(d), race.MissingBlockFence, racetest.Shared("tile"))
+	fmt.Println(rs[0].Kind, "on shared", rs[0].Mem.Name)
+	t.cleanup() // the test's end: no race is left
+	// Output:
+	// missing-block-fence on shared tile
 }

@@ -18,6 +18,10 @@ import (
 //
 // A shared array is matched by its name in every block: each block has its
 // own gpu.Memory for it, so a report of any block's copy matches.
+//
+// det is a [Device]'s detector ([DetectorOf]) or one a test attaches to
+// its launches itself ([New]); [Launch] checks its detector before it
+// returns, so its races cannot be expected.
 func Expect(tb testing.TB, det *race.Detector, k race.Kind, mem interface{ Memory() *gpu.Memory }) []race.Report {
 	tb.Helper()
 	m := mem.Memory()
