@@ -2,12 +2,12 @@ package gorace
 
 import "fmt"
 
-// reduce sums each block's 256 of 2^22 int32s with the kernel's tree, a
+// reduce sums each block's 256 of 2^20 int32s with the kernel's tree, a
 // block's partial sums a local array.
 type reduce struct{ in, out []int32 }
 
 func setupReduce(shift int) *Job {
-	n := 1 << (22 - shift)
+	n := 1 << (20 - shift)
 	r := &reduce{in: make([]int32, n), out: make([]int32, n/block)}
 	g := newRand()
 	for i := range r.in {

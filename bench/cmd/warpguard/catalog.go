@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/warpguard/warpguard/kernels"
 )
@@ -11,6 +12,11 @@ import (
 // whose millions of threads take minutes under the detector: it runs only
 // when a -kernels pattern names it.
 const largePrefix = "large/"
+
+// largeTimeout bounds each run of a large kernel in suite, where the
+// default minute is too little for millions of threads under the detector
+// on a loaded machine.
+const largeTimeout = 10 * time.Minute
 
 // kernelsFlagDoc is the -kernels flag's help line, the same in suite and
 // bench.

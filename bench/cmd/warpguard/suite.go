@@ -50,6 +50,9 @@ func suite(args []string, stdout, stderr io.Writer) int {
 	cfgs := bench.Configs(cat, sz, *seed)
 	for i := range cfgs {
 		cfgs[i].Executor, cfgs[i].Attempts, cfgs[i].Detector = ex.Executor, *attempts, detectorOf(env)
+		if strings.HasPrefix(cfgs[i].Kernel.Name, largePrefix) {
+			cfgs[i].Timeout = largeTimeout
+		}
 	}
 	var out resultWriter = newSuiteTable(stdout, cfgs, *verbose)
 	if *asJSON {
