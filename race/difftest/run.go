@@ -42,12 +42,14 @@ func Run(ctx context.Context, k *gen.Kernel, schedule uint64, config string) (*O
 		return nil, err
 	}
 	var det *race.Detector
-	cfg := gpu.Config{Executor: gpu.Fibers, Deterministic: true, Schedule: gpu.ScheduleRandom, Seed: schedule, Timeout: gen.Timeout}
+	cfg := gpu.Config{Executor: gpu.Fibers, Deterministic: true, Schedule: gpu.ScheduleRandom, Seed: schedule}
 	if !opt.Off {
 		opt.MaxReports, opt.HaltOnFirst = 1<<30, false
 		det = race.New(opt)
 		cfg.Observer = det
 	}
+	ctx, cancel := context.WithTimeout(ctx, gen.Timeout) // a safety net: generated kernels terminate
+	defer cancel()
 	if err := k.Launch(ctx, d, cfg); err != nil {
 		return nil, fmt.Errorf("difftest: kernel %d, schedule %d: %w", k.Seed, schedule, err)
 	}
