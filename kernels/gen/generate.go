@@ -40,6 +40,8 @@ func (mk *maker) stmt() Stmt {
 		return mk.syncWarp()
 	case n < 69:
 		return Ballot{}
+	case n < 72:
+		return mk.tileSync()
 	case n < 80:
 		return mk.lock()
 	case mk.messages < maxFlags:
@@ -125,6 +127,18 @@ func (mk *maker) syncWarp() SyncWarp {
 		return SyncWarp{Mask: ^uint64(0)}
 	}
 	return SyncWarp{Mask: mk.r.Uint64() | 1}
+}
+
+// tileSync draws a tile sync of a size the block allows: a power of two
+// no larger than the block, dividing it if larger than a warp.
+func (mk *maker) tileSync() TileSync {
+	sizes := []int{1}
+	for s := 2; s <= min(mk.k.Threads, maxThreads); s *= 2 {
+		if s <= 32 || mk.k.Threads%s == 0 {
+			sizes = append(sizes, s)
+		}
+	}
+	return TileSync{Size: sizes[mk.r.IntN(len(sizes))]}
 }
 
 // lock draws a critical section over one or two data accesses.

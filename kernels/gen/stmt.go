@@ -233,3 +233,13 @@ func (l Lock) String() string {
 	fmt.Fprintf(&b, " { %s }", strings.Join(body, "; "))
 	return guarded(l.Who, "lock: "+b.String())
 }
+
+// TileSync is cg::tiled_partition(this_thread_block(), Size).sync(), run
+// by every thread: a barrier of each tile of Size consecutive ranks.
+type TileSync struct{ Size int }
+
+// run waits at t's tile's barrier.
+func (s TileSync) run(t *gpu.Thread, _ *mem) { gpu.TiledPartition(t, s.Size).Sync() }
+
+// String prints the tile sync.
+func (s TileSync) String() string { return fmt.Sprintf("tiled_partition(block, %d).sync()", s.Size) }

@@ -233,3 +233,21 @@ func TestFencesAloneOrderNothing(t *testing.T) {
 	})
 	assert.Equal(t, []string{"x[0]"}, got)
 }
+
+// TestTileSync: a tile's sync orders its own ranks only.
+func TestTileSync(t *testing.T) {
+	for size, want := range map[int][]string{64: nil, 32: {"s[0]"}, 8: {"s[0]"}} {
+		d := device(t)
+		got, _ := judge(t, d, 1, 64, func(th *gpu.Thread) {
+			s := gpu.Shared[uint32](th, "s", 1)
+			if th.Rank() == 0 {
+				s.Store(th, 0, 1)
+			}
+			gpu.TiledPartition(th, size).Sync()
+			if th.Rank() == 40 {
+				s.Load(th, 0)
+			}
+		})
+		assert.Equal(t, want, got, "tile of %d", size)
+	}
+}
