@@ -251,3 +251,20 @@ func TestTileSync(t *testing.T) {
 		assert.Equal(t, want, got, "tile of %d", size)
 	}
 }
+
+// TestFailedCASOnlyReads: a CAS that fails writes nothing, so it does not
+// conflict with another thread's read; one that succeeds does.
+func TestFailedCASOnlyReads(t *testing.T) {
+	for cmp, want := range map[uint32][]string{7: nil, 0: {"x[0]"}} {
+		d := device(t)
+		x := gpu.Alloc[uint32](d, "x", 1)
+		got, _ := judge(t, d, 2, 1, func(th *gpu.Thread) {
+			if th.Block() == 0 {
+				x.Load(th, 0)
+				return
+			}
+			x.AtomicCAS(th, 0, cmp, 1, scope.Device)
+		})
+		assert.Equal(t, want, got, "CAS comparing with %d", cmp)
+	}
+}
