@@ -208,14 +208,17 @@ func (l Lock) fence(t *gpu.Thread) {
 
 // String prints the lock statement on one line.
 func (l Lock) String() string {
-	var b strings.Builder
 	lw := fmt.Sprintf("l[%d]", l.Lock)
+	acquire := fmt.Sprintf("while (atomicCAS.%v(&%s, 0, 1) != 0) {}", l.Scope, lw)
 	if l.Exch {
-		fmt.Fprintf(&b, "while (atomicExch.%v(&%s, 1) != 0) {}", l.Scope, lw)
-	} else {
-		fmt.Fprintf(&b, "while (atomicCAS.%v(&%s, 0, 1) != 0) {}", l.Scope, lw)
+		acquire = fmt.Sprintf("while (atomicExch.%v(&%s, 1) != 0) {}", l.Scope, lw)
 	}
-	body := make([]string, 0, len(l.Body)+3)
+	return guarded(l.Who, fmt.Sprintf("lock: %s { %s }", acquire, strings.Join(l.body(lw), "; ")))
+}
+
+// body prints the critical section and the release of lock word lw.
+func (l Lock) body(lw string) []string {
+	var body []string
 	if l.Fence {
 		body = append(body, fenceText(l.Scope))
 	}
@@ -226,12 +229,9 @@ func (l Lock) String() string {
 		body = append(body, fenceText(l.Scope))
 	}
 	if l.Release {
-		body = append(body, fmt.Sprintf("release.%v %s = 0", l.Scope, lw))
-	} else {
-		body = append(body, fmt.Sprintf("atomicExch.%v(&%s, 0)", l.Scope, lw))
+		return append(body, fmt.Sprintf("release.%v %s = 0", l.Scope, lw))
 	}
-	fmt.Fprintf(&b, " { %s }", strings.Join(body, "; "))
-	return guarded(l.Who, "lock: "+b.String())
+	return append(body, fmt.Sprintf("atomicExch.%v(&%s, 0)", l.Scope, lw))
 }
 
 // TileSync is cg::tiled_partition(this_thread_block(), Size).sync(), run
