@@ -7,7 +7,8 @@
 // same list of statements, each guarded by which threads take part: weak
 // and strong accesses of random scopes, fences of random scope, acquire
 // loads and release stores, locks built from atomicCAS or atomicExch,
-// __syncthreads, full and partial __syncwarp, a __ballot_sync (which
+// __syncthreads, full and partial __syncwarp, cooperative-groups tile
+// syncs, a __ballot_sync (which
 // orders no memory), and message passing, where one thread publishes data
 // and raises a flag and other threads spin on the flag and read the data.
 //

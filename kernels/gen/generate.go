@@ -40,6 +40,8 @@ func (mk *maker) stmt() Stmt {
 		return mk.syncWarp()
 	case n < 69:
 		return Ballot{}
+	case n < 72:
+		return mk.tileSync()
 	case n < 80:
 		return mk.lock()
 	case mk.messages < maxFlags:
@@ -76,24 +78,28 @@ func (mk *maker) access(g Guard) Access {
 	if mk.r.IntN(10) < 3 {
 		a.At.Stride = 1
 	}
-	switch n := mk.r.IntN(100); {
-	case n < 40:
-		a.Op, a.Order = Load, mk.order(gpu.Acquire)
-	case n < 75:
-		a.Op, a.Order = Store, mk.order(gpu.Release)
-	case n < 85:
-		a.Op, a.Order = Add, gpu.Relaxed
-	case n < 93:
-		a.Op, a.Order = Exch, gpu.Relaxed
-	default:
-		a.Op, a.Order = CAS, gpu.Relaxed
-	}
+	a.Op, a.Order = mk.op()
 	if a.Order == gpu.Weak {
 		a.Scope = scope.Thread
 	} else if a.Order == gpu.Volatile {
 		a.Scope = scope.System
 	}
 	return a
+}
+
+// op draws an access's operation and order.
+func (mk *maker) op() (Op, gpu.Order) {
+	switch n := mk.r.IntN(100); {
+	case n < 40:
+		return Load, mk.order(gpu.Acquire)
+	case n < 75:
+		return Store, mk.order(gpu.Release)
+	case n < 85:
+		return Add, gpu.Relaxed
+	case n < 93:
+		return Exch, gpu.Relaxed
+	}
+	return CAS, gpu.Relaxed
 }
 
 // order draws an access order; ordering is Acquire or Release.
@@ -125,6 +131,18 @@ func (mk *maker) syncWarp() SyncWarp {
 		return SyncWarp{Mask: ^uint64(0)}
 	}
 	return SyncWarp{Mask: mk.r.Uint64() | 1}
+}
+
+// tileSync draws a tile sync of a size the block allows: a power of two
+// no larger than the block, dividing it if larger than a warp.
+func (mk *maker) tileSync() TileSync {
+	sizes := []int{1}
+	for s := 2; s <= min(mk.k.Threads, maxThreads); s *= 2 {
+		if s <= 32 || mk.k.Threads%s == 0 {
+			sizes = append(sizes, s)
+		}
+	}
+	return TileSync{Size: sizes[mk.r.IntN(len(sizes))]}
 }
 
 // lock draws a critical section over one or two data accesses.

@@ -26,6 +26,7 @@ type Message struct {
 	SubFence    scope.Scope // the readers' fence; scope.Thread for none
 }
 
+// run publishes if t is the writer, and waits and reads if it is a reader.
 func (msg Message) run(t *gpu.Thread, m *mem) {
 	f := flagBase + msg.Flag
 	switch {
@@ -52,6 +53,7 @@ func fenceIf(t *gpu.Thread, s scope.Scope) {
 	}
 }
 
+// String prints the message statement on one line.
 func (msg Message) String() string {
 	flag := fmt.Sprintf("f[%d]", msg.Flag)
 	var pub, sub []string

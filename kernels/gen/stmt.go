@@ -25,6 +25,7 @@ type Access struct {
 	Scope scope.Scope // of atomics, acquire loads and release stores
 }
 
+// run performs the access if t passes the guard.
 func (a Access) run(t *gpu.Thread, m *mem) {
 	if a.Who.has(t.Block(), t.Rank()) {
 		a.do(t, m)
@@ -37,6 +38,7 @@ func (a Access) do(t *gpu.Thread, m *mem) {
 	m.do(t, a.Space, a.At.of(t.Rank()), a.Op, a.Order, a.Scope, v, 0)
 }
 
+// String prints the access, with its guard.
 func (a Access) String() string { return guarded(a.Who, a.text()) }
 
 // text is the access without its guard.
@@ -87,12 +89,14 @@ type Fence struct {
 	Scope scope.Scope
 }
 
+// run fences if t passes the guard.
 func (f Fence) run(t *gpu.Thread, _ *mem) {
 	if f.Who.has(t.Block(), t.Rank()) {
 		t.Fence(f.Scope)
 	}
 }
 
+// String prints the fence, with its guard.
 func (f Fence) String() string { return guarded(f.Who, fenceText(f.Scope)) }
 
 // fenceText prints a fence of scope s as CUDA spells it.
@@ -109,20 +113,24 @@ func fenceText(s scope.Scope) string {
 // SyncThreads is __syncthreads, reached by every thread.
 type SyncThreads struct{}
 
+// run waits at the block barrier.
 func (SyncThreads) run(t *gpu.Thread, _ *mem) { t.SyncThreads() }
 
+// String prints "__syncthreads()".
 func (SyncThreads) String() string { return "__syncthreads()" }
 
 // SyncWarp is __syncwarp(Mask), run by the lanes Mask names (those that
 // exist in each warp).
 type SyncWarp struct{ Mask uint64 }
 
+// run waits at __syncwarp if t's lane is named.
 func (s SyncWarp) run(t *gpu.Thread, _ *mem) {
 	if m := s.Mask & lanes(t); m&(1<<t.Lane()) != 0 {
 		t.SyncWarp(m)
 	}
 }
 
+// String prints the __syncwarp with the lanes that run it.
 func (s SyncWarp) String() string {
 	if s.Mask == ^uint64(0) {
 		return "__syncwarp()"
@@ -144,8 +152,10 @@ func lanes(t *gpu.Thread) uint64 {
 // values and orders no memory.
 type Ballot struct{}
 
+// run votes with every lane of the warp.
 func (Ballot) run(t *gpu.Thread, _ *mem) { gpu.BallotSync(t, lanes(t), true) }
 
+// String prints the ballot.
 func (Ballot) String() string { return "__ballot_sync(__activemask(), 1)" }
 
 // A Lock is a critical section: acquire lock word l[Lock] by spinning on
@@ -161,6 +171,7 @@ type Lock struct {
 	Body    []Access
 }
 
+// run takes the lock, runs the body and releases, if t passes the guard.
 func (l Lock) run(t *gpu.Thread, m *mem) {
 	if !l.Who.has(t.Block(), t.Rank()) {
 		return
@@ -180,6 +191,7 @@ func (l Lock) run(t *gpu.Thread, m *mem) {
 	}
 }
 
+// acquireOp is the operation that takes the lock.
 func (l Lock) acquireOp() Op {
 	if l.Exch {
 		return Exch
@@ -187,21 +199,26 @@ func (l Lock) acquireOp() Op {
 	return CAS
 }
 
+// fence fences at the lock's scope if the lock fences.
 func (l Lock) fence(t *gpu.Thread) {
 	if l.Fence {
 		t.Fence(l.Scope)
 	}
 }
 
+// String prints the lock statement on one line.
 func (l Lock) String() string {
-	var b strings.Builder
 	lw := fmt.Sprintf("l[%d]", l.Lock)
+	acquire := fmt.Sprintf("while (atomicCAS.%v(&%s, 0, 1) != 0) {}", l.Scope, lw)
 	if l.Exch {
-		fmt.Fprintf(&b, "while (atomicExch.%v(&%s, 1) != 0) {}", l.Scope, lw)
-	} else {
-		fmt.Fprintf(&b, "while (atomicCAS.%v(&%s, 0, 1) != 0) {}", l.Scope, lw)
+		acquire = fmt.Sprintf("while (atomicExch.%v(&%s, 1) != 0) {}", l.Scope, lw)
 	}
-	body := make([]string, 0, len(l.Body)+3)
+	return guarded(l.Who, fmt.Sprintf("lock: %s { %s }", acquire, strings.Join(l.body(lw), "; ")))
+}
+
+// body prints the critical section and the release of lock word lw.
+func (l Lock) body(lw string) []string {
+	var body []string
 	if l.Fence {
 		body = append(body, fenceText(l.Scope))
 	}
@@ -212,10 +229,17 @@ func (l Lock) String() string {
 		body = append(body, fenceText(l.Scope))
 	}
 	if l.Release {
-		body = append(body, fmt.Sprintf("release.%v %s = 0", l.Scope, lw))
-	} else {
-		body = append(body, fmt.Sprintf("atomicExch.%v(&%s, 0)", l.Scope, lw))
+		return append(body, fmt.Sprintf("release.%v %s = 0", l.Scope, lw))
 	}
-	fmt.Fprintf(&b, " { %s }", strings.Join(body, "; "))
-	return guarded(l.Who, "lock: "+b.String())
+	return append(body, fmt.Sprintf("atomicExch.%v(&%s, 0)", l.Scope, lw))
 }
+
+// TileSync is cg::tiled_partition(this_thread_block(), Size).sync(), run
+// by every thread: a barrier of each tile of Size consecutive ranks.
+type TileSync struct{ Size int }
+
+// run waits at t's tile's barrier.
+func (s TileSync) run(t *gpu.Thread, _ *mem) { gpu.TiledPartition(t, s.Size).Sync() }
+
+// String prints the tile sync.
+func (s TileSync) String() string { return fmt.Sprintf("tiled_partition(block, %d).sync()", s.Size) }

@@ -36,25 +36,37 @@ func Run(ctx context.Context, k *gen.Kernel, schedule uint64, config string) (*O
 	if err != nil {
 		return nil, err
 	}
+	det, tr, err := launch(ctx, k, schedule, opt)
+	if err != nil {
+		return nil, fmt.Errorf("difftest: kernel %d, schedule %d: %w", k.Seed, schedule, err)
+	}
+	o := &Outcome{Config: config, Kernel: k, Schedule: schedule, Races: oracle.Analyze(tr).Races, Reported: reported(det)}
+	o.compare()
+	return o, nil
+}
+
+// launch runs k once on a fresh device under the schedule seed, recorded
+// and, unless opt is Off, watched by a detector with opt that keeps every
+// report. It returns the detector (nil when Off) and the trace.
+func launch(ctx context.Context, k *gen.Kernel, schedule uint64, opt race.Options) (*race.Detector, *oracle.Trace, error) {
 	rec := oracle.NewRecorder()
 	d, err := gpu.NewDevice(gpu.DeviceConfig{Observer: rec})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var det *race.Detector
-	cfg := gpu.Config{Executor: gpu.Fibers, Deterministic: true, Schedule: gpu.ScheduleRandom, Seed: schedule, Timeout: gen.Timeout}
+	cfg := gpu.Config{Executor: gpu.Fibers, Deterministic: true, Schedule: gpu.ScheduleRandom, Seed: schedule}
 	if !opt.Off {
 		opt.MaxReports, opt.HaltOnFirst = 1<<30, false
 		det = race.New(opt)
 		cfg.Observer = det
 	}
+	ctx, cancel := context.WithTimeout(ctx, gen.Timeout) // a safety net: generated kernels terminate
+	defer cancel()
 	if err := k.Launch(ctx, d, cfg); err != nil {
-		return nil, fmt.Errorf("difftest: kernel %d, schedule %d: %w", k.Seed, schedule, err)
+		return nil, nil, err
 	}
-	o := &Outcome{Config: config, Kernel: k, Schedule: schedule, Races: oracle.Analyze(rec.Traces()[0]).Races}
-	o.Reported = reported(det)
-	o.compare()
-	return o, nil
+	return det, rec.Traces()[0], nil
 }
 
 // reported returns the granules det reported, in order, once each.

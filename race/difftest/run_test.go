@@ -26,14 +26,20 @@ func needConfig(t *testing.T, name string) {
 	}
 }
 
-// seeds is the fixed range of kernels the deterministic tests run.
-const seeds = 2000
+// seeds returns the size of the fixed range of kernels the deterministic
+// tests run: 2,000, or 300 with -short (for -race).
+func seeds() uint64 {
+	if testing.Short() {
+		return 300
+	}
+	return 2000
+}
 
 // TestPreciseAgreesWithOracle holds the precise mode to the oracle on a
 // fixed range of generated kernels, granule by granule.
 func TestPreciseAgreesWithOracle(t *testing.T) {
 	needConfig(t, preciseConfig)
-	for s := range uint64(seeds) {
+	for s := range seeds() {
 		o, err := difftest.Run(context.Background(), gen.Generate(s), difftest.ScheduleSeed(s), preciseConfig)
 		require.NoError(t, err)
 		if !o.Agree() {
@@ -62,7 +68,7 @@ func FuzzPrecise(f *testing.F) {
 // every kernel must launch and finish, and both verdicts must be common.
 func TestVerdictsMix(t *testing.T) {
 	var tl difftest.Tally
-	for s := range uint64(seeds) {
+	for s := range seeds() {
 		o, err := difftest.Run(context.Background(), gen.Generate(s), difftest.ScheduleSeed(s), "off")
 		require.NoError(t, err)
 		tl.Add(o)

@@ -47,9 +47,10 @@
 // # Races
 //
 // Two accesses conflict when they come from different threads, touch
-// overlapping bytes, and at least one may write (a failed CAS counts as a
-// write, as gpu.Op.Writes says; it stores nothing, so it heads no release
-// sequence). A conflicting pair is morally strong when both are strong,
+// overlapping bytes, and at least one wrote in the recorded execution. A
+// CAS that failed wrote nothing: it is a strong read, here as in C++,
+// though gpu.Op.Writes counts it as a write, as the default mode and
+// iGUARD do. A conflicting pair is morally strong when both are strong,
 // touch the same bytes, and each one's scope covers the other's thread
 // (scope.Scope.Covers). A conflicting pair that is neither morally strong
 // nor ordered by happens-before either way is a data race. [Result] lists

@@ -117,7 +117,7 @@ func firstRace(tr *Trace, rc *reach, accs []int) (int, int, bool) {
 // races reports whether accesses a and b conflict and are not morally
 // strong: whether they race unless happens-before orders them.
 func races(a, b *Event) bool {
-	if a.Thread.Thread == b.Thread.Thread || !a.Access.Op.Writes() && !b.Access.Op.Writes() {
+	if a.Thread.Thread == b.Thread.Thread || !a.Stores() && !b.Stores() {
 		return false
 	}
 	return !morallyStrong(a, b)

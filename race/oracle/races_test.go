@@ -233,3 +233,38 @@ func TestFencesAloneOrderNothing(t *testing.T) {
 	})
 	assert.Equal(t, []string{"x[0]"}, got)
 }
+
+// TestTileSync: a tile's sync orders its own ranks only.
+func TestTileSync(t *testing.T) {
+	for size, want := range map[int][]string{64: nil, 32: {"s[0]"}, 8: {"s[0]"}} {
+		d := device(t)
+		got, _ := judge(t, d, 1, 64, func(th *gpu.Thread) {
+			s := gpu.Shared[uint32](th, "s", 1)
+			if th.Rank() == 0 {
+				s.Store(th, 0, 1)
+			}
+			gpu.TiledPartition(th, size).Sync()
+			if th.Rank() == 40 {
+				s.Load(th, 0)
+			}
+		})
+		assert.Equal(t, want, got, "tile of %d", size)
+	}
+}
+
+// TestFailedCASOnlyReads: a CAS that fails writes nothing, so it does not
+// conflict with another thread's read; one that succeeds does.
+func TestFailedCASOnlyReads(t *testing.T) {
+	for cmp, want := range map[uint32][]string{7: nil, 0: {"x[0]"}} {
+		d := device(t)
+		x := gpu.Alloc[uint32](d, "x", 1)
+		got, _ := judge(t, d, 2, 1, func(th *gpu.Thread) {
+			if th.Block() == 0 {
+				x.Load(th, 0)
+				return
+			}
+			x.AtomicCAS(th, 0, cmp, 1, scope.Device)
+		})
+		assert.Equal(t, want, got, "CAS comparing with %d", cmp)
+	}
+}

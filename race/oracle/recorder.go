@@ -14,7 +14,9 @@ import (
 // beside a detector, as a gpu.DeviceConfig.Observer.
 //
 // Each method holds the recorder's mutex while it appends, so the events
-// of a trace are in the order their calls took the mutex.
+// of a trace are in the order their calls took the mutex. LaunchEnd's
+// unlock synchronizes before the lock of any later call of Traces, so
+// Traces called after Device.Launch returned sees the launch's whole trace.
 type Recorder struct {
 	mu      sync.Mutex
 	running map[uint64]*Trace

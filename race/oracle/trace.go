@@ -36,8 +36,8 @@ type Event struct {
 // Strong reports whether an AccessEvent is a strong (non-weak) access.
 func (e *Event) Strong() bool { return e.Access.Order != gpu.Weak }
 
-// Stores reports whether an AccessEvent changed memory: a store, or a
-// read-modify-write other than a failed CAS.
+// Stores reports whether an AccessEvent wrote memory: a store, or a
+// read-modify-write other than a failed CAS, which only reads.
 func (e *Event) Stores() bool {
 	return e.Access.Op.Writes() && e.Access.Succeeded()
 }

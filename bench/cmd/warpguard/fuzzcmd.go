@@ -90,17 +90,8 @@ func fuzz(o fuzzOptions, stdout, stderr io.Writer) ([]*difftest.Tally, error) {
 	}
 	start, shown := time.Now(), time.Now()
 	for i := range o.n {
-		s := o.seed + uint64(i)
-		k := gen.Generate(s)
-		for j, c := range o.configs {
-			out, err := difftest.Run(context.Background(), k, difftest.ScheduleSeed(s), c)
-			if err != nil {
-				return nil, err
-			}
-			tallies[j].Add(out)
-			if o.verbose && !out.Agree() {
-				fmt.Fprintln(stdout, out)
-			}
+		if err := fuzzOne(o, o.seed+uint64(i), tallies, stdout); err != nil {
+			return nil, err
 		}
 		if time.Since(shown) >= time.Second || i == o.n-1 {
 			shown = time.Now()
@@ -108,6 +99,23 @@ func fuzz(o fuzzOptions, stdout, stderr io.Writer) ([]*difftest.Tally, error) {
 		}
 	}
 	return tallies, nil
+}
+
+// fuzzOne runs the kernel of seed s under each configuration, adding to
+// its tally.
+func fuzzOne(o fuzzOptions, s uint64, tallies []*difftest.Tally, stdout io.Writer) error {
+	k := gen.Generate(s)
+	for j, c := range o.configs {
+		out, err := difftest.Run(context.Background(), k, difftest.ScheduleSeed(s), c)
+		if err != nil {
+			return err
+		}
+		tallies[j].Add(out)
+		if o.verbose && !out.Agree() {
+			fmt.Fprintln(stdout, out)
+		}
+	}
+	return nil
 }
 
 // progress writes one progress line: kernels done and the time left.
