@@ -8,6 +8,7 @@ import (
 
 	"github.com/warpguard/warpguard/gpu"
 	"github.com/warpguard/warpguard/kernels/device"
+	"github.com/warpguard/warpguard/race/racetest"
 )
 
 func TestReduce(t *testing.T) {
@@ -51,4 +52,14 @@ func TestReduceErrors(t *testing.T) {
 	assert.EqualError(t, err, "device.Reduce: nil *gpu.Device")
 	err = device.Reduce(ctx, d, gpu.Config{Block: gpu.Dim3{X: 2000}}, in, in, 0, gpu.Add[float32])
 	assert.EqualError(t, err, "device.Reduce: Config.Block.X is 2000; want 1 to 1024 threads")
+}
+
+// TestObserved checks that the config's observer watches the primitive's
+// launches: the detector sees at least every input element loaded.
+func TestObserved(t *testing.T) {
+	d, _ := gpu.NewDevice(gpu.DeviceConfig{})
+	det := racetest.New()
+	in, out := gpu.FromHost(d, "in", randInt32s(5000, 12, 100)), gpu.Alloc[int32](d, "out", 1)
+	require.NoError(t, device.Reduce(ctx, d, gpu.Config{Observer: det}, in, out, 0, gpu.Add[int32]))
+	assert.GreaterOrEqual(t, det.Stats().Accesses, uint64(5000))
 }
