@@ -1,6 +1,7 @@
 package device_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -62,4 +63,13 @@ func TestObserved(t *testing.T) {
 	in, out := gpu.FromHost(d, "in", randInt32s(5000, 12, 100)), gpu.Alloc[int32](d, "out", 1)
 	require.NoError(t, device.Reduce(ctx, d, gpu.Config{Observer: det}, in, out, 0, gpu.Add[int32]))
 	assert.GreaterOrEqual(t, det.Stats().Accesses, uint64(5000))
+}
+
+// TestCancelled checks that the context reaches the launches.
+func TestCancelled(t *testing.T) {
+	d, _ := gpu.NewDevice(gpu.DeviceConfig{})
+	c, cancel := context.WithCancel(ctx)
+	cancel()
+	keys := gpu.Alloc[uint32](d, "keys", 100)
+	assert.ErrorIs(t, device.SortKeys(c, d, gpu.Config{}, keys), context.Canceled)
 }
