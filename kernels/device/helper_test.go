@@ -36,7 +36,7 @@ func checked(t *testing.T) (*gpu.Device, gpu.Config, func()) {
 	d, err := gpu.NewDevice(gpu.DeviceConfig{})
 	require.NoError(t, err)
 	det := racetest.New()
-	return d, gpu.Config{Observer: det}, func() {
+	return d, gpu.Config{Observer: det, Block: gpu.Dim3{X: 32}}, func() { // small blocks: three levels of partials at 70_001
 		t.Helper()
 		assert.Empty(t, reports(det), "races")
 	}
