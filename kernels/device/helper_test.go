@@ -13,15 +13,16 @@ import (
 	"github.com/warpguard/warpguard/race/racetest"
 )
 
-// big is the size that takes several levels of partials; -short skips it.
+// big is the size that takes several levels of partials: only with the
+// long build tag, and not under -short, for the module's tests stay fast.
 const big = 1<<20 + 3
 
 // sizes returns the awkward sizes each primitive is tested on: empty, one
 // element, not a multiple of the block or tile, several tiles, and big
-// unless -short.
+// under the long build tag unless -short.
 func sizes(t *testing.T) []int {
 	s := []int{0, 1, 37, 2048, 5000, 70_001}
-	if !testing.Short() {
+	if long && !testing.Short() {
 		s = append(s, big)
 	}
 	return s
@@ -35,7 +36,7 @@ func checked(t *testing.T) (*gpu.Device, gpu.Config, func()) {
 	d, err := gpu.NewDevice(gpu.DeviceConfig{})
 	require.NoError(t, err)
 	det := racetest.New()
-	return d, gpu.Config{Observer: det}, func() {
+	return d, gpu.Config{Observer: det, Block: gpu.Dim3{X: 32}}, func() { // small blocks: three levels of partials at 70_001
 		t.Helper()
 		assert.Empty(t, reports(det), "races")
 	}
@@ -47,6 +48,16 @@ func reports(det *race.Detector) []string {
 		out = append(out, r.String())
 	}
 	return out
+}
+
+// sortSizes are sizes without the largest short one, for the sorts, whose
+// sixteen passes over 64-bit keys under the detector take longest.
+func sortSizes(t *testing.T) []int {
+	s := []int{0, 1, 37, 2048, 5000}
+	if long && !testing.Short() {
+		s = append(s, 70_001, big)
+	}
+	return s
 }
 
 var ctx = context.Background()

@@ -1,6 +1,7 @@
 package device_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/warpguard/warpguard/gpu"
 	"github.com/warpguard/warpguard/kernels/device"
+	"github.com/warpguard/warpguard/race/racetest"
 )
 
 func TestReduce(t *testing.T) {
@@ -51,4 +53,23 @@ func TestReduceErrors(t *testing.T) {
 	assert.EqualError(t, err, "device.Reduce: nil *gpu.Device")
 	err = device.Reduce(ctx, d, gpu.Config{Block: gpu.Dim3{X: 2000}}, in, in, 0, gpu.Add[float32])
 	assert.EqualError(t, err, "device.Reduce: Config.Block.X is 2000; want 1 to 1024 threads")
+}
+
+// TestObserved checks that the config's observer watches the primitive's
+// launches: the detector sees at least every input element loaded.
+func TestObserved(t *testing.T) {
+	d, _ := gpu.NewDevice(gpu.DeviceConfig{})
+	det := racetest.New()
+	in, out := gpu.FromHost(d, "in", randInt32s(5000, 12, 100)), gpu.Alloc[int32](d, "out", 1)
+	require.NoError(t, device.Reduce(ctx, d, gpu.Config{Observer: det}, in, out, 0, gpu.Add[int32]))
+	assert.GreaterOrEqual(t, det.Stats().Accesses, uint64(5000))
+}
+
+// TestCancelled checks that the context reaches the launches.
+func TestCancelled(t *testing.T) {
+	d, _ := gpu.NewDevice(gpu.DeviceConfig{})
+	c, cancel := context.WithCancel(ctx)
+	cancel()
+	keys := gpu.Alloc[uint32](d, "keys", 100)
+	assert.ErrorIs(t, device.SortKeys(c, d, gpu.Config{}, keys), context.Canceled)
 }

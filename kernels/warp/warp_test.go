@@ -20,7 +20,13 @@ var blockSizes = []int{64, 48, 20, 1}
 // race detector and returns the inputs and what each thread stored.
 func run[T gpu.Elem](t *testing.T, n int, gen func(*rand.Rand) T, k func(t *gpu.Thread, v T) T) (in, out []T) {
 	t.Helper()
-	d, err := gpu.NewDevice(gpu.DeviceConfig{})
+	return runOn(t, gpu.DeviceConfig{}, n, gen, k)
+}
+
+// runOn is run on a device described by dc.
+func runOn[T gpu.Elem](t *testing.T, dc gpu.DeviceConfig, n int, gen func(*rand.Rand) T, k func(t *gpu.Thread, v T) T) (in, out []T) {
+	t.Helper()
+	d, err := gpu.NewDevice(dc)
 	require.NoError(t, err)
 	r := rand.New(rand.NewPCG(uint64(n), 1))
 	in = make([]T, n)
@@ -37,12 +43,15 @@ func run[T gpu.Elem](t *testing.T, n int, gen func(*rand.Rand) T, k func(t *gpu.
 func small(r *rand.Rand) int32 { return r.Int32N(1000) - 500 }
 
 // warps cuts in into the warps of a 32-lane device.
-func warps[T any](in []T) [][]T {
-	var ws [][]T
-	for lo := 0; lo < len(in); lo += 32 {
-		ws = append(ws, in[lo:min(lo+32, len(in))])
+func warps[T any](in []T) [][]T { return warpsOf(in, 32) }
+
+// warpsOf cuts in into warps of ws lanes.
+func warpsOf[T any](in []T, ws int) [][]T {
+	var out [][]T
+	for lo := 0; lo < len(in); lo += ws {
+		out = append(out, in[lo:min(lo+ws, len(in))])
 	}
-	return ws
+	return out
 }
 
 func TestReduce(t *testing.T) {
@@ -97,6 +106,27 @@ func TestScanOrder(t *testing.T) {
 		for w, lanes := range warps(in) {
 			for l := range lanes {
 				assert.Equal(t, lanes[0], out[w*32+l], "block %d, warp %d, lane %d", n, w, l)
+			}
+		}
+	}
+}
+
+// TestWarpSize runs the scans on devices of other warp sizes, with a
+// partial last warp and with a block smaller than a warp.
+func TestWarpSize(t *testing.T) {
+	for _, ws := range []int{4, 8, 64} {
+		for _, n := range []int{2*ws + ws/2, ws - 1} {
+			in, out := runOn(t, gpu.DeviceConfig{WarpSize: ws}, n, small, func(th *gpu.Thread, v int32) int32 {
+				return warp.InclusiveScan(th, v, gpu.Add[int32])*1000 + warp.ExclusiveScan(th, v, 0, gpu.Max[int32])
+			})
+			for w, lanes := range warpsOf(in, ws) {
+				var sum int32
+				top := int32(0)
+				for l, v := range lanes {
+					sum += v
+					assert.Equal(t, sum*1000+top, out[w*ws+l], "warp size %d, block %d, warp %d, lane %d", ws, n, w, l)
+					top = max(top, v)
+				}
 			}
 		}
 	}
