@@ -17,7 +17,6 @@ import (
 // 8 global words and 4 shared words for each of up to 3 blocks.
 const slots = 8 + 4*3
 
-
 func main() {
 	ops := []struct{ name, call string }{
 		{"load", "return b.Load(t, i)"},
