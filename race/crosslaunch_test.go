@@ -69,6 +69,8 @@ func TestConcurrentLaunchesRace(t *testing.T) {
 		require.NotEmpty(t, r.Previous.Launch)
 		require.NotEqual(t, r.Launch, r.Previous.Launch)
 		require.Contains(t, r.String(), fmt.Sprintf("of launch %q", r.Previous.Launch))
+		require.NotEmpty(t, r.Previous.Stack, "with history, a side of another launch has its stack")
+		require.Equal(t, r.Previous.Site, r.Previous.Stack[0])
 		require.Zero(t, det.MetadataBytes())
 	}
 }

@@ -130,7 +130,7 @@ func (d *Detector) Access(t *gpu.Thread, a *gpu.Access) {
 		site, path = d.sites.of(t)
 	}
 	if a.Mem.Space == gpu.GlobalSpace && th.l.cross.Load() {
-		d.checkCross(th, t, a, site)
+		d.checkCross(th, t, a, site, path)
 	}
 	if c := th.l.central; c != nil {
 		c.send(event{kind: evAccess, th: th, a: *a, site: site, path: path, seq: th.seq.Load()})

@@ -124,7 +124,9 @@ func (d *Detector) Reports() []Report {
 // and returns them in the order they were found. A race taken stays
 // known: the same pair of sites is not reported again until [Detector.Reset].
 // Take lets a test consume the races it expects, so that a later check of
-// the rest does not fail on them.
+// the rest does not fail on them. Recording a report and Take hold one
+// lock, so a race found by a launch that returned before Take was called
+// (its return synchronizes before the call) is among those Take sees.
 func (d *Detector) Take(match func(Report) bool) []Report {
 	d.mu.Lock()
 	defer d.mu.Unlock()

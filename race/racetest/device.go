@@ -12,7 +12,10 @@ import (
 // kernels internally runs checked, unchanged, when its test hands it this
 // device. Launches that overlap are checked against each other; launches
 // the host orders are ordered. When the test ends (tb.Cleanup), tb fails
-// once per race found, as [Check] fails it.
+// once per race found, as [Check] fails it: the return of every launch on
+// the device synchronizes before that check, so it sees all their races;
+// a launch still running then (on a goroutine the test leaked) may be
+// missed.
 //
 // The options set the detector, the device ([DeviceConfig]) and the
 // device's default launch timeout ([Timeout]); [Seed] does not apply.

@@ -20,6 +20,8 @@ func New() *race.Detector { return race.New(race.Options{History: true}) }
 // Launch runs kernel k on d with cfg under a fresh detector (cfg.Observer
 // is replaced) and fails tb with every race the detector reports and with
 // the launch's error, if any. It returns the detector for further checks.
+// On a [Device], whose own detector observes every launch, call d.Launch
+// instead: Launch would report each race twice.
 //
 // The launch runs under tb.Context(), ending a little before the test's
 // deadline (go test -timeout) if it has one, and under the [Timeout]

@@ -167,3 +167,33 @@ func TestDeviceTimeout(t *testing.T) {
 	})
 	require.Empty(t, rec.errs)
 }
+
+// soonTB is a recorder whose test has a deadline, as go test -timeout
+// gives one.
+type soonTB struct {
+	*recorder
+	deadline time.Time
+}
+
+func (s soonTB) Deadline() (time.Time, bool) { return s.deadline, true }
+
+// TestLaunchEndsBeforeTheTestsDeadline: with no Timeout option, a kernel
+// that spins forever stops before the test's own deadline, so the test
+// fails with the stall listing rather than go test's timeout panic.
+func TestLaunchEndsBeforeTheTestsDeadline(t *testing.T) {
+	t.Parallel()
+	d, err := gpu.NewDevice(gpu.DeviceConfig{})
+	require.NoError(t, err)
+	n := gpu.Alloc[int32](d, "n", 1)
+	deadline := time.Now().Add(1500 * time.Millisecond) // the launch stops at half a second
+	tb := soonTB{record(t), deadline}
+	racetest.Launch(tb, d, gpu.Config{Name: "spin", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}}, func(t *gpu.Thread) {
+		for {
+			n.AtomicAdd(t, 0, 1, scope.Device)
+		}
+	})
+	require.True(t, time.Now().Before(deadline), "stopped before the deadline")
+	require.Len(t, tb.errs, 1)
+	require.Contains(t, tb.errs[0], "deadline exceeded")
+	require.Contains(t, tb.errs[0], "racetest_test.go:")
+}
