@@ -92,11 +92,11 @@ func (d *Detector) BlockEnd(g *gpu.Grid, b int) {
 	d.endBlock(l, b)
 }
 
-// endBlock adds the block's counters to the totals and frees its shared
-// memories' metadata; its thread states stay until the launch ends.
+// endBlock adds the block's counters to the totals, frees its shared
+// memories' metadata and recycles its state (see launch.end).
 func (d *Detector) endBlock(l *launch, b int) {
 	d.notePeak()
-	blk := l.block[b].Load()
+	blk := l.res.get(b)
 	var sum counters // one atomic add per counter per block, not per thread
 	for i := range blk.threads {
 		sum.add(&blk.threads[i].n)
@@ -176,14 +176,14 @@ func (d *Detector) access(th *thread, t *gpu.Thread, a *gpu.Access, site gpu.Sit
 		}
 		hasEntry = e
 	}
-	var c access
+	c := access{th: th}
 	th.fill(&c.rec, a)
 	if seq != nil {
 		c.rec.seq = *seq
 	}
 	c.site = site
 	c.store = a.Op.Writes()
-	st := c.rec.stamp()
+	st := c.stamp()
 	if first == last && seq != nil && s.repeats(first, st, path) {
 		th.n.repeats++
 		return // a repeat: checking it again would change nothing
@@ -218,10 +218,7 @@ func (d *Detector) checkEntry(th *thread, s *shadow, g uint64, hasEntry bool, c 
 	lk := &th.l.lk
 	lk.lock(th, e, x)
 	if !hasEntry {
-		if v := th.l.expand(s.slot(g), e, x); v != 0 {
-			lk.unlock(e, x, 0)
-			panic(lostFirst(s, g, v))
-		}
+		th.l.expand(s.slot(g), e, x)
 	}
 	if d.paths {
 		e.ckey.Store(0) // a reader matching the key must see its path

@@ -69,7 +69,7 @@ func (d *Detector) found(th *thread, t *gpu.Thread, a *gpu.Access, c *access, f 
 		return // a race already reported: skip building its evidence
 	}
 	r := Report{Kind: f.kind, Launch: th.l.g.Name, Mem: a.Mem, Index: a.Index,
-		Current: side(&c.rec, c.site), Previous: side(&f.prev, f.site), Evidence: evidence(f, c)}
+		Current: side(&c.rec, c.site, th.l.g), Previous: side(&f.prev, f.site, th.l.g), Evidence: evidence(f, c)}
 	d.keep(r, t)
 }
 

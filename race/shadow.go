@@ -31,7 +31,7 @@ func (s *shadow) repeats(g uint64, st stamp, path *siteSlot) bool {
 // repeat of the entry's last update. It counts which. Otherwise hasEntry
 // reports whether g is known to have its entry.
 func (s *shadow) settles(th *thread, a *gpu.Access, g uint64, path *siteSlot) (done, hasEntry bool) {
-	st := th.stampNow(a)
+	st, f := th.stamps(a)
 	if !s.firsts {
 		return s.repeats(g, st, path) && th.counted(&th.n.repeats), true
 	}
@@ -50,7 +50,7 @@ func (s *shadow) settles(th *thread, a *gpu.Access, g uint64, path *siteSlot) (d
 			return false, true
 		}
 	}
-	return s.settleFirst(th, a, g, st)
+	return s.settleFirst(th, a, g, f)
 }
 
 // counted adds one to th's counter c and returns true.
