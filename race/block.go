@@ -1,6 +1,7 @@
 package race
 
 import (
+	"math/bits"
 	"sync"
 	"sync/atomic"
 
@@ -37,6 +38,11 @@ func (d *Detector) newBlock(g *gpu.Grid) *block {
 	for w := range b.warps {
 		b.warps[w].init(g.WarpSize, w*g.WarpSize)
 	}
+	for r := range b.threads {
+		w := r / g.WarpSize
+		b.threads[r].threadPos = threadPos{blk: b, w: &b.warps[w], rank: r, lane: r % g.WarpSize,
+			wn: min(g.WarpSize, g.BlockSize-w*g.WarpSize)}
+	}
 	return b
 }
 
@@ -66,30 +72,39 @@ func (b *block) tileSync(first, n int) {
 	}
 }
 
-// residentBuckets is the size of residents' direct-mapped table: block
-// ids run through it in launch order, so the blocks resident at once
-// rarely share a bucket.
-const residentBuckets = 1 << 10
+// maxResidentBuckets bounds the size of residents' direct-mapped table:
+// block ids run through it in launch order, so the blocks resident at
+// once rarely share a bucket.
+const maxResidentBuckets = 1 << 10
 
 // residents finds the running blocks' states by block id, for a thread's
-// first access and for expanding another thread's first record. A block
+// first access and for checks against another thread's record. A block
 // takes its id's bucket, or, if a block still running holds it, a place
 // in the map behind it.
 type residents struct {
-	bucket [residentBuckets]atomic.Pointer[block]
-	more   sync.Map // int → *block
+	bucket []atomic.Pointer[block] // a power of two of them
+	more   sync.Map                // int → *block
 }
+
+// init sizes r for a grid of n blocks: a short launch allocates a table
+// as small as its grid.
+func (r *residents) init(n int) {
+	r.bucket = make([]atomic.Pointer[block], min(1<<bits.Len(uint(n-1)), maxResidentBuckets))
+}
+
+// at returns block id's bucket.
+func (r *residents) at(id int) *atomic.Pointer[block] { return &r.bucket[id&(len(r.bucket)-1)] }
 
 // put makes b, whose rid is set, findable.
 func (r *residents) put(b *block) {
-	if !r.bucket[b.id%residentBuckets].CompareAndSwap(nil, b) {
+	if !r.at(b.id).CompareAndSwap(nil, b) {
 		r.more.Store(b.id, b)
 	}
 }
 
 // get returns the state of running block id, or nil.
 func (r *residents) get(id int) *block {
-	if b := r.bucket[id%residentBuckets].Load(); b != nil && b.rid.Load() == int64(id) {
+	if b := r.at(id).Load(); b != nil && b.rid.Load() == int64(id) {
 		return b
 	}
 	if v, ok := r.more.Load(id); ok {
@@ -100,7 +115,7 @@ func (r *residents) get(id int) *block {
 
 // del removes b, before its rid changes.
 func (r *residents) del(b *block) {
-	if !r.bucket[b.id%residentBuckets].CompareAndSwap(b, nil) {
+	if !r.at(b.id).CompareAndSwap(b, nil) {
 		r.more.Delete(b.id)
 	}
 }

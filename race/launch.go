@@ -43,7 +43,9 @@ func newLaunch(d *Detector, g *gpu.Grid) *launch {
 	if d.opt.Central {
 		lk.kind = lockNone // one goroutine checks: nothing to exclude
 	}
-	return &launch{d: d, g: g, mem: newShadows(d), lk: lk}
+	l := &launch{d: d, g: g, mem: newShadows(d), lk: lk}
+	l.res.init(g.Blocks)
+	return l
 }
 
 // start sets up block id's state when the block starts to run.
@@ -51,19 +53,11 @@ func (l *launch) start(id int) {
 	g := l.g
 	b := l.take()
 	b.id = id
-	// Lanes and warps counted as the ranks go: two divisions per thread
-	// were a tenth of a micro kernel's block start.
-	lane, w, base := 0, 0, id*g.BlockSize
-	wn := min(g.WarpSize, g.BlockSize)
+	base := id * g.BlockSize
 	for r := range b.threads {
 		th := &b.threads[r]
-		th.l, th.blk, th.rank, th.gid = l, b, r, base+r
-		th.lane, th.gwarp, th.w = lane, id*g.Warps+w, &b.warps[w]
-		th.bfirst, th.wfirst, th.wn = base, base+w*g.WarpSize, wn
-		if lane++; lane == g.WarpSize {
-			lane, w = 0, w+1
-			wn = min(g.WarpSize, g.BlockSize-w*g.WarpSize)
-		}
+		w := th.w.first / g.WarpSize
+		th.gid, th.gwarp, th.bfirst, th.wfirst = base+r, id*g.Warps+w, base, base+th.w.first
 	}
 	b.rid.Store(int64(id))
 	l.res.put(b)
@@ -80,7 +74,11 @@ func (l *launch) take() *block {
 		return b
 	}
 	l.freeMu.Unlock()
-	return l.d.newBlock(l.g)
+	b := l.d.newBlock(l.g)
+	for i := range b.threads {
+		b.threads[i].l = l
+	}
+	return b
 }
 
 // end folds block id's threads into the done table, frees its shared

@@ -35,11 +35,11 @@ func TestEntrySize(t *testing.T) {
 // range was taken for a repeat and never checked.
 func TestStampRange(t *testing.T) {
 	w := &warp{}
-	last := &thread{threadOwn: threadOwn{gid: 1<<21 - 2, w: w}}
+	last := &thread{threadPos: threadPos{w: w}, threadOwn: threadOwn{gid: 1<<21 - 2}}
 	st := last.stampOf(^uint32(0), gpu.OpDec, gpu.Release, scope.System)
 	require.NotZero(t, st)
 	require.Zero(t, st&locked, "a stamp has the lock's bit")
-	require.Zero(t, (&thread{threadOwn: threadOwn{gid: 1<<21 - 1, w: w}}).stampOf(0, gpu.OpLoad, gpu.Weak, scope.Thread))
+	require.Zero(t, (&thread{threadPos: threadPos{w: w}, threadOwn: threadOwn{gid: 1<<21 - 1}}).stampOf(0, gpu.OpLoad, gpu.Weak, scope.Thread))
 
 	s := &shadow{n: 1, pages: make([]pageRef, 1), bytes: new(atomic.Int64), pool: new(sync.Pool)}
 	require.False(t, s.repeats(0, 0, nil), "stamp 0 against a fresh entry")

@@ -24,24 +24,32 @@ type thread struct {
 	// checker only: the accessing thread marks them as it reports them,
 	// while the checker marks the plain fences in last (see central.go).
 	rel [nFence]atomic.Uint32
+	threadPos
 	threadOwn
+}
+
+// threadPos is where a thread's state sits: set when its block's state
+// is made, and l when a launch takes it, so that recycling it within a
+// launch rewrites no pointer.
+type threadPos struct {
+	l    *launch
+	blk  *block
+	w    *warp
+	rank int
+	lane int
+	wn   int // the lanes of the thread's warp
 }
 
 // threadOwn is the part of a thread's state that a recycling zeroes
 // with a plain store.
 type threadOwn struct {
-	l     *launch
-	blk   *block
-	w     *warp
 	gid   int
-	rank  int
-	lane  int
 	gwarp int // global warp id
 	// bfirst and wfirst are the global ids of rank 0 of the thread's
-	// block and of lane 0 of its warp, and wn its warp's lanes: a
-	// record's thread is in the same block or warp iff its global id
-	// falls in the range (see sameBlock).
-	bfirst, wfirst, wn int
+	// block and of lane 0 of its warp: a record's thread is in the same
+	// block or warp iff its global id falls in the range from there (see
+	// sameBlock).
+	bfirst, wfirst int
 	// seq numbers the thread's fences of warp scope or wider (releases
 	// included), from 1; a record holds its value at the access. Only the
 	// thread writes it.
