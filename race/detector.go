@@ -38,9 +38,12 @@ type Detector struct {
 	// launches maps the running launches' grids to their *launch. A
 	// sync.Map finds one without a lock, and adding one copies nothing.
 	launches sync.Map
-	mu       sync.Mutex // guards reports
-	reports  reports
-	xl       crossLaunches // orders launches that overlap (crosslaunch.go)
+	// last is the launch launchOf found last: most threads look up the
+	// one launch running, and the map's lookup hashes an interface.
+	last    atomic.Pointer[launch]
+	mu      sync.Mutex // guards reports
+	reports reports
+	xl      crossLaunches // orders launches that overlap (crosslaunch.go)
 }
 
 // New returns a detector configured by opt.
@@ -71,6 +74,7 @@ func (d *Detector) LaunchEnd(g *gpu.Grid, _ error) {
 		return
 	}
 	l := v.(*launch)
+	d.last.CompareAndSwap(l, nil)
 	d.endCross(l)
 	if l.central != nil {
 		l.central.stop()
@@ -105,9 +109,16 @@ func (d *Detector) endBlock(l *launch, b int) {
 	l.end(b)
 }
 
+// launchOf returns g's running launch.
 func (d *Detector) launchOf(g *gpu.Grid) *launch {
+	if l := d.last.Load(); l != nil && l.g == g {
+		return l
+	}
 	v, _ := d.launches.Load(g)
 	l, _ := v.(*launch)
+	if l != nil {
+		d.last.Store(l)
+	}
 	return l
 }
 
