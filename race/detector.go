@@ -101,12 +101,16 @@ func (d *Detector) BlockEnd(g *gpu.Grid, b int) {
 func (d *Detector) endBlock(l *launch, b int) {
 	d.notePeak()
 	blk := l.res.get(b)
+	if blk == nil { // its start failed
+		l.mem.freeBlock(b)
+		return
+	}
 	var sum counters // one atomic add per counter per block, not per thread
 	for i := range blk.threads {
 		sum.add(&blk.threads[i].n)
 	}
 	d.totals.add(&sum)
-	l.end(b)
+	l.end(blk)
 }
 
 // launchOf returns g's running launch.

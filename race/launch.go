@@ -81,11 +81,11 @@ func (l *launch) take() *block {
 	return b
 }
 
-// end folds block id's threads into the done table, frees its shared
-// memories' metadata, and keeps its state for the next block.
-func (l *launch) end(id int) {
-	b := l.res.get(id)
-	l.mem.freeBlock(id)
+// end folds the threads of b, a running block's state, into the done
+// table, frees its shared memories' metadata, and keeps b for the next
+// block.
+func (l *launch) end(b *block) {
+	l.mem.freeBlock(b.id)
 	for i := range b.threads {
 		l.done.fold(&b.threads[i])
 	}
