@@ -290,13 +290,16 @@ func (ss *shadows) freeBlock(id int) {
 // free drops every memory's metadata at the end of the launch.
 func (ss *shadows) free() { ss.drop(func(*shadow) bool { return false }) }
 
-// shadowOf returns the metadata of m, remembering the last memory th used
-// so that a run of accesses to one buffer skips the map.
+// shadowOf returns the metadata of m, remembering the last two memories
+// th used so that accesses to them skip the registry.
 func (th *thread) shadowOf(m *gpu.Memory) *shadow {
-	if th.cacheMem == m {
-		return th.cache
+	if s := th.cache[0]; s != nil && s.mem == m {
+		return s
+	}
+	if s := th.cache[1]; s != nil && s.mem == m {
+		return s
 	}
 	s := th.l.mem.get(m)
-	th.cacheMem, th.cache = m, s
+	th.cache[th.next], th.next = s, 1-th.next
 	return s
 }

@@ -60,12 +60,15 @@ type threadOwn struct {
 	tileLo, tileHi atomic.Int32
 	locks          held // this thread's own lock table
 
-	cacheMem *gpu.Memory // the memory last accessed, and its metadata
-	xMem     *gpu.Memory // the memory last checked against other launches, and its cells
-	xCells   []crossCell
-	xLast    *crossSide // the thread's last record in the cross-launch table
-	cache    *shadow
-	n        counters // this thread's share of the detector's counters
+	// cache holds the metadata of the last two memories the thread
+	// accessed, and next the one to replace: a kernel reading one buffer
+	// and writing another alternates between them.
+	cache  [2]*shadow
+	next   int
+	xMem   *gpu.Memory // the memory last checked against other launches, and its cells
+	xCells []crossCell
+	xLast  *crossSide // the thread's last record in the cross-launch table
+	n      counters   // this thread's share of the detector's counters
 }
 
 // sameBlock reports whether the thread with global id gid is in th's
