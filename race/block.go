@@ -22,6 +22,7 @@ type block struct {
 	bar     atomic.Uint32 // completed __syncthreads rounds
 	threads []thread
 	warps   []warp
+	next    *block // the next in its launch's list of ended blocks
 }
 
 // newBlock returns zeroed state for a block of g, reusing one an earlier

@@ -21,11 +21,12 @@ type launch struct {
 	grid atomic.Uint32 // completed grid.Sync rounds
 	res  residents     // the running blocks
 	done done          // the device fences of ended blocks' threads
-	// free holds the states of ended blocks, for the next to start; they
-	// go back to the detector when the launch ends, since records in the
-	// launch's metadata still point at them.
+	// free holds the states of ended blocks, for the next to start, in
+	// a list through block.next. They go back to the detector only when
+	// the launch ends: a check that found a state in res tells whose it
+	// is by its rid, a block id, unique only within the launch.
 	freeMu  sync.Mutex
-	free    []*block
+	free    *block
 	mem     *shadows
 	lk      locker   // how checks lock entries
 	central *central // the checker goroutine, with Options.Central
@@ -66,9 +67,8 @@ func (l *launch) start(id int) {
 // take returns zeroed state for a block: an ended block's, or a new one.
 func (l *launch) take() *block {
 	l.freeMu.Lock()
-	if n := len(l.free); n > 0 {
-		b := l.free[n-1]
-		l.free = l.free[:n-1]
+	if b := l.free; b != nil {
+		l.free, b.next = b.next, nil
 		l.freeMu.Unlock()
 		b.reset()
 		return b
@@ -92,15 +92,18 @@ func (l *launch) end(b *block) {
 	l.res.del(b)
 	b.rid.Store(-1)
 	l.freeMu.Lock()
-	l.free = append(l.free, b)
+	l.free, b.next = b, l.free
 	l.freeMu.Unlock()
 }
 
 // recycle gives the launch's block states back to the detector once
 // nothing refers to their threads: after the launch's metadata is freed.
 func (l *launch) recycle() {
-	for _, b := range l.free {
+	for b := l.free; b != nil; {
+		next := b.next
+		b.next = nil
 		l.d.blocks.Put(b)
+		b = next
 	}
 	l.free = nil
 }
