@@ -12,9 +12,9 @@ import (
 // and the memory metadata. A new launch starts from nothing, since a
 // kernel boundary orders every access.
 //
-// Blocks are found without a lock: two blocks starting at once took turns
-// on one mutex, and a turn that parked a goroutine cost a micro kernel
-// more than its whole launch.
+// Blocks are found without a lock: with one mutex, two blocks starting at
+// once would take turns, and a turn that parks a goroutine costs more
+// than a small kernel's whole launch.
 type launch struct {
 	d    *Detector
 	g    *gpu.Grid

@@ -81,9 +81,9 @@ func (th *thread) sameWarp(gid int) bool { return uint(gid-th.wfirst) < uint(th.
 
 // reset zeroes th for a new block but keeps the arrays of its lock
 // table and of publish's scratch, as warp.reset keeps the warp's. Every
-// insert into a hash table is a CAS(0→key), a candidate acquire, so
-// growing each thread's table afresh in every launch was an eighth of
-// lib/hashtable's time under the detector. The arrays are cleared, so a
+// insert into a hash table is a CAS(0→key), a candidate acquire, so a
+// table grown afresh each launch would allocate on the hot path of
+// lock-heavy kernels. The arrays are cleared, so a
 // pooled block keeps no memory of the last launch alive.
 func (th *thread) reset() {
 	locks, ids := th.locks.keep()
