@@ -70,7 +70,10 @@ func testContext(tb testing.TB) (context.Context, context.CancelFunc) {
 }
 
 // Check fails tb once per race det has reported, printing each report, and
-// resets det. WARPGUARD's log_path and strip_path_prefix apply.
+// resets det. WARPGUARD's log_path and strip_path_prefix apply. The return
+// of a launch synchronizes before a Check that follows it on the test's
+// goroutine, so Check sees every race of the launches that returned; it
+// may miss those of a launch still running.
 func Check(tb testing.TB, det *race.Detector) {
 	tb.Helper()
 	e, err := race.ParseEnv(os.Getenv(race.EnvVar))
@@ -80,6 +83,7 @@ func Check(tb testing.TB, det *race.Detector) {
 	check(tb, det, e)
 }
 
+// check is Check with c's environment, read when c was made.
 func (c *config) check(tb testing.TB, det *race.Detector) {
 	tb.Helper()
 	check(tb, det, c.env)
