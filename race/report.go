@@ -36,7 +36,7 @@ type Side struct {
 	BlockID  int         `json:"block_id"`  // linear block id
 	GlobalID int         `json:"global_id"` // linear thread id in the grid
 	Warp     int         `json:"warp"`      // the warp's index in the block
-	Lane     int         `json:"lane"`
+	Lane     int         `json:"lane"`      // the lane in its warp
 	Op       gpu.Op      `json:"op"`
 	Order    gpu.Order   `json:"order"`
 	Scope    scope.Scope `json:"scope"` // the atomic's or ordering access's scope
