@@ -54,7 +54,7 @@ func (s *stencil2D) kernel(t *gpu.Thread) {
 	b, th := t.BlockIdx(), t.ThreadIdx()
 	x, y := b.X*largeTile+th.X, b.Y*largeTile+th.Y
 	at := func(x, y int) float32 {
-		if x < 0 || x >= s.w || y < 0 || y >= s.h {
+		if !s.inside(x, y) {
 			return 0
 		}
 		return s.in.Load(t, y*s.w+x)
@@ -62,13 +62,17 @@ func (s *stencil2D) kernel(t *gpu.Thread) {
 	s.out.Store(t, y*s.w+x, mean5(at(x, y), at(x-1, y), at(x+1, y), at(x, y-1), at(x, y+1)))
 }
 
+// inside reports whether (x, y) is a point of the grid; the points beyond
+// its edges count as zero.
+func (s *stencil2D) inside(x, y int) bool { return x >= 0 && x < s.w && y >= 0 && y < s.h }
+
 // mean5 is the stencil's weight: the mean of a point and its neighbors,
 // summed in one fixed order so that the reference matches bit for bit.
 func mean5(c, w, e, n, s float32) float32 { return (c + w + e + n + s) / 5 }
 
 func (s *stencil2D) check() error {
 	at := func(x, y int) float32 {
-		if x < 0 || x >= s.w || y < 0 || y >= s.h {
+		if !s.inside(x, y) {
 			return 0
 		}
 		return s.host[y*s.w+x]
