@@ -41,7 +41,7 @@ func testSortKeys[K gpu.Integer](t *testing.T, n int, gen func(*rand.Rand) K) {
 func TestSortPairs(t *testing.T) {
 	for _, n := range sortSizes(t) {
 		d, cfg, done := checked(t)
-	cfg.Block.X = 128 // fewer blocks a pass than the other tests' 32
+		cfg.Block.X = 128 // fewer blocks a pass than the other tests' 32
 		host := randInt32s(n, 11, 20)
 		vals := make([]float64, n)
 		for i := range vals {
