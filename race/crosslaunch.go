@@ -113,10 +113,10 @@ func (l *launch) concurrent(seq uint64) bool {
 
 // checkCross checks global access a of th against the other running
 // launches' accesses to its granules, and records it. site is its site
-// if known.
-func (d *Detector) checkCross(th *thread, t *gpu.Thread, a *gpu.Access, site gpu.Site) {
+// if known, and path the slot of its call path if cached.
+func (d *Detector) checkCross(th *thread, t *gpu.Thread, a *gpu.Access, site gpu.Site, path *siteSlot) {
 	cells := th.crossCells(a.Mem)
-	me := th.crossSide(a, site)
+	me := th.crossSide(a, site, path.stackOf())
 	first, last := a.Offset>>d.shift, (a.Offset+uint64(max(a.Size, 1))-1)>>d.shift
 	for g := first; g <= last && g < uint64(len(cells)); g++ {
 		c := &cells[g]
@@ -154,7 +154,9 @@ func (d *Detector) crossPair(th *thread, t *gpu.Thread, a *gpu.Access, me, p *cr
 	}
 	cur := me.side
 	if cur.Site.IsZero() && t != nil {
-		cur.Site, _ = d.sites.of(t)
+		var path *siteSlot
+		cur.Site, path = d.sites.of(t)
+		cur.Stack = d.stack(t, path)
 	}
 	if d.known(k, cur.Site, p.side.Site) {
 		return
@@ -183,17 +185,23 @@ func (th *thread) crossCells(m *gpu.Memory) []crossCell {
 	return th.xCells
 }
 
-// crossSide returns th's record of a for the table, the last one again
-// when it describes a as well.
-func (th *thread) crossSide(a *gpu.Access, site gpu.Site) *crossSide {
-	if s := th.xLast; s != nil && s.side.Op == a.Op && s.side.Order == a.Order && s.side.Scope == a.Scope && s.side.Site == site {
+// crossSide returns th's record of a, made at site with call stack
+// stack, for the table, the last one again when it describes a as well.
+func (th *thread) crossSide(a *gpu.Access, site gpu.Site, stack []gpu.Site) *crossSide {
+	if s := th.xLast; s != nil && s.side.Op == a.Op && s.side.Order == a.Order && s.side.Scope == a.Scope && s.side.Site == site && sameStack(s.side.Stack, stack) {
 		return s
 	}
 	g := th.l.g
 	s := &crossSide{seq: th.l.seq, launch: g.Name, strong: isStrong(a), side: Side{
 		Block: dimIndex(g.GridDim, th.blk.id), Thread: dimIndex(g.BlockDim, th.rank), BlockID: th.blk.id, GlobalID: th.gid,
-		Warp: th.rank / th.w.n, Lane: th.lane, Op: a.Op, Order: a.Order, Scope: a.Scope, Site: site,
+		Warp: th.rank / th.w.n, Lane: th.lane, Op: a.Op, Order: a.Order, Scope: a.Scope, Site: site, Stack: stack,
 	}}
 	th.xLast = s
 	return s
+}
+
+// sameStack reports whether a and b are one slot's stack: slots share
+// their stacks' arrays, so identity stands in for equality.
+func sameStack(a, b []gpu.Site) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/warpguard/warpguard/gpu"
 	"github.com/warpguard/warpguard/race"
+	"github.com/warpguard/warpguard/race/racetest"
 	"github.com/warpguard/warpguard/scope"
 )
 
@@ -68,26 +69,26 @@ func TestConcurrentLaunchesRace(t *testing.T) {
 		require.NotEmpty(t, r.Previous.Launch)
 		require.NotEqual(t, r.Launch, r.Previous.Launch)
 		require.Contains(t, r.String(), fmt.Sprintf("of launch %q", r.Previous.Launch))
+		require.NotEmpty(t, r.Previous.Stack, "with history, a side of another launch has its stack")
+		require.Equal(t, r.Previous.Site, r.Previous.Stack[0])
 		require.Zero(t, det.MetadataBytes())
 	}
 }
 
 // TestConcurrentLaunchesAtomics: launches running at once may share a
-// word through device-scope atomics, not block-scope ones.
+// word through device-scope atomics, not block-scope ones. The device's
+// detector fails the test at its end on any race not expected.
 func TestConcurrentLaunchesAtomics(t *testing.T) {
 	t.Parallel()
 	for _, s := range []scope.Scope{scope.Device, scope.Block} {
-		det := race.New(race.Options{History: true})
-		d, err := gpu.NewDevice(gpu.DeviceConfig{Observer: det})
-		require.NoError(t, err)
-		x := gpu.Alloc[int32](d, "x", 1)
-		overlapping(t, d, nil, func(t *gpu.Thread) { x.AtomicAdd(t, 0, 1, s) })
-		if s == scope.Device {
-			require.Empty(t, det.Reports())
-			continue
-		}
-		require.Len(t, det.Reports(), 1)
-		require.Equal(t, race.ScopedAtomic, det.Reports()[0].Kind)
+		t.Run(s.String(), func(t *testing.T) {
+			d := racetest.Device(t)
+			x := gpu.Alloc[int32](d, "x", 1)
+			overlapping(t, d, nil, func(t *gpu.Thread) { x.AtomicAdd(t, 0, 1, s) })
+			if s == scope.Block {
+				require.Len(t, racetest.Expect(t, racetest.DetectorOf(d), race.ScopedAtomic, x), 1)
+			}
+		})
 	}
 }
 
@@ -95,14 +96,11 @@ func TestConcurrentLaunchesAtomics(t *testing.T) {
 // is ordered before it, though the device's detector saw both.
 func TestHostOrderedLaunches(t *testing.T) {
 	t.Parallel()
-	det := race.New(race.Options{History: true})
-	d, err := gpu.NewDevice(gpu.DeviceConfig{Observer: det})
-	require.NoError(t, err)
+	d := racetest.Device(t) // fails the test at its end on any race
 	x := gpu.Alloc[int32](d, "x", 1)
 	cfg := gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}}
 	for range 3 {
 		require.NoError(t, d.Launch(context.Background(), cfg, increment(x)))
 	}
-	require.Empty(t, det.Reports())
 	require.Equal(t, []int32{30}, x.Host())
 }

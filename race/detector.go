@@ -50,6 +50,7 @@ func New(opt Options) *Detector {
 	if opt.Lock == LockStriped {
 		d.stripes = new(stripes)
 	}
+	d.sites.stacks = opt.History
 	return d
 }
 
@@ -129,7 +130,7 @@ func (d *Detector) Access(t *gpu.Thread, a *gpu.Access) {
 		site, path = d.sites.of(t)
 	}
 	if a.Mem.Space == gpu.GlobalSpace && th.l.cross.Load() {
-		d.checkCross(th, t, a, site)
+		d.checkCross(th, t, a, site, path)
 	}
 	if c := th.l.central; c != nil {
 		c.send(event{kind: evAccess, th: th, a: *a, site: site, path: path, seq: th.seq.Load()})
@@ -199,7 +200,7 @@ func (d *Detector) access(th *thread, t *gpu.Thread, a *gpu.Access, site gpu.Sit
 	}
 	for g := first; g <= last; g++ {
 		if k, f := d.checkEntry(th, s, g, hasEntry, &c, st, key, path); k != 0 {
-			d.found(th, t, a, &c, &f)
+			d.found(th, t, a, &c, path, &f)
 		}
 	}
 }
@@ -229,7 +230,11 @@ func (d *Detector) checkEntry(th *thread, s *shadow, g uint64, hasEntry bool, c 
 	}
 	before, locks := e.flags, e.locks
 	var f finding
-	k := e.check(c, x, &f)
+	at := path // the slot of c's site, which the entry keeps with history
+	if at == nil && d.paths && !c.site.IsZero() {
+		at = d.sites.bareSlot(c.site)
+	}
+	k := e.check(c, at, x, &f)
 	if next := e.keyAfter(key, c, k, before, locks); next != e.ckey.Load() {
 		e.ckey.Store(next)
 	}

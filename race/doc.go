@@ -7,7 +7,10 @@
 // A [Detector] implements [gpu.Observer]. Give it to a launch through
 // gpu.Config.Observer; after the launch, [Detector.Reports] lists the races
 // it saw. Package racetest runs a launch under a detector and fails a test
-// with every report, as `go test -race` does for Go data races.
+// with every report, as `go test -race` does for Go data races; a detector
+// in gpu.DeviceConfig.Observer checks every launch of its device. The
+// WARPGUARD environment variable configures detectors as GORACE configures
+// Go's (see [ParseEnv]).
 //
 // # Algorithm
 //
@@ -84,7 +87,7 @@
 //
 // # Cost
 //
-// A check costs tens of ns, most of it one lock on the granule's metadata;
+// Most of a check's cost is one lock on the granule's metadata;
 // a repeated access by the same thread with no synchronization since skips
 // the lock, and so does a load or atomic that repeats the check a lane of
 // the same warp just made (warp coalescing, iGUARD §6.5, adapted to lanes
@@ -102,7 +105,7 @@
 // call paths, so they give every granule its entry at once (168 bytes).
 // Metadata is allocated in pages on first touch and reused across
 // launches, as are the blocks' synchronization states. History adds a
-// site lookup per access, cached per call path.
+// site lookup per access, cached per call path with the path's call stack.
 //
 // # Configurations
 //

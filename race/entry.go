@@ -56,24 +56,25 @@ type access struct {
 type finding struct {
 	kind   Kind
 	prev   record
-	site   gpu.Site // prev's site, with history
-	shared flags    // the sharing bits at the check
-	locks  *lockSet // the entry's lockset at the check
+	site   gpu.Site   // prev's site, with history
+	stack  []gpu.Site // prev's call stack, with history
+	shared flags      // the sharing bits at the check
+	locks  *lockSet   // the entry's lockset at the check
 }
 
-// check runs the race checks for c against the entry, whose extra is x,
-// and updates it. It returns the kind of race found, 0 for none, and then
+// check runs the race checks for c, made at the site of slot at (nil
+// without history), against the entry, whose extra is x, and updates it. It returns the kind of race found, 0 for none, and then
 // fills f. Preconditions: e locked.
-func (e *entry) check(c *access, x *extra, f *finding) Kind {
+func (e *entry) check(c *access, at *siteSlot, x *extra, f *finding) Kind {
 	if e.flags&fValid == 0 {
 		e.flags, e.locks = fValid, c.locks
-		e.record(c, x)
+		e.record(c, at, x)
 		return 0
 	}
 	md := &e.r // stores and atomics are checked against the last accessor
 	if !c.store {
 		if e.flags&fWriter == 0 {
-			e.record(c, x) // nothing written yet: a read conflicts with nothing
+			e.record(c, at, x) // nothing written yet: a read conflicts with nothing
 			return 0
 		}
 		md = &e.w // loads only against the last writer
@@ -86,17 +87,19 @@ func (e *entry) check(c *access, x *extra, f *finding) Kind {
 		}
 	}
 	if k != 0 {
-		*f = finding{kind: k, prev: *md, site: e.siteOf(md, x), shared: shared, locks: locks}
+		p := e.siteOf(md, x)
+		*f = finding{kind: k, prev: *md, site: p.siteOf(), stack: p.stackOf(), shared: shared, locks: locks}
 	}
-	e.record(c, x)
+	e.record(c, at, x)
 	return k
 }
 
-// siteOf returns the site of e's record md, kept in x with history.
-func (e *entry) siteOf(md *record, x *extra) gpu.Site {
+// siteOf returns the slot of the site of e's record md, kept in x with
+// history; nil if unknown.
+func (e *entry) siteOf(md *record, x *extra) *siteSlot {
 	switch {
 	case x == nil:
-		return gpu.Site{}
+		return nil
 	case md == &e.w:
 		return x.w
 	case md == &e.o:
@@ -120,16 +123,17 @@ func (e *entry) otherRace(c *access) Kind {
 	return e.fenceRace(o, c)
 }
 
-// record makes c the last accessor, and the last writer if it writes. A
+// record makes c, made at the site of slot at, the last accessor, and the
+// last writer if it writes. A
 // store is checked against every remembered reader, so it clears the
 // other reader; a load keeps the accessor it replaces, if another thread.
-func (e *entry) record(c *access, x *extra) {
+func (e *entry) record(c *access, at *siteSlot, x *extra) {
 	switch {
 	case c.store:
 		e.w, e.o = c.rec, record{}
 		e.flags |= fModified | fWriter
 		if x != nil {
-			x.w, x.o = c.site, gpu.Site{}
+			x.w, x.o = at, nil
 		}
 	case e.r.th != c.rec.th:
 		e.o = e.r
@@ -139,7 +143,7 @@ func (e *entry) record(c *access, x *extra) {
 	}
 	e.r = c.rec
 	if x != nil {
-		x.r = c.site
+		x.r = at
 	}
 }
 
@@ -365,7 +369,7 @@ type extra struct {
 	// with history: a repeat from another line must be recorded, for its
 	// site.
 	path    atomic.Pointer[siteSlot]
-	r, w, o gpu.Site // the sites of the entry's records, under its lock
+	r, w, o *siteSlot // the sites of the entry's records, under its lock
 }
 
 // pathOf returns the call path x holds, nil without an extra.

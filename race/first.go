@@ -175,7 +175,7 @@ func (l *launch) expand(slot *stampWord, e *entry, x *extra) stamp {
 		if slot.CompareAndSwap(v, expanded) {
 			if f != nil {
 				var none finding
-				e.check(&f.c, x, &none) // a fresh entry: no race
+				e.check(&f.c, nil, x, &none) // a fresh entry: no race
 			}
 			return 0
 		}

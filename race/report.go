@@ -2,6 +2,7 @@ package race
 
 import (
 	"fmt"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -42,18 +43,23 @@ type Side struct {
 	// Site is the kernel line of the access. The previous side's site is
 	// known only when the detector keeps history (Options.History).
 	Site gpu.Site `json:"site"`
+	// Stack is the access's call stack, with history: at most a few
+	// kernel frames, innermost first (Stack[0] is Site), up to the
+	// kernel function; the runtime's frames are left out. Without
+	// history it is empty, and Site is the only frame.
+	Stack []gpu.Site `json:"stack,omitempty"`
 	// Launch names the side's launch (gpu.Config.Name) when it is not the
 	// report's: a race between two launches that ran at once.
 	Launch string `json:"launch,omitempty"`
 }
 
-// side describes record r, made at site.
-func side(r *record, site gpu.Site) Side {
+// side describes record r, made at site with call stack stack.
+func side(r *record, site gpu.Site, stack []gpu.Site) Side {
 	th := r.th
 	return Side{
 		Block: dimIndex(th.l.g.GridDim, th.blk.id), Thread: dimIndex(th.l.g.BlockDim, th.rank), BlockID: th.blk.id, GlobalID: th.gid,
 		Warp: th.rank / th.w.n, Lane: th.lane,
-		Op: r.op, Order: r.order, Scope: r.scope, Site: site,
+		Op: r.op, Order: r.order, Scope: r.scope, Site: site, Stack: stack,
 	}
 }
 
@@ -88,6 +94,18 @@ func (s Side) where() string {
 	return fmt.Sprintf("%s:%d", filepath.Base(s.Site.File()), s.Site.Line())
 }
 
+// callers returns the lines of the side's stack past its site, one per
+// frame, as "    called from kernel.go:30 (pkg.Kernel.func1)\n"; "" for a
+// stack of one frame or none.
+func (s Side) callers() string {
+	var b strings.Builder
+	for i := 1; i < len(s.Stack); i++ {
+		f := s.Stack[i]
+		fmt.Fprintf(&b, "    called from %s:%d (%s)\n", filepath.Base(f.File()), f.Line(), path.Base(f.Function()))
+	}
+	return b.String()
+}
+
 // verb returns "Read", "Write" or "Atomic update" for the side's op.
 func (s Side) verb() string {
 	switch {
@@ -116,10 +134,10 @@ func (r Report) String() string {
 	var b strings.Builder
 	b.WriteString("==================\n")
 	fmt.Fprintf(&b, "WARNING: SCOPED RACE (%v)\n", r.Kind)
-	fmt.Fprintf(&b, "%s of %s by %s:\n  %s at %s\n\n",
-		r.Current.verb(), r.Element(), r.Current.Who(), r.Current.What(), r.Current.where())
-	fmt.Fprintf(&b, "Previous %s by %s:\n  %s at %s\n\n",
-		strings.ToLower(r.Previous.verb()), r.Previous.Who(), r.Previous.What(), r.Previous.where())
+	fmt.Fprintf(&b, "%s of %s by %s:\n  %s at %s\n%s\n",
+		r.Current.verb(), r.Element(), r.Current.Who(), r.Current.What(), r.Current.where(), r.Current.callers())
+	fmt.Fprintf(&b, "Previous %s by %s:\n  %s at %s\n%s\n",
+		strings.ToLower(r.Previous.verb()), r.Previous.Who(), r.Previous.What(), r.Previous.where(), r.Previous.callers())
 	b.WriteString(r.Evidence)
 	b.WriteString("\n==================")
 	return b.String()
@@ -127,7 +145,7 @@ func (r Report) String() string {
 
 // evidence explains finding f for access c.
 func evidence(f *finding, c *access) string {
-	prev, cur := side(&f.prev, f.site), side(&c.rec, c.site)
+	prev, cur := side(&f.prev, f.site, nil), side(&c.rec, c.site, nil)
 	role := "previous accessor"
 	if !c.store {
 		role = "writer"

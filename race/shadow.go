@@ -174,13 +174,12 @@ func (s *shadow) release() int64 {
 }
 
 // shadows maps a launch's memories, by gpu.Memory.ID, to their metadata.
-// Readers take no lock: a reader lock here was a shared counter every
-// access of every core wrote to, a fifth of the cost of a contended
-// kernel. The first memories a launch uses sit in a small array, found by
-// a scan and added without copying anything (a slot whose memory was
-// freed stays empty and is not reused, so once eight blocks with shared
-// memory have run, later memories go to the map); past it, an immutable
-// map that writers copy. Writers (a memory's first touch, a block's end)
+// Readers take no lock: a reader lock here would be a shared counter that
+// every access of every core writes to. The first memories a launch uses
+// sit in a small array, found by a scan and added without copying
+// anything (a slot whose memory was freed stays empty and is not reused,
+// so once eight blocks with shared memory have run, later memories go to
+// the map); past it, an immutable map that writers copy. Writers (a memory's first touch, a block's end)
 // are serialized by mu.
 type shadows struct {
 	gran   uint64

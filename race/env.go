@@ -1,0 +1,118 @@
+package race
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// EnvVar is the environment variable that configures detection in tests
+// and in the warpguard command, as GORACE configures Go's race detector.
+// Its value is parsed by [ParseEnv].
+const EnvVar = "WARPGUARD"
+
+// Env is the configuration a WARPGUARD value gives.
+type Env struct {
+	// Options holds HaltOnFirst (halt_on_error), MaxReports
+	// (max_reports) and History (history); its other fields are zero.
+	Options Options
+	// Set says which of the keys were given, by name, so that a caller
+	// can lay them over its own defaults (see [Env.Apply]).
+	Set map[string]bool
+	// LogPath, if not empty, names the file reports are also written to,
+	// as LogPath.<pid> (log_path).
+	LogPath string
+	// StripPathPrefix is cut from the file paths of reports written as
+	// text (strip_path_prefix).
+	StripPathPrefix string
+}
+
+// set parses the value v of key k into e.
+func (e *Env) set(k, v string) error {
+	var err error
+	switch k {
+	case "halt_on_error":
+		e.Options.HaltOnFirst, err = envBool(v)
+	case "history":
+		e.Options.History, err = envBool(v)
+	case "max_reports":
+		e.Options.MaxReports, err = strconv.Atoi(v)
+		if err != nil || e.Options.MaxReports < 1 {
+			err = errors.New("want a positive integer")
+		}
+	case "precise":
+		var on bool
+		if on, err = envBool(v); err == nil && on {
+			err = errors.New("precise detection is not available yet")
+		}
+	case "log_path":
+		e.LogPath = v
+	case "strip_path_prefix":
+		e.StripPathPrefix = v
+	default:
+		return errUnknownKey
+	}
+	return err
+}
+
+// errUnknownKey is set's error for a key it does not know.
+var errUnknownKey = errors.New("unknown key")
+
+// ParseEnv parses s, a WARPGUARD value: space-separated key=value pairs,
+//
+//	halt_on_error=1 max_reports=10 history=1 log_path=/tmp/wg strip_path_prefix=/src/
+//
+// with the keys halt_on_error (0 or 1: stop a launch at its first race),
+// max_reports (a positive count of reports kept), history (0 or 1: name
+// both sites of every race, with call stacks), precise (0, or 1 once
+// precise detection exists), log_path and strip_path_prefix. The error
+// names the first key that is unknown, malformed or out of range.
+func ParseEnv(s string) (Env, error) {
+	e := Env{Set: map[string]bool{}}
+	for _, f := range strings.Fields(s) {
+		k, v, ok := strings.Cut(f, "=")
+		if !ok {
+			return Env{}, fmt.Errorf("race: %s: %q is not key=value", EnvVar, f)
+		}
+		if err := e.set(k, v); err == errUnknownKey {
+			return Env{}, fmt.Errorf("race: %s: unknown key %q; the keys are halt_on_error, max_reports, history, precise, log_path and strip_path_prefix", EnvVar, k)
+		} else if err != nil {
+			return Env{}, fmt.Errorf("race: %s: %s=%q: %w", EnvVar, k, v, err)
+		}
+		e.Set[k] = true
+	}
+	return e, nil
+}
+
+// Apply returns o with the options e sets laid over it.
+func (e Env) Apply(o Options) Options {
+	if e.Set["halt_on_error"] {
+		o.HaltOnFirst = e.Options.HaltOnFirst
+	}
+	if e.Set["history"] {
+		o.History = e.Options.History
+	}
+	if e.Set["max_reports"] {
+		o.MaxReports = e.Options.MaxReports
+	}
+	return o
+}
+
+// Strip returns text with every occurrence of e.StripPathPrefix cut.
+func (e Env) Strip(text string) string {
+	if e.StripPathPrefix == "" {
+		return text
+	}
+	return strings.ReplaceAll(text, e.StripPathPrefix, "")
+}
+
+func envBool(v string) (bool, error) {
+	switch v {
+	case "0":
+		return false, nil
+	case "1":
+		return true, nil
+	}
+	return false, fmt.Errorf("want 0 or 1")
+}
