@@ -14,8 +14,8 @@ import (
 func TestRadixSort(t *testing.T) {
 	for _, n := range []int{256, 100, 16} {
 		testRadixSort(t, n, func(r *rand.Rand) int32 { return r.Int32N(2000) - 1000 })
-		testRadixSort(t, n, func(r *rand.Rand) uint64 { return r.Uint64() })
 	}
+	testRadixSort(t, 100, func(r *rand.Rand) uint64 { return r.Uint64() }) // sixteen passes
 }
 
 func testRadixSort[K gpu.Integer](t *testing.T, n int, gen func(*rand.Rand) K) {
