@@ -12,9 +12,9 @@ import (
 )
 
 // collectives is the number of warp collectives one round of
-// TestNoAllocs's primitives executes: two in ExclusiveScan, one in each
-// reduce, three in RadixRank.
-const collectives = 7
+// TestNoAllocs's primitives executes: one in ExclusiveScan and in each
+// reduce, two in RadixRank.
+const collectives = 5
 
 // TestNoAllocs checks that the collectives allocate nothing of their own:
 // twenty rounds of them cost a launch what twenty rounds of as many

@@ -72,3 +72,22 @@ func TestWarpSize(t *testing.T) {
 		}
 	}
 }
+
+func TestPrefix(t *testing.T) {
+	for _, n := range blockSizes {
+		in, out := run(t, n, small, func(th *gpu.Thread, v int32) int32 {
+			if p, ok := warp.Prefix(th, v, gpu.Add[int32]); ok {
+				return p
+			}
+			return -99999
+		})
+		for w, lanes := range warps(in) {
+			want, sum := int32(-99999), int32(0)
+			for l, v := range lanes {
+				assert.Equal(t, want, out[w*32+l], "block %d, warp %d, lane %d", n, w, l)
+				sum += v
+				want = sum
+			}
+		}
+	}
+}
