@@ -21,11 +21,13 @@ import (
 //
 // Launches are numbered as they start. Launch p is concurrent with a
 // running launch l if p started after l, or was running when l started;
-// any other p ended before l started, which orders it. A detector
-// attached to a device (gpu.DeviceConfig.Observer) records from every
-// launch's start; any other starts recording when a second launch
-// starts while one runs, and a running launch's accesses before that
-// moment are not in the table.
+// any other p ended before l started, which orders it. A launch that runs
+// alone records nothing in the table, so launches the host runs one after
+// another pay nothing for it: recording starts, for every running launch,
+// when a second launch starts while one runs. A running launch's accesses
+// before that moment are not in the table, so a race between them and
+// the later launch goes unreported; the accesses of both after it are
+// checked against each other.
 //
 // The check treats fences as ordering nothing between launches, so a
 // word handed from one running launch to another by a fence and a
@@ -59,9 +61,11 @@ type crossSide struct {
 	strong bool
 }
 
-// startCross numbers l and, if it overlaps another launch or d is its
-// device's observer, turns on the table for l and for every running
-// launch.
+// startCross numbers l and, if it overlaps another launch, turns on the
+// table for l and for every running launch. The store of o.cross comes
+// after the store of o.xt, and a thread that loads cross as true reads xt
+// after: the atomic store synchronizes before that load, so the thread
+// sees the table.
 func (d *Detector) startCross(l *launch) {
 	x := &d.xl
 	x.mu.Lock()
@@ -75,7 +79,7 @@ func (d *Detector) startCross(l *launch) {
 		x.live = map[*launch]struct{}{}
 	}
 	x.live[l] = struct{}{}
-	if len(x.live) == 1 && !d.deviceWide(l.g) {
+	if len(x.live) == 1 {
 		return
 	}
 	if x.table == nil {
@@ -98,12 +102,6 @@ func (d *Detector) endCross(l *launch) {
 	if len(x.live) == 0 {
 		x.table = nil
 	}
-}
-
-// deviceWide reports whether d observes every launch of g's device.
-func (d *Detector) deviceWide(g *gpu.Grid) bool {
-	o, ok := g.Device.Config().Observer.(*Detector)
-	return ok && o == d
 }
 
 // concurrent reports whether the launch numbered seq ran at once with l.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/warpguard/warpguard/gpu"
@@ -103,4 +104,58 @@ func TestHostOrderedLaunches(t *testing.T) {
 		require.NoError(t, d.Launch(context.Background(), cfg, increment(x)))
 	}
 	require.Equal(t, []int32{30}, x.Host())
+}
+
+// TestHostOrderedLaunchesRecordNothing: a launch that runs alone keeps no
+// cross-launch record, so under the device's detector it allocates what it
+// does under its own detector, however many accesses it makes.
+func TestHostOrderedLaunchesRecordNothing(t *testing.T) {
+	allocs := map[bool]float64{}
+	for _, deviceWide := range []bool{false, true} {
+		d, launch, k := orderedLaunches(t, deviceWide, 16)
+		allocs[deviceWide] = testing.AllocsPerRun(5, func() {
+			assert.NoError(t, d.Launch(context.Background(), launch, k))
+		})
+	}
+	require.LessOrEqual(t, allocs[true], allocs[false]+4, "allocations per launch, device-wide against per-launch")
+}
+
+// orderedLaunches returns a device, a launch configuration of 4 blocks of
+// 32 threads checked by a detector on the device (deviceWide) or on the
+// launch, and a kernel in which each thread loads and stores its own word
+// n times.
+func orderedLaunches(tb testing.TB, deviceWide bool, n int) (*gpu.Device, gpu.Config, gpu.Kernel) {
+	det := race.New(race.Options{})
+	cfg := gpu.DeviceConfig{}
+	launch := gpu.Config{Name: "ordered", Grid: gpu.Dim3{X: 4}, Block: gpu.Dim3{X: 32}}
+	if deviceWide {
+		cfg.Observer = det
+	} else {
+		launch.Observer = det
+	}
+	d, err := gpu.NewDevice(cfg)
+	require.NoError(tb, err)
+	x := gpu.Alloc[uint32](d, "x", 4*32)
+	return d, launch, func(t *gpu.Thread) {
+		i := t.GlobalID()
+		for range n {
+			x.Store(t, i, x.Load(t, i)+1)
+		}
+	}
+}
+
+// BenchmarkHostOrderedLaunches measures launches the host runs one after
+// another, checked by a detector attached to the device and by one given
+// to each launch: the cost of the device-wide detector's cross-launch
+// bookkeeping when no two launches overlap.
+func BenchmarkHostOrderedLaunches(b *testing.B) {
+	for _, deviceWide := range []bool{false, true} {
+		b.Run(fmt.Sprintf("device-wide=%v", deviceWide), func(b *testing.B) {
+			d, launch, k := orderedLaunches(b, deviceWide, 256)
+			b.ReportAllocs()
+			for b.Loop() {
+				require.NoError(b, d.Launch(context.Background(), launch, k))
+			}
+		})
+	}
 }

@@ -38,9 +38,12 @@ type Detector struct {
 	// launches maps the running launches' grids to their *launch. A
 	// sync.Map finds one without a lock, and adding one copies nothing.
 	launches sync.Map
-	mu       sync.Mutex // guards reports
-	reports  reports
-	xl       crossLaunches // orders launches that overlap (crosslaunch.go)
+	// last is the launch launchOf found last: most threads look up the
+	// one launch running, and the map's lookup hashes an interface.
+	last    atomic.Pointer[launch]
+	mu      sync.Mutex // guards reports
+	reports reports
+	xl      crossLaunches // orders launches that overlap (crosslaunch.go)
 }
 
 // New returns a detector configured by opt.
@@ -72,6 +75,7 @@ func (d *Detector) LaunchEnd(g *gpu.Grid, _ error) {
 		return
 	}
 	l := v.(*launch)
+	d.last.CompareAndSwap(l, nil)
 	d.endCross(l)
 	if l.central != nil {
 		l.central.stop()
@@ -93,22 +97,33 @@ func (d *Detector) BlockEnd(g *gpu.Grid, b int) {
 	d.endBlock(l, b)
 }
 
-// endBlock adds the block's counters to the totals and frees its shared
-// memories' metadata; its thread states stay until the launch ends.
+// endBlock adds the block's counters to the totals, frees its shared
+// memories' metadata and recycles its state (see launch.end).
 func (d *Detector) endBlock(l *launch, b int) {
 	d.notePeak()
-	blk := l.block[b].Load()
+	blk := l.res.get(b)
+	if blk == nil { // its start failed
+		l.mem.freeBlock(b)
+		return
+	}
 	var sum counters // one atomic add per counter per block, not per thread
 	for i := range blk.threads {
 		sum.add(&blk.threads[i].n)
 	}
 	d.totals.add(&sum)
-	l.end(b)
+	l.end(blk)
 }
 
+// launchOf returns g's running launch.
 func (d *Detector) launchOf(g *gpu.Grid) *launch {
+	if l := d.last.Load(); l != nil && l.g == g {
+		return l
+	}
 	v, _ := d.launches.Load(g)
 	l, _ := v.(*launch)
+	if l != nil {
+		d.last.Store(l)
+	}
 	return l
 }
 
@@ -177,14 +192,14 @@ func (d *Detector) access(th *thread, t *gpu.Thread, a *gpu.Access, site gpu.Sit
 		}
 		hasEntry = e
 	}
-	var c access
+	c := access{th: th}
 	th.fill(&c.rec, a)
 	if seq != nil {
 		c.rec.seq = *seq
 	}
 	c.site = site
 	c.store = a.Op.Writes()
-	st := c.rec.stamp()
+	st := c.stamp()
 	if first == last && seq != nil && s.repeats(first, st, path) {
 		th.n.repeats++
 		return // a repeat: checking it again would change nothing
@@ -219,10 +234,7 @@ func (d *Detector) checkEntry(th *thread, s *shadow, g uint64, hasEntry bool, c 
 	lk := &th.l.lk
 	lk.lock(th, e, x)
 	if !hasEntry {
-		if v := th.l.expand(s.slot(g), e, x); v != 0 {
-			lk.unlock(e, x, 0)
-			panic(lostFirst(s, g, v))
-		}
+		th.l.expand(s.slot(g), e, x)
 	}
 	if d.paths {
 		e.ckey.Store(0) // a reader matching the key must see its path

@@ -94,8 +94,8 @@
 // that are not in lockstep: see coalesce.go). A check that finds its entry
 // locked backs off exponentially up to a cap that grows with the warps
 // launched, then yields (backoff.go). A granule's first access takes no
-// lock at all: its metadata starts as one word holding the access's
-// stamp, whose record the thread keeps, and becomes a full entry (128
+// lock at all: its metadata starts as one word holding the access
+// itself, packed, and becomes a full entry (128
 // bytes; 168 with LockMutex, which keeps a mutex beside it) only when
 // another access needs one (first.go; Options.FullEntries turns this
 // off). So a granule touched once, as most of a big kernel's are, costs

@@ -29,9 +29,11 @@ const (
 
 // record is one side of a potential race: who accessed, and the state of
 // that thread's synchronization at the time; 32 bytes. Its site, kept
-// only with history, lives in the entry's extra.
+// only with history, lives in the entry's extra. It names its thread by
+// global id, not by its state, which is recycled with its block (see
+// launch.threadOf).
 type record struct {
-	th     *thread
+	tid    int    // the thread's global id plus one; 0 in no record
 	seq    uint32 // th's fence seq at the access (see thread.last)
 	bar    uint32 // th's block's barrier epoch
 	wep    uint32 // th's lane epoch in its warp
@@ -46,6 +48,7 @@ type record struct {
 // access is the access being checked.
 type access struct {
 	rec   record
+	th    *thread  // the accessing thread, nil for an unpacked first
 	site  gpu.Site // where, if known
 	store bool     // the op may write
 	locks *lockSet // locks the thread holds
@@ -81,7 +84,7 @@ func (e *entry) check(c *access, at *siteSlot, x *extra, f *finding) Kind {
 	}
 	shared, locks := e.flags&fShared, e.locks
 	k := e.decide(md, c)
-	if k == 0 && c.store && e.o.th != nil {
+	if k == 0 && c.store && e.o.tid != 0 {
 		if k = e.otherRace(c); k != 0 {
 			md = &e.o
 		}
@@ -117,7 +120,7 @@ func (e *entry) siteOf(md *record, x *extra) *siteSlot {
 // readers older than that.
 func (e *entry) otherRace(c *access) Kind {
 	o := &e.o
-	if o.th == c.rec.th || e.shortcut(o, c) != noShortcut {
+	if o.gid() == c.rec.gid() || e.shortcut(o, c) != noShortcut {
 		return 0
 	}
 	return e.fenceRace(o, c)
@@ -135,7 +138,7 @@ func (e *entry) record(c *access, at *siteSlot, x *extra) {
 		if x != nil {
 			x.w, x.o = at, nil
 		}
-	case e.r.th != c.rec.th:
+	case e.r.gid() != c.rec.gid():
 		e.o = e.r
 		if x != nil {
 			x.o = x.r
@@ -193,11 +196,11 @@ func (e *entry) shortcut(md *record, c *access) int {
 		// grid.Sync orders every thread of the grid, forgotten readers
 		// too (iGUARD has no native grid barrier to see).
 		return gridSync
-	case md.th.blk == cur.th.blk && md.bar != cur.bar && e.flags&fDevShared == 0:
+	case c.th.sameBlock(md.gid()) && md.bar != cur.bar && e.flags&fDevShared == 0:
 		return barrier
-	case md.th.blk == cur.th.blk && e.flags&fDevShared == 0 && md.th.tiledWith(md.tile, cur.th):
+	case c.th.sameBlock(md.gid()) && e.flags&fDevShared == 0 && c.th.l.threadOf(md.gid()).tiledWith(md.tile, c.th):
 		return tileSync
-	case md.strong && cur.strong && covers(md.scope, md, cur) && covers(cur.scope, md, cur):
+	case md.strong && cur.strong && covers(md.scope, md, c) && covers(cur.scope, md, c):
 		// Morally strong: both atomic, each scope covering both threads.
 		// iGUARD checks only the earlier access's scope (one-sided), so a
 		// block atomic after a device atomic from another block passed.
@@ -211,7 +214,7 @@ func (e *entry) shortcut(md *record, c *access) int {
 func (e *entry) ordered(md *record, c *access) bool {
 	switch e.shortcut(md, c) {
 	case programOrder:
-		if md.th.blk == c.rec.th.blk && md.bar == c.rec.bar {
+		if md.bar == c.rec.bar { // program order is within a warp
 			e.locks = e.locks.intersect(c.locks)
 		} else {
 			e.locks = c.locks
@@ -238,24 +241,27 @@ func (e *entry) ordered(md *record, c *access) bool {
 // bits clear, since forgotten readers may not be in program order.
 func (e *entry) programOrder(md *record, c *access) bool {
 	cur := &c.rec
-	if md.th.w != cur.th.w || c.store && e.flags&fShared != 0 {
+	if !c.th.sameWarp(md.gid()) || c.store && e.flags&fShared != 0 {
 		return false
 	}
-	return md.th == cur.th || cur.th.w.after(cur.th.lane, md.th.lane, md.wep)
+	return md.gid() == cur.gid() || c.th.w.after(c.th.lane, md.gid()-c.th.wfirst, md.wep)
 }
 
-// covers reports whether scope s orders the threads of records a and b.
-func covers(s scope.Scope, a, b *record) bool {
-	return s.Covers(a.th.place(), b.th.place())
+// covers reports whether scope s orders the threads of record a and
+// access c.
+func covers(s scope.Scope, a *record, c *access) bool {
+	g := c.th.l.g
+	return s.Covers(a.place(g), c.rec.place(g))
 }
 
-// fencedSince reports whether md's thread has executed a fence counted in
-// slot from or a wider one since md's access: whether the last such fence
-// (or, with the central checker, release) came after it in the thread's
-// numbering.
-// A thread's numbers never wrap: see thread.number.
-func fencedSince(md *record, from int) bool {
-	return md.th.last[from].Load() > md.seq || md.th.rel[from].Load() > md.seq
+// gid returns the global id of r's thread.
+func (r *record) gid() int { return r.tid - 1 }
+
+// place returns the coordinates of r's thread, of a launch of g, for
+// scope comparisons.
+func (r *record) place(g *gpu.Grid) scope.Place {
+	b := r.gid() / g.BlockSize
+	return scope.Place{Thread: r.gid(), Warp: b*g.Warps + (r.gid()-b*g.BlockSize)/g.WarpSize, Block: b}
 }
 
 // need returns the narrowest fence that, executed by md's thread after its
@@ -266,9 +272,9 @@ func fencedSince(md *record, from int) bool {
 // the device fence, and so do we.
 func (e *entry) need(md *record, c *access) int {
 	switch {
-	case md.th.blk != c.rec.th.blk || e.flags&fDevShared != 0:
+	case !c.th.sameBlock(md.gid()) || e.flags&fDevShared != 0:
 		return fenceDevice
-	case md.th.w == c.rec.th.w && e.flags&fShared == 0:
+	case c.th.sameWarp(md.gid()) && e.flags&fShared == 0:
 		return fenceWarp
 	}
 	return fenceBlock
@@ -286,20 +292,20 @@ func (e *entry) race(md *record, c *access) Kind {
 // adequately since md's access.
 func (e *entry) fenceRace(md *record, c *access) Kind {
 	cur := &c.rec
-	if fencedSince(md, e.need(md, c)) {
+	if c.th.l.fencedSince(md, e.need(md, c)) {
 		return 0
 	}
 	// R1, made symmetric: either atomic's scope may be the narrow one. As
 	// in iGUARD it is checked before the fences, but only for pairs no
 	// fence ordered (see need), so a block atomic ordered after a device
 	// atomic by a fence chain is no race (ScoR's hrd-indirect).
-	if md.strong && !covers(md.scope, md, cur) || md.strong && cur.strong && !covers(cur.scope, md, cur) {
+	if md.strong && !covers(md.scope, md, c) || md.strong && cur.strong && !covers(cur.scope, md, c) {
 		return ScopedAtomic
 	}
 	switch {
-	case md.th.w == cur.th.w && e.flags&fShared == 0:
+	case c.th.sameWarp(md.gid()) && e.flags&fShared == 0:
 		return MissingSyncwarp // R2
-	case md.th.blk == cur.th.blk:
+	case c.th.sameBlock(md.gid()):
 		return MissingBlockFence // R3
 	}
 	return MissingDeviceFence // R4
@@ -318,19 +324,19 @@ func (e *entry) lockRace(c *access) Kind {
 // (iGUARD S5). iGUARD compares the last accessor's recorded fence counter
 // with the last writer's current one; we compare it with its own thread's.
 func (e *entry) share(c *access) {
-	r := &e.r
+	r, cur, l := &e.r, c.th, c.th.l
 	switch {
-	case r.th == c.rec.th:
-	case fencedSince(r, fenceDevice):
+	case r.gid() == c.rec.gid():
+	case l.fencedSince(r, fenceDevice):
 		e.flags &^= fShared
-	case r.th.blk == c.rec.th.blk && fencedSince(r, fenceBlock):
+	case cur.sameBlock(r.gid()) && l.fencedSince(r, fenceBlock):
 		e.flags &^= fBlkShared
-	case e.flags&fWriter != 0 && e.w.th.blk != r.th.blk:
-		if r.th.blk != c.rec.th.blk {
+	case e.flags&fWriter != 0 && e.w.gid()/l.g.BlockSize != r.gid()/l.g.BlockSize:
+		if !cur.sameBlock(r.gid()) {
 			e.flags |= fDevShared
 		}
 		e.flags &^= fBlkShared
-		if r.th.blk == c.rec.th.blk && e.flags&fDevShared == 0 {
+		if cur.sameBlock(r.gid()) && e.flags&fDevShared == 0 {
 			e.flags |= fBlkShared
 		}
 	}

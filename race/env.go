@@ -28,36 +28,49 @@ type Env struct {
 	StripPathPrefix string
 }
 
-// set parses the value v of key k into e.
-func (e *Env) set(k, v string) error {
-	var err error
+// set parses the value v of key k into e; known is false for a key it
+// does not know.
+func (e *Env) set(k, v string) (known bool, err error) {
 	switch k {
-	case "halt_on_error":
-		e.Options.HaltOnFirst, err = envBool(v)
-	case "history":
-		e.Options.History, err = envBool(v)
+	case "halt_on_error", "history", "precise":
+		return true, e.setBool(k, v)
 	case "max_reports":
-		e.Options.MaxReports, err = strconv.Atoi(v)
-		if err != nil || e.Options.MaxReports < 1 {
-			err = errors.New("want a positive integer")
-		}
-	case "precise":
-		var on bool
-		if on, err = envBool(v); err == nil && on {
-			err = errors.New("precise detection is not available yet")
-		}
+		return true, e.setMaxReports(v)
 	case "log_path":
 		e.LogPath = v
 	case "strip_path_prefix":
 		e.StripPathPrefix = v
 	default:
-		return errUnknownKey
+		return false, nil
 	}
-	return err
+	return true, nil
 }
 
-// errUnknownKey is set's error for a key it does not know.
-var errUnknownKey = errors.New("unknown key")
+// setBool parses v, 0 or 1, as the value of the switch k.
+func (e *Env) setBool(k, v string) error {
+	on, err := envBool(v)
+	switch {
+	case err != nil:
+		return err
+	case k == "halt_on_error":
+		e.Options.HaltOnFirst = on
+	case k == "history":
+		e.Options.History = on
+	case on: // precise
+		return errors.New("precise detection is not available yet")
+	}
+	return nil
+}
+
+// setMaxReports parses v, a positive count, as max_reports.
+func (e *Env) setMaxReports(v string) error {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return errors.New("want a positive integer")
+	}
+	e.Options.MaxReports = n
+	return nil
+}
 
 // ParseEnv parses s, a WARPGUARD value: space-separated key=value pairs,
 //
@@ -75,9 +88,11 @@ func ParseEnv(s string) (Env, error) {
 		if !ok {
 			return Env{}, fmt.Errorf("race: %s: %q is not key=value", EnvVar, f)
 		}
-		if err := e.set(k, v); err == errUnknownKey {
+		known, err := e.set(k, v)
+		if !known {
 			return Env{}, fmt.Errorf("race: %s: unknown key %q; the keys are halt_on_error, max_reports, history, precise, log_path and strip_path_prefix", EnvVar, k)
-		} else if err != nil {
+		}
+		if err != nil {
 			return Env{}, fmt.Errorf("race: %s: %s=%q: %w", EnvVar, k, v, err)
 		}
 		e.Set[k] = true
@@ -107,6 +122,7 @@ func (e Env) Strip(text string) string {
 	return strings.ReplaceAll(text, e.StripPathPrefix, "")
 }
 
+// envBool parses a switch's value, 0 or 1.
 func envBool(v string) (bool, error) {
 	switch v {
 	case "0":
@@ -114,5 +130,5 @@ func envBool(v string) (bool, error) {
 	case "1":
 		return true, nil
 	}
-	return false, fmt.Errorf("want 0 or 1")
+	return false, errors.New("want 0 or 1")
 }

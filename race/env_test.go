@@ -1,6 +1,7 @@
 package race_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -8,6 +9,8 @@ import (
 	"github.com/warpguard/warpguard/race"
 )
 
+// TestParseEnv: every key sets its option, and Apply lays exactly the keys
+// given over the caller's options.
 func TestParseEnv(t *testing.T) {
 	t.Parallel()
 	e, err := race.ParseEnv(" halt_on_error=1  max_reports=10 history=0 precise=0 log_path=/tmp/wg strip_path_prefix=/src/ ")
@@ -20,6 +23,8 @@ func TestParseEnv(t *testing.T) {
 	require.Equal(t, race.Options{History: true}, race.Env{}.Apply(race.Options{History: true}), "an empty value changes nothing")
 }
 
+// TestParseEnvErrorsNameTheKey: a bad value names its key, the variable
+// and what the key wants.
 func TestParseEnvErrorsNameTheKey(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{
@@ -35,4 +40,21 @@ func TestParseEnvErrorsNameTheKey(t *testing.T) {
 		require.ErrorContains(t, err, want, in)
 		require.ErrorContains(t, err, "WARPGUARD", in)
 	}
+}
+
+// A program reads WARPGUARD (os.Getenv(race.EnvVar)) and lays the keys it
+// sets over its own options.
+func ExampleParseEnv() {
+	env, err := race.ParseEnv("halt_on_error=1 max_reports=5")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	opt := env.Apply(race.Options{History: true})
+	fmt.Println(opt.HaltOnFirst, opt.MaxReports, opt.History)
+	_, err = race.ParseEnv("max_reports=many")
+	fmt.Println(err)
+	// Output:
+	// true 5 true
+	// race: WARPGUARD: max_reports="many": want a positive integer
 }

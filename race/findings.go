@@ -70,7 +70,7 @@ func (d *Detector) found(th *thread, t *gpu.Thread, a *gpu.Access, c *access, pa
 		return // a race already reported: skip building its evidence
 	}
 	r := Report{Kind: f.kind, Launch: th.l.g.Name, Mem: a.Mem, Index: a.Index,
-		Current: side(&c.rec, c.site, d.stack(t, path)), Previous: side(&f.prev, f.site, f.stack), Evidence: evidence(f, c)}
+		Current: side(&c.rec, c.site, th.l.g, d.stack(t, path)), Previous: side(&f.prev, f.site, th.l.g, f.stack), Evidence: evidence(f, c)}
 	d.keep(r, t)
 }
 

@@ -41,9 +41,8 @@ type Options struct {
 	NoCoalesce bool
 	// FullEntries gives every granule its full metadata entry (128
 	// bytes) at its first access, as iGUARD does, instead of one word
-	// holding the stamp of that access, whose record the thread keeps
-	// (one for its first touches in one synchronization state), until
-	// another access needs the entry (see first.go). It exists for
+	// holding that access, packed, until another access needs the entry
+	// (see first.go). It exists for
 	// benchmarks; verdicts are the same. Detectors with History or
 	// Central always keep full entries.
 	FullEntries bool

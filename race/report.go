@@ -36,7 +36,7 @@ type Side struct {
 	BlockID  int         `json:"block_id"`  // linear block id
 	GlobalID int         `json:"global_id"` // linear thread id in the grid
 	Warp     int         `json:"warp"`      // the warp's index in the block
-	Lane     int         `json:"lane"`
+	Lane     int         `json:"lane"`      // the lane in its warp
 	Op       gpu.Op      `json:"op"`
 	Order    gpu.Order   `json:"order"`
 	Scope    scope.Scope `json:"scope"` // the atomic's or ordering access's scope
@@ -53,12 +53,14 @@ type Side struct {
 	Launch string `json:"launch,omitempty"`
 }
 
-// side describes record r, made at site with call stack stack.
-func side(r *record, site gpu.Site, stack []gpu.Site) Side {
-	th := r.th
+// side describes record r of a launch of g, made at site with call stack
+// stack.
+func side(r *record, site gpu.Site, g *gpu.Grid, stack []gpu.Site) Side {
+	b := r.gid() / g.BlockSize
+	rank := r.gid() - b*g.BlockSize
 	return Side{
-		Block: dimIndex(th.l.g.GridDim, th.blk.id), Thread: dimIndex(th.l.g.BlockDim, th.rank), BlockID: th.blk.id, GlobalID: th.gid,
-		Warp: th.rank / th.w.n, Lane: th.lane,
+		Block: dimIndex(g.GridDim, b), Thread: dimIndex(g.BlockDim, rank), BlockID: b, GlobalID: r.gid(),
+		Warp: rank / g.WarpSize, Lane: rank % g.WarpSize,
 		Op: r.op, Order: r.order, Scope: r.scope, Site: site, Stack: stack,
 	}
 }
@@ -145,7 +147,8 @@ func (r Report) String() string {
 
 // evidence explains finding f for access c.
 func evidence(f *finding, c *access) string {
-	prev, cur := side(&f.prev, f.site, nil), side(&c.rec, c.site, nil)
+	g := c.th.l.g
+	prev, cur := side(&f.prev, f.site, g, nil), side(&c.rec, c.site, g, nil)
 	role := "previous accessor"
 	if !c.store {
 		role = "writer"
@@ -155,7 +158,7 @@ func evidence(f *finding, c *access) string {
 	switch f.kind {
 	case ScopedAtomic:
 		narrow, other := prev, cur
-		if !(f.prev.strong && !covers(f.prev.scope, &f.prev, &c.rec)) {
+		if !(f.prev.strong && !covers(f.prev.scope, &f.prev, c)) {
 			narrow, other = cur, prev
 		}
 		return fmt.Sprintf("The %v at %s has %v scope, which does not include %s; no fence orders the two accesses.",

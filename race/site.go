@@ -21,10 +21,12 @@ const stackDepth = 4
 
 // sites caches the kernel site of each call path. gpu.Thread.Caller walks
 // the whole stack and interns it, which costs more than a check; the
-// cache keys a site by the return addresses of
-// the first frames above the detector, read through frame pointers, and
-// reads it with one atomic load. A slot holds the last path that hashed
-// to it; a collision costs a Caller call, never a wrong site.
+// cache keys a site by the return addresses of the first frames above the
+// detector, read through frame pointers, and reads it with one atomic
+// load. A slot holds the last path that hashed to it; a collision costs a
+// Caller call, never a wrong site. A slot is never changed once stored,
+// and its store synchronizes before every load that observes it, so a
+// thread that loads a slot sees its key, site and stack as written.
 //
 // With stacks set (history), a slot also holds the kernel frames of its
 // path, those of its first stackDepth that the key holds: frames past the
@@ -35,6 +37,8 @@ type sites struct {
 	bare   sync.Map // gpu.Site -> *siteSlot: slots of sites with no cached path
 }
 
+// A siteSlot is the cache entry of one call path: the key that names the
+// path, its kernel site and, with stacks, its kernel frames.
 type siteSlot struct {
 	key   [framePCsLen]uintptr
 	site  gpu.Site

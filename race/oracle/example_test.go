@@ -33,5 +33,5 @@ func ExampleLaunch() {
 	}
 	// Output:
 	// <nil>
-	// missing-device-fence on global "data" granule 0: weak store by thread 0, weak load by thread 1
+	// missing-device-fence on global "data" granule 0: weak store by thread 0 of block 0, weak load by thread 0 of block 1
 }

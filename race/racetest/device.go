@@ -10,8 +10,8 @@ import (
 // Device returns a device every launch of which is checked by one
 // detector, attached as gpu.DeviceConfig.Observer: code that launches
 // kernels internally runs checked, unchanged, when its test hands it this
-// device. Launches that overlap are checked against each other; launches
-// the host orders are ordered. When the test ends (tb.Cleanup), tb fails
+// device. Launches that overlap are checked against each other from the
+// moment the later one starts; launches the host orders are ordered. When the test ends (tb.Cleanup), tb fails
 // once per race found, as [Check] fails it: the return of every launch on
 // the device synchronizes before that check, so it sees all their races;
 // a launch still running then (on a goroutine the test leaked) may be

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -26,6 +27,8 @@ func count(ctx context.Context, d *gpu.Device, n gpu.Buffer[int32], blockScope b
 	return d.Launch(ctx, cfg, func(t *gpu.Thread) { n.AtomicAdd(t, 0, 1, s) })
 }
 
+// TestDeviceChecksLaunchesItDoesNotMake: code handed the device launches
+// its own kernels; their races fail the test at its end, and only theirs.
 func TestDeviceChecksLaunchesItDoesNotMake(t *testing.T) {
 	t.Parallel()
 	for _, racy := range []bool{false, true} {
@@ -46,6 +49,8 @@ func TestDeviceChecksLaunchesItDoesNotMake(t *testing.T) {
 	}
 }
 
+// TestDetectorOfAPlainDevice: a device made without Device has no
+// detector to return.
 func TestDetectorOfAPlainDevice(t *testing.T) {
 	t.Parallel()
 	d, err := gpu.NewDevice(gpu.DeviceConfig{})
@@ -83,6 +88,8 @@ func TestDeviceChecksConcurrentLaunches(t *testing.T) {
 	require.Contains(t, strings.Join(rec.errs, "\n"), `of launch "`)
 }
 
+// TestDeviceOptions: DeviceConfig shapes the device and the detector's
+// options reach the device's detector.
 func TestDeviceOptions(t *testing.T) {
 	t.Parallel()
 	rec := record(t)
@@ -99,4 +106,22 @@ func TestDeviceOptions(t *testing.T) {
 	})
 	require.Len(t, rec.errs, 2, "one report kept, and the count of those dropped")
 	require.Contains(t, rec.errs[1], "1 more races not shown")
+}
+
+// TestDeviceTimeout: the Timeout option of a Device bounds the launches
+// of code the test does not control.
+func TestDeviceTimeout(t *testing.T) {
+	t.Parallel()
+	rec := record(t)
+	rec.run(func() {
+		d := racetest.Device(rec, racetest.Timeout(100*time.Millisecond))
+		n := gpu.Alloc[int32](d, "n", 1)
+		err := d.Launch(context.Background(), gpu.Config{Name: "spin", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}}, func(t *gpu.Thread) {
+			for {
+				n.AtomicAdd(t, 0, 1, scope.Device)
+			}
+		})
+		require.ErrorIs(t, err, gpu.ErrTimeout)
+	})
+	require.Empty(t, rec.errs)
 }

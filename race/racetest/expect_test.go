@@ -24,6 +24,8 @@ func racyTwice(d *gpu.Device, x gpu.Buffer[int32]) (gpu.Config, gpu.Kernel) {
 	}
 }
 
+// TestExpectConsumesGlobalAndSharedRaces: expected races, on a buffer and
+// on a shared array named by Shared, no longer fail the test at its end.
 func TestExpectConsumesGlobalAndSharedRaces(t *testing.T) {
 	t.Parallel()
 	rec := record(t)
@@ -41,6 +43,8 @@ func TestExpectConsumesGlobalAndSharedRaces(t *testing.T) {
 	require.Empty(t, rec.errs, "every race was expected")
 }
 
+// TestExpectFailsWithoutTheRace: expecting a race that was not reported
+// fails the test, listing what was.
 func TestExpectFailsWithoutTheRace(t *testing.T) {
 	t.Parallel()
 	rec := record(t)

@@ -16,7 +16,8 @@ import (
 // interleaving exactly: a failing seed, given to [Seed] or to
 // gpu.Config.Seed with Deterministic set, replays the failure.
 //
-// The seeds are 1 to n, or from the [Seed] option's on. Global memory
+// The seeds are 1 to n, or n seeds from the [Seed] option's on; seed 0 is
+// never tried, so that Explore's result is unambiguous. Global memory
 // keeps what each run leaves in it; a kernel whose course depends on it
 // should be written to start from any state it leaves. Explore returns the
 // seed that failed, or 0 if none did.
@@ -24,7 +25,7 @@ func Explore(tb testing.TB, n int, d *gpu.Device, cfg gpu.Config, k gpu.Kernel, 
 	tb.Helper()
 	c := configure(tb, opts)
 	first := uint64(1)
-	if c.seeded {
+	if c.seeded && c.seed > 0 {
 		first = c.seed
 	}
 	for seed := first; seed < first+uint64(n); seed++ {

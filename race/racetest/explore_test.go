@@ -28,6 +28,8 @@ func handoff(t *gpu.Thread) {
 	}
 }
 
+// TestExploreNamesTheSeedAndItReplays: a race some schedules show fails
+// the test naming a seed, which Launch under that Seed shows again.
 func TestExploreNamesTheSeedAndItReplays(t *testing.T) {
 	t.Parallel()
 	d, err := gpu.NewDevice(gpu.DeviceConfig{})
@@ -56,6 +58,8 @@ func TestExploreNamesTheSeedAndItReplays(t *testing.T) {
 	require.Zero(t, racetest.Explore(t, 1, d, cfg, handoff, racetest.Seed(clean)))
 }
 
+// TestExplorePassesCleanKernels: a kernel with no race passes every seed,
+// and each seed runs it once.
 func TestExplorePassesCleanKernels(t *testing.T) {
 	t.Parallel()
 	d, err := gpu.NewDevice(gpu.DeviceConfig{})
@@ -64,4 +68,18 @@ func TestExplorePassesCleanKernels(t *testing.T) {
 	cfg := gpu.Config{Grid: gpu.Dim3{X: 4}, Block: gpu.Dim3{X: 32}}
 	require.Zero(t, racetest.Explore(t, 8, d, cfg, func(t *gpu.Thread) { n.AtomicAdd(t, 0, 1, scope.Device) }, racetest.Seed(100)))
 	require.Equal(t, []int32{8 * 4 * 32}, n.Host())
+}
+
+// TestExploreNeverTriesSeedZero: with Seed(0), a failure still names a
+// nonzero seed, so that 0 keeps meaning that every schedule passed.
+func TestExploreNeverTriesSeedZero(t *testing.T) {
+	t.Parallel()
+	d, err := gpu.NewDevice(gpu.DeviceConfig{})
+	require.NoError(t, err)
+	x := gpu.Alloc[int32](d, "x", 1)
+	cfg := gpu.Config{Name: "store", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}}
+	rec := record(t)
+	seed := racetest.Explore(rec, 1, d, cfg, func(t *gpu.Thread) { x.Store(t, 0, 1) }, racetest.Seed(0))
+	require.Equal(t, uint64(1), seed)
+	require.Contains(t, rec.errs[0], "seed 1")
 }

@@ -52,6 +52,7 @@ func TestEnvironment(t *testing.T) {
 	require.Contains(t, rec.errs[0], `history="2": want 0 or 1`)
 }
 
+// TestHaltOnFirstOption: HaltOnFirst stops the launch at its first race.
 func TestHaltOnFirstOption(t *testing.T) {
 	t.Parallel()
 	d, cfg, k := twoRaces(t)
@@ -60,6 +61,8 @@ func TestHaltOnFirstOption(t *testing.T) {
 	require.Len(t, rec.errs, 1, "the launch stopped at its first race, and the halt is no error of its own")
 }
 
+// TestOptionsReplaceTheDetectorsOptions: Options replaces the defaults,
+// history included.
 func TestOptionsReplaceTheDetectorsOptions(t *testing.T) {
 	t.Parallel()
 	d, cfg, k := twoRaces(t)

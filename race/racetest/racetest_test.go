@@ -59,6 +59,7 @@ func (r *recorder) run(f func()) {
 	}
 }
 
+// TestLaunchFailsOnEveryRace: each race of the launch fails the test once.
 func TestLaunchFailsOnEveryRace(t *testing.T) {
 	t.Parallel()
 	d, err := gpu.NewDevice(gpu.DeviceConfig{})
@@ -75,6 +76,7 @@ func TestLaunchFailsOnEveryRace(t *testing.T) {
 	require.Contains(t, all, "(missing-device-fence)")
 }
 
+// TestLaunchPassesCleanKernels: a launch with no race fails nothing.
 func TestLaunchPassesCleanKernels(t *testing.T) {
 	t.Parallel()
 	d, err := gpu.NewDevice(gpu.DeviceConfig{})
@@ -90,6 +92,8 @@ func TestLaunchPassesCleanKernels(t *testing.T) {
 	require.Empty(t, det.Reports())
 }
 
+// TestLaunchReportsLaunchErrors: a launch's error, an index out of range
+// here, fails the test.
 func TestLaunchReportsLaunchErrors(t *testing.T) {
 	t.Parallel()
 	d, err := gpu.NewDevice(gpu.DeviceConfig{})
@@ -148,24 +152,6 @@ func TestLaunchStopsASpinningKernel(t *testing.T) {
 	require.Contains(t, rec.errs[0], `racetest: launch "spin"`)
 	require.Contains(t, rec.errs[0], "timeout")
 	require.Contains(t, rec.errs[0], "racetest_test.go:", "the listing names the line each thread spins at")
-}
-
-// TestDeviceTimeout: the Timeout option of a Device bounds the launches
-// of code the test does not control.
-func TestDeviceTimeout(t *testing.T) {
-	t.Parallel()
-	rec := record(t)
-	rec.run(func() {
-		d := racetest.Device(rec, racetest.Timeout(100*time.Millisecond))
-		n := gpu.Alloc[int32](d, "n", 1)
-		err := d.Launch(context.Background(), gpu.Config{Name: "spin", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}}, func(t *gpu.Thread) {
-			for {
-				n.AtomicAdd(t, 0, 1, scope.Device)
-			}
-		})
-		require.ErrorIs(t, err, gpu.ErrTimeout)
-	})
-	require.Empty(t, rec.errs)
 }
 
 // soonTB is a recorder whose test has a deadline, as go test -timeout

@@ -45,6 +45,7 @@ func TestReadmeSnippet(t *testing.T) {
 // readmeTest returns the README's test file, the first Go block of its
 // racetest section, and the report lines of the output it shows after.
 func readmeTest(t *testing.T, readme string) (code string, report []string) {
+	t.Helper()
 	blocks := regexp.MustCompile("(?s)```(go)?\n(.*?)```").FindAllStringSubmatch(readme, -1)
 	for i, b := range blocks {
 		if b[1] != "go" || !strings.Contains(b[2], "racetest.Launch(t,") {
