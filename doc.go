@@ -21,8 +21,9 @@
 //     switches.
 //   - [github.com/warpguard/warpguard/kernels/warp] and
 //     [github.com/warpguard/warpguard/kernels/block]: warp and block
-//     collectives (reduce, scans, loads and stores, radix rank, histogram)
-//     a user's kernel calls, CUB's WarpScan and BlockScan and friends.
+//     collectives (reduce, scans, loads and stores, radix rank and sort,
+//     histogram) a user's kernel calls, CUB's WarpScan and BlockScan and
+//     friends.
 //   - [github.com/warpguard/warpguard/kernels/device]: device-wide
 //     primitives on a user's buffers, one call each (reduce, scans,
 //     histogram, select, partition, radix sort, run-length encode,

@@ -1,6 +1,6 @@
 // Package block holds block-wide collectives a kernel calls, CUB's
-// BlockReduce, BlockScan, BlockLoad/BlockStore, BlockRadixRank and
-// BlockHistogram: every thread of the block calls the same function at the
+// BlockReduce, BlockScan, BlockLoad/BlockStore, BlockRadixRank,
+// BlockRadixSort and BlockHistogram: every thread of the block calls the same function at the
 // same point, each with its own input, and receives its own result.
 //
 // # Barriers and shared memory
@@ -10,7 +10,8 @@
 // waits elsewhere is a divergence the launch reports. The functions that
 // exchange values between warps take their shared memory from the caller,
 // as CUB's TempStorage: a shared array ([gpu.Shared]) of at least the
-// length a companion function names, [TempLen] or [RadixRankLen]. [Temp]
+// length a companion function names, [TempLen], [RadixRankLen] or
+// [RadixSortLen]. [Temp]
 // declares one. A function's last barrier follows its last access to that
 // memory, so the block may pass the same array to the next call at once.
 //

@@ -22,8 +22,8 @@ func InclusiveScan[T gpu.Elem](t *gpu.Thread, tmp gpu.Buffer[T], v T, op func(a,
 // ExclusiveScan returns to the thread of rank i op folded over init and
 // the v of ranks 0 to i-1 (init to rank 0), and to every thread the
 // block's aggregate, op folded over every v without init. tmp is shared
-// memory of at least [TempLen] elements. It executes a warp scan, a
-// shuffle and two __syncthreads.
+// memory of at least [TempLen] elements. It executes a warp scan and two
+// __syncthreads.
 func ExclusiveScan[T gpu.Elem](t *gpu.Thread, tmp gpu.Buffer[T], v, init T, op func(a, b T) T) (excl, aggregate T) {
 	needTemp(t, "ExclusiveScan", tmp, 0, TempLen(t))
 	return exclusiveScan(t, tmp, 0, v, init, op)
@@ -33,8 +33,7 @@ func ExclusiveScan[T gpu.Elem](t *gpu.Thread, tmp gpu.Buffer[T], v, init T, op f
 // no identity: it returns to the thread of rank i op folded over the v of
 // ranks 0 to i-1, with ok true, and to rank 0 ok false; and to every
 // thread the block's aggregate. tmp is shared memory of at least
-// [TempLen] elements. It executes a warp scan, a shuffle and two
-// __syncthreads.
+// [TempLen] elements. It executes a warp scan and two __syncthreads.
 func Prefix[T gpu.Elem](t *gpu.Thread, tmp gpu.Buffer[T], v T, op func(a, b T) T) (prefix T, ok bool, aggregate T) {
 	needTemp(t, "Prefix", tmp, 0, TempLen(t))
 	return prefixAt(t, tmp, 0, v, op)
@@ -42,10 +41,13 @@ func Prefix[T gpu.Elem](t *gpu.Thread, tmp gpu.Buffer[T], v T, op func(a, b T) T
 
 // prefixAt is Prefix with tmp[base:base+warps] as its shared memory.
 func prefixAt[T gpu.Elem](t *gpu.Thread, tmp gpu.Buffer[T], base int, v T, op func(a, b T) T) (prefix T, ok bool, aggregate T) {
-	incl := warp.InclusiveScan(t, v, op)
-	prev := gpu.ShflUpSync(t, gpu.FullMask, incl, 1, t.Grid().WarpSize)
+	prev, inWarp := warp.Prefix(t, v, op)
+	incl := v
+	if inWarp {
+		incl = op(prev, v)
+	}
 	before, ok, all := combine(t, tmp, base, t.Grid().BlockSize, incl, op)
-	if t.Lane() == 0 {
+	if !inWarp {
 		return before, ok, all
 	}
 	if ok {

@@ -11,7 +11,8 @@
 // and these primitives is checked end to end; Executor, Divergence,
 // Watchdog, Timeout, Schedule, Seed and Deterministic apply to each
 // launch. Block.X sets the threads per block (256 if zero); the primitive
-// sets Name, Grid and the rest of Block itself.
+// sets Name, Grid, the rest of Block, DynamicShared and Cooperative
+// itself.
 //
 // The primitives allocate their scratch buffers on the device, and check
 // their arguments before launching anything: a nil device, a buffer too

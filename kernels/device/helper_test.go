@@ -18,10 +18,13 @@ import (
 const big = 1<<20 + 3
 
 // sizes returns the awkward sizes each primitive is tested on: empty, one
-// element, not a multiple of the block or tile, several tiles, and big
-// under the long build tag unless -short.
+// element, not a multiple of the block or tile, several tiles, and unless
+// -short many tiles, and big under the long build tag.
 func sizes(t *testing.T) []int {
-	s := []int{0, 1, 37, 2048, 5000, 70_001}
+	s := []int{0, 1, 37, 2048, 5000}
+	if !testing.Short() {
+		s = append(s, 70_001)
+	}
 	if long && !testing.Short() {
 		s = append(s, big)
 	}
@@ -50,10 +53,13 @@ func reports(det *race.Detector) []string {
 	return out
 }
 
-// sortSizes are sizes without the largest short one, for the sorts, whose
-// sixteen passes over 64-bit keys under the detector take longest.
+// sortSizes are smaller sizes for the sorts, whose sixteen passes over
+// 64-bit keys under the detector take longest.
 func sortSizes(t *testing.T) []int {
-	s := []int{0, 1, 37, 2048, 5000}
+	s := []int{0, 1, 37, 2048}
+	if !testing.Short() {
+		s = append(s, 5000)
+	}
 	if long && !testing.Short() {
 		s = append(s, 70_001, big)
 	}

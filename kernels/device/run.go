@@ -54,6 +54,7 @@ func (r *run) launch(step string, blocks int, k gpu.Kernel) error {
 	cfg.Name = r.fn + "/" + step
 	cfg.Grid = gpu.Dim3{X: blocks}
 	cfg.Block = gpu.Dim3{X: r.threads}
+	cfg.DynamicShared, cfg.Cooperative = 0, false
 	return r.d.Launch(r.ctx, cfg, k)
 }
 

@@ -51,7 +51,7 @@ func TestExclusiveScan(t *testing.T) {
 // the first operand, and a block smaller than a warp.
 func TestScanOrder(t *testing.T) {
 	first := func(a, _ int64) int64 { return a }
-	for _, n := range sizes(t)[1:4] {
+	for _, n := range sizes(t)[1:4] { // up to 2048
 		d, cfg, done := checked(t)
 		host := make([]int64, n)
 		for i := range host {

@@ -70,7 +70,7 @@ func radixSort[K gpu.Integer, V gpu.Elem](r *run, keys gpu.Buffer[K], values gpu
 		p.dstV = alloc[V](r, "values", n)
 	}
 	p.hist = alloc[int32](r, "digit offsets", radix*blocks)
-	for p.shift = 0; p.shift < keyBits[K](); p.shift += radixBits {
+	for p.shift = 0; p.shift < block.KeyBits[K](); p.shift += radixBits {
 		if err := p.run(r, blocks); err != nil {
 			return err
 		}
@@ -96,7 +96,7 @@ func (p *sortPass[K, V]) digit(t *gpu.Thread) (K, int) {
 	var k K
 	if i := t.GlobalID(); i < p.srcK.Len() {
 		k = p.srcK.Load(t, i)
-		return k, digitOf(k, p.shift)
+		return k, block.Digit(k, p.shift, radixBits)
 	}
 	return k, -1
 }
@@ -127,24 +127,4 @@ func (p *sortPass[K, V]) scatter(t *gpu.Thread) {
 	if p.pairs {
 		p.dstV.Store(t, at, p.srcV.Load(t, t.GlobalID()))
 	}
-}
-
-// keyBits returns the bits in K: 32 or 64.
-func keyBits[K gpu.Integer]() int {
-	var one K = 1
-	if one<<31<<1 == 0 {
-		return 32
-	}
-	return 64
-}
-
-// digitOf returns the radixBits bits of k from shift, with the sign bit
-// of a signed K flipped, so that digits order keys as their values do.
-func digitOf[K gpu.Integer](k K, shift int) int {
-	u := uint64(k)
-	var zero K
-	if zero-1 < zero { // signed
-		u ^= 1 << (keyBits[K]() - 1)
-	}
-	return int(u>>shift) & (radix - 1)
 }

@@ -6,7 +6,7 @@
 // The collectives execute no __syncthreads and use no shared memory. Each
 // is one warp collective over the warp's lanes (a cooperative-groups
 // reduce or scan of the warp's tile); in a block smaller than a warp it is
-// log2(warp size) shuffles instead. Like every warp collective it waits
+// log2(warp size) shuffles instead, one more for the exclusive scans. Like every warp collective it waits
 // for every lane of the warp, so all of them must call it, with the same
 // op, at the same point: a lane that does not is a divergence the launch
 // reports. In the terminology of [the Go memory model], every access a

@@ -13,16 +13,22 @@ func InclusiveScan[T gpu.Elem](t *gpu.Thread, v T, op func(a, b T) T) T {
 // ExclusiveScan returns, to lane i, op folded over init and the v of lanes
 // 0 to i-1: init to lane 0.
 func ExclusiveScan[T gpu.Elem](t *gpu.Thread, v, init T, op func(a, b T) T) T {
-	var below T
+	if below, ok := Prefix(t, v, op); ok {
+		return op(init, below)
+	}
+	return init
+}
+
+// Prefix is the exclusive scan without an initial value, for an op with
+// no identity: it returns to lane i op folded over the v of lanes 0 to
+// i-1, with ok true, and to lane 0 ok false.
+func Prefix[T gpu.Elem](t *gpu.Thread, v T, op func(a, b T) T) (prefix T, ok bool) {
 	if tile, ok := warpTile(t); ok {
-		below = gpu.ExclusiveScan(tile, v, op)
+		prefix = gpu.ExclusiveScan(tile, v, op)
 	} else {
-		below = gpu.ShflUpSync(t, gpu.FullMask, shuffleScan(t, v, op), 1, t.Grid().WarpSize)
+		prefix = gpu.ShflUpSync(t, gpu.FullMask, shuffleScan(t, v, op), 1, t.Grid().WarpSize)
 	}
-	if t.Lane() == 0 {
-		return init
-	}
-	return op(init, below)
+	return prefix, t.Lane() > 0
 }
 
 // shuffleScan is the inclusive scan by Kogge-Stone steps of shuffles up,
