@@ -1,0 +1,267 @@
+package race
+
+import (
+	"runtime"
+	"sync"
+
+	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/scope"
+)
+
+// precise is the state of the precise mode (Options.Precise): the
+// launches it observes. One mutex orders every event of every launch, so
+// the order the events are applied in is one total order consistent with
+// each thread's program order, and every field below is guarded by it.
+type precise struct {
+	d        *Detector
+	mu       sync.Mutex
+	launches map[*gpu.Grid]*plaunch
+}
+
+func newPrecise(d *Detector) *precise {
+	return &precise{d: d, launches: map[*gpu.Grid]*plaunch{}}
+}
+
+// A plaunch is one launch under the precise mode: its resident blocks'
+// threads and the shadow of the memory it touched. A launch starts from
+// nothing known: the launch boundary orders everything before it.
+type plaunch struct {
+	p      *precise
+	g      *gpu.Grid
+	blocks map[int]*pblock
+	global pshadow
+	shared map[int]pshadow // by block: a block's shared memory dies with it
+}
+
+// A pblock holds the threads of one resident block, by rank.
+type pblock struct {
+	threads []pthread
+}
+
+func (p *precise) launchStart(g *gpu.Grid) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.launches[g] = &plaunch{p: p, g: g, blocks: map[int]*pblock{}, global: pshadow{}, shared: map[int]pshadow{}}
+}
+
+func (p *precise) launchEnd(g *gpu.Grid) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.launches, g)
+}
+
+// blockStart makes the block's threads, each at clock 1 knowing nothing.
+func (p *precise) blockStart(g *gpu.Grid, b int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	l := p.launches[g]
+	if l == nil {
+		return
+	}
+	blk := &pblock{threads: make([]pthread, g.BlockSize)}
+	for r := range blk.threads {
+		tid := b*g.BlockSize + r
+		blk.threads[r] = pthread{l: l, tid: int32(tid), place: l.place(int32(tid)), c: 1}
+	}
+	l.blocks[b] = blk
+}
+
+// blockEnd forgets the block's threads and its shared memory's shadow:
+// what other threads learned of them lives on in their vclocks and in the
+// shadow of global memory.
+func (p *precise) blockEnd(g *gpu.Grid, b int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if l := p.launches[g]; l != nil {
+		delete(l.blocks, b)
+		delete(l.shared, b)
+	}
+}
+
+// place returns the coordinates of thread tid for scope checks.
+func (l *plaunch) place(tid int32) scope.Place {
+	b, r := int(tid)/l.g.BlockSize, int(tid)%l.g.BlockSize
+	return scope.Place{Thread: int(tid), Warp: b*l.g.Warps + r/l.g.WarpSize, Block: b}
+}
+
+// thread returns t's state, or nil for a launch the mode does not know.
+func (p *precise) thread(t *gpu.Thread) *pthread {
+	if th, ok := t.ObserverState().(*pthread); ok && th.l.p == p {
+		return th
+	}
+	l := p.launches[t.Grid()]
+	if l == nil || l.blocks[t.Block()] == nil {
+		return nil
+	}
+	th := &l.blocks[t.Block()].threads[t.Rank()]
+	if t.ObserverState() == nil {
+		t.SetObserverState(th)
+	}
+	return th
+}
+
+// shadowOf returns the shadow of the memory m.
+func (l *plaunch) shadowOf(m *gpu.Memory) pshadow {
+	if m.Space != gpu.SharedSpace {
+		return l.global
+	}
+	s := l.shared[m.Block]
+	if s == nil {
+		s = pshadow{}
+		l.shared[m.Block] = s
+	}
+	return s
+}
+
+// awaitTries bounds how often a strong read waits for the write it read
+// to be reported (see readFrom).
+const awaitTries = 256
+
+// access checks access a of t, made at site, against the shadow of every
+// granule it touches, records it there, and applies what it synchronizes.
+func (p *precise) access(t *gpu.Thread, a *gpu.Access, site gpu.Site) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	th := p.thread(t)
+	if th == nil {
+		return
+	}
+	x := th.record(a, site)
+	var rv view
+	if a.Order == gpu.Release {
+		rv = th.now()
+	}
+	sh := th.l.shadowOf(a.Mem)
+	shift := p.d.shift
+	first, last := a.Offset>>shift, (a.Offset+uint64(max(a.Size, 1))-1)>>shift
+	base := a.Mem.Base >> shift
+	head := sh.at(base + first)
+	if x.strong() && a.Op.Reads() {
+		p.readFrom(head, a)
+		th.acquireFrom(head, a, site)
+	}
+	if !head.hasVal && a.Op.Reads() {
+		head.val, head.hasVal = a.Old, true // the value before the launch's first recorded write
+	}
+	for g := first; g <= last; g++ {
+		p.check(th, t, sh.at(base+g), &x, a)
+	}
+	if x.write {
+		head.written(th, a, rv)
+	}
+	if a.Order == gpu.Release {
+		th.c++
+	}
+}
+
+// readFrom waits, within bounds, until the write strong read a read from
+// is recorded at loc. The runtime reports a store or read-modify-write
+// after its value reached memory, so another thread may read the value
+// first; the mode's reads-from is "the last recorded write whose value
+// the read returned". Under gpu.Config.Deterministic one thread runs at
+// a time and the write is always recorded already.
+func (p *precise) readFrom(loc *ploc, a *gpu.Access) {
+	for i := 0; loc.hasVal && loc.val != a.Old && i < awaitTries; i++ {
+		p.mu.Unlock()
+		runtime.Gosched()
+		p.mu.Lock()
+	}
+}
+
+// check checks x, access a of th, against the accesses loc keeps, reports
+// the first race, and records x. After a race the location is no longer
+// checked: the mode's guarantee holds up to the first race per location.
+func (p *precise) check(th *pthread, t *gpu.Thread, loc *ploc, x *prec, a *gpu.Access) {
+	if loc.raced {
+		return
+	}
+	for i := range loc.recs {
+		y := &loc.recs[i]
+		if th.races(x, y) {
+			loc.raced, loc.recs = true, nil
+			p.report(th, t, a, x, y)
+			return
+		}
+	}
+	loc.recs = th.prune(loc.recs, x)
+	loc.recs = append(loc.recs, *x)
+}
+
+// fence applies a fence of scope s by t: PTX's fence.acq_rel at s. It
+// first acquires what the thread's earlier strong reads found released
+// within s, then keeps what the thread knows as its release for strong
+// writes that follow it.
+func (p *precise) fence(t *gpu.Thread, s scope.Scope) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if th := p.thread(t); th != nil {
+		th.fence(s)
+	}
+}
+
+// sync applies a completed barrier or collective.
+func (p *precise) sync(t *gpu.Thread, s gpu.Sync) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	th := p.thread(t)
+	if th == nil {
+		return
+	}
+	l := th.l
+	switch s.Kind {
+	case gpu.SyncThreads:
+		l.barrier(l.ranks(s.Block, 0, l.g.BlockSize, ^uint64(0)))
+	case gpu.SyncTile:
+		l.barrier(l.ranks(s.Block, s.First, s.Count, ^uint64(0)))
+	case gpu.SyncWarp:
+		if s.Op == "syncwarp" || s.Op == "tile.sync" { // value-exchanging intrinsics order no memory
+			w := s.Warp - s.Block*l.g.Warps
+			l.barrier(l.ranks(s.Block, w*l.g.WarpSize, l.g.WarpSize, s.Mask))
+		}
+	case gpu.SyncGrid:
+		l.barrier(l.all())
+	}
+}
+
+// ranks returns the threads of block b with ranks first to first+n-1
+// whose bit (rank-first) is set in mask.
+func (l *plaunch) ranks(b, first, n int, mask uint64) []*pthread {
+	blk := l.blocks[b]
+	if blk == nil {
+		return nil
+	}
+	var out []*pthread
+	for r := first; r < first+n && r < len(blk.threads); r++ {
+		if (r-first) >= 64 || mask>>(r-first)&1 != 0 {
+			out = append(out, &blk.threads[r])
+		}
+	}
+	return out
+}
+
+// all returns every resident thread of the launch.
+func (l *plaunch) all() []*pthread {
+	var out []*pthread
+	for b := range l.blocks {
+		out = append(out, l.ranks(b, 0, l.g.BlockSize, ^uint64(0))...)
+	}
+	return out
+}
+
+// barrier orders every event of the threads ths before the barrier before
+// every event after it: each leaves knowing the join of what all knew and
+// all their epochs, one vclock they share, and starts a new epoch.
+func (l *plaunch) barrier(ths []*pthread) {
+	var v *vclock
+	es := make([]epoch, 0, len(ths))
+	for _, th := range ths {
+		v = join(v, th.know)
+		es = append(es, th.self())
+	}
+	sortEpochs(es)
+	v = join(v, &vclock{e: es})
+	for _, th := range ths {
+		th.know = v
+		th.c++
+	}
+}
