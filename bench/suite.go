@@ -126,6 +126,9 @@ func Evaluate(ctx context.Context, c Config) Result {
 	res := Result{Kernel: c.Kernel.Name, Inject: c.Inject, Expect: c.Kernel.ExpectedIn(c.Inject, c.Precise)}
 	if in, ok := c.Kernel.Injection(c.Inject); ok {
 		res.Where, res.Corrupts = in.Where, in.Corrupts
+		if c.Precise && in.Precise != nil && in.Precise.Where != "" {
+			res.Where = in.Precise.Where
+		}
 	}
 	newDet := c.Detector
 	if newDet == nil {

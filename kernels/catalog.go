@@ -70,15 +70,6 @@ type Injection struct {
 	Precise *Verdict
 }
 
-// A Verdict is what one detection mode must report for a configuration,
-// and why, where it differs from the default mode's: the precise mode
-// judges by scoped happens-before (see package race), the default by
-// iGUARD's fence counting.
-type Verdict struct {
-	Expect []kind.Kind // kinds of race the mode must report; none for a clean verdict
-	Why    string      // the model's reason, in one line
-}
-
 // Params selects one configuration of a kernel.
 type Params struct {
 	Size   Size

@@ -3,24 +3,53 @@ package race
 import "slices"
 
 // An epoch names one point of one thread's history in the precise mode:
-// the thread's linear id in the grid and its clock there. An access is
-// recorded as the epoch it was made at.
+// the thread's linear id in the grid, its block, and its clock there. The
+// clock's high half counts the block-wide barriers the thread has passed
+// (its generation), the low half its steps since the last one. An access
+// is recorded as the epoch it was made at.
 type epoch struct {
-	tid int32
-	c   uint32
+	tid, blk int32
+	c        uint64
 }
 
-// A vclock is a sparse vector clock: the epochs a thread knows of other
-// threads, sorted by thread id, one per thread. It holds only the threads
-// something ordered before its owner, so it grows with the synchronization
-// a thread took part in, not with the grid. A vclock is immutable once
-// made: threads that learned the same thing (at a barrier) share one.
+// gen returns the generation of the epoch: the block-wide barriers its
+// thread had passed.
+func (e epoch) gen() uint32 { return uint32(e.c >> 32) }
+
+// A bgen is knowledge of a whole block: every event its threads made
+// before its k-th block-wide barrier.
+type bgen struct {
+	blk int32
+	k   uint32
+}
+
+// A vclock is a sparse vector clock: what its owner knows of other
+// threads. Blocks whose barrier it learned of are one entry each (b);
+// threads known beyond that are one entry each (e), sorted by thread.
+// So it grows with the blocks and the threads that synchronized with
+// its owner, not with the grid, and a barrier folds its block's threads
+// into one entry. A vclock is immutable once made: threads that learned
+// the same thing (at a barrier) share one.
 type vclock struct {
-	e []epoch
+	e []epoch // sorted by tid; none implied by b
+	b []bgen  // sorted by blk
 }
 
-// get returns the clock of thread tid that v knows, 0 if none.
-func (v *vclock) get(tid int32) uint32 {
+// blockK returns the barrier count of block blk that v knows, 0 if none.
+func (v *vclock) blockK(blk int32) uint32 {
+	if v == nil {
+		return 0
+	}
+	i, ok := slices.BinarySearchFunc(v.b, blk, func(g bgen, b int32) int { return int(g.blk - b) })
+	if !ok {
+		return 0
+	}
+	return v.b[i].k
+}
+
+// threadC returns the clock of thread tid that v holds an entry for, 0 if
+// none.
+func (v *vclock) threadC(tid int32) uint64 {
 	if v == nil {
 		return 0
 	}
@@ -31,13 +60,27 @@ func (v *vclock) get(tid int32) uint32 {
 	return v.e[i].c
 }
 
-// covers reports whether v knows every epoch of w.
+// knows reports whether the event at e is ordered before v's owner's
+// next event.
+func (v *vclock) knows(e epoch) bool {
+	return v.threadC(e.tid) >= e.c || e.gen() < v.blockK(e.blk)
+}
+
+// covers reports whether v knows everything w knows.
 func (v *vclock) covers(w *vclock) bool {
 	if w == nil || v == w {
 		return true
 	}
+	if v == nil {
+		return len(w.e) == 0 && len(w.b) == 0
+	}
+	for _, g := range w.b {
+		if v.blockK(g.blk) < g.k {
+			return false
+		}
+	}
 	for _, e := range w.e {
-		if v.get(e.tid) < e.c {
+		if !v.knows(e) {
 			return false
 		}
 	}
@@ -52,17 +95,36 @@ func join(a, b *vclock) *vclock {
 		return a
 	case a == nil:
 		return b
-	case len(b.e) <= len(a.e) && a.covers(b):
+	case len(b.e)+len(b.b) <= len(a.e)+len(a.b) && a.covers(b):
 		return a
-	case len(a.e) <= len(b.e) && b.covers(a):
+	case b.covers(a):
 		return b
 	}
-	return &vclock{e: merge(a.e, b.e)}
+	v := &vclock{b: mergeBlocks(a.b, b.b)}
+	v.e = prune(mergeThreads(a.e, b.e), v)
+	return v
 }
 
-// merge merges two epoch lists sorted by thread, keeping each thread's
-// later epoch.
-func merge(a, b []epoch) []epoch {
+// mergeBlocks merges two block lists, keeping each block's larger count.
+func mergeBlocks(a, b []bgen) []bgen {
+	out := make([]bgen, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		switch {
+		case a[0].blk < b[0].blk:
+			out, a = append(out, a[0]), a[1:]
+		case b[0].blk < a[0].blk:
+			out, b = append(out, b[0]), b[1:]
+		default:
+			out = append(out, bgen{a[0].blk, max(a[0].k, b[0].k)})
+			a, b = a[1:], b[1:]
+		}
+	}
+	return append(append(out, a...), b...)
+}
+
+// mergeThreads merges two epoch lists sorted by thread, keeping each
+// thread's later epoch.
+func mergeThreads(a, b []epoch) []epoch {
 	out := make([]epoch, 0, len(a)+len(b))
 	for len(a) > 0 && len(b) > 0 {
 		switch {
@@ -71,17 +133,33 @@ func merge(a, b []epoch) []epoch {
 		case b[0].tid < a[0].tid:
 			out, b = append(out, b[0]), b[1:]
 		default:
-			out = append(out, epoch{a[0].tid, max(a[0].c, b[0].c)})
+			e := a[0]
+			e.c = max(a[0].c, b[0].c)
+			out = append(out, e)
 			a, b = a[1:], b[1:]
 		}
 	}
 	return append(append(out, a...), b...)
 }
 
+// prune drops from es, in place, the epochs v's block entries imply.
+func prune(es []epoch, v *vclock) []epoch {
+	if len(v.b) == 0 {
+		return es
+	}
+	return slices.DeleteFunc(es, func(e epoch) bool { return e.gen() < v.blockK(e.blk) })
+}
+
+// withBlock returns v joined with knowledge of block blk up to its k-th
+// barrier.
+func withBlock(v *vclock, blk int32, k uint32) *vclock {
+	return join(v, &vclock{b: []bgen{{blk, k}}})
+}
+
 // A view is what a thread knew at one point: its vclock and its own
 // epoch. A fence or release keeps a view rather than building a vclock,
-// so that it costs no copy until another thread acquires it.
-// The zero view knows nothing.
+// so that it costs no copy until another thread acquires it. The zero
+// view knows nothing.
 type view struct {
 	k     *vclock
 	self  epoch
@@ -94,7 +172,7 @@ func joinView(a *vclock, w view) *vclock {
 		return a
 	}
 	a = join(a, w.k)
-	if a.get(w.self.tid) >= w.self.c {
+	if a.knows(w.self) {
 		return a
 	}
 	return join(a, &vclock{e: []epoch{w.self}})

@@ -210,7 +210,7 @@ func (p *precise) sync(t *gpu.Thread, s gpu.Sync) {
 	l := th.l
 	switch s.Kind {
 	case gpu.SyncThreads:
-		l.barrier(l.ranks(s.Block, 0, l.g.BlockSize, ^uint64(0)))
+		l.blockBarrier(l.ranks(s.Block, 0, l.g.BlockSize, ^uint64(0)))
 	case gpu.SyncTile:
 		l.barrier(l.ranks(s.Block, s.First, s.Count, ^uint64(0)))
 	case gpu.SyncWarp:
@@ -219,7 +219,7 @@ func (p *precise) sync(t *gpu.Thread, s gpu.Sync) {
 			l.barrier(l.ranks(s.Block, w*l.g.WarpSize, l.g.WarpSize, s.Mask))
 		}
 	case gpu.SyncGrid:
-		l.barrier(l.all())
+		l.gridBarrier()
 	}
 }
 
@@ -239,18 +239,49 @@ func (l *plaunch) ranks(b, first, n int, mask uint64) []*pthread {
 	return out
 }
 
-// all returns every resident thread of the launch.
-func (l *plaunch) all() []*pthread {
-	var out []*pthread
+// gridBarrier applies a grid sync: every resident block passes a
+// block-wide barrier, and all of them learn what all knew.
+func (l *plaunch) gridBarrier() {
+	var v *vclock
+	var blocks [][]*pthread
 	for b := range l.blocks {
-		out = append(out, l.ranks(b, 0, l.g.BlockSize, ^uint64(0))...)
+		ths := l.ranks(b, 0, l.g.BlockSize, ^uint64(0))
+		v = join(v, l.blockBarrier(ths))
+		blocks = append(blocks, ths)
 	}
-	return out
+	for _, ths := range blocks {
+		for _, th := range ths {
+			th.know = v
+		}
+	}
 }
 
-// barrier orders every event of the threads ths before the barrier before
-// every event after it: each leaves knowing the join of what all knew and
-// all their epochs, one vclock they share, and starts a new epoch.
+// blockBarrier applies a barrier all of a block's threads ths passed:
+// each leaves knowing the join of what all knew and, as one entry, every
+// event of the block before the barrier, and starts a new generation. It
+// returns what they now know.
+func (l *plaunch) blockBarrier(ths []*pthread) *vclock {
+	if len(ths) == 0 {
+		return nil
+	}
+	var v *vclock
+	var gen uint32
+	for _, th := range ths {
+		v = join(v, th.know)
+		gen = max(gen, th.self().gen())
+	}
+	v = withBlock(v, int32(ths[0].place.Block), gen+1)
+	for _, th := range ths {
+		th.know = v
+		th.c = uint64(gen+1)<<32 | 1
+	}
+	return v
+}
+
+// barrier orders every event of the threads ths before a partial barrier
+// (a warp's or a tile's) before every event after it: each leaves knowing
+// the join of what all knew and all their epochs, one vclock they share,
+// and starts a new epoch.
 func (l *plaunch) barrier(ths []*pthread) {
 	var v *vclock
 	es := make([]epoch, 0, len(ths))

@@ -64,12 +64,30 @@ func (th *pthread) evidence(k Kind, cur, prev Side, y *prec) string {
 			narrow.Op, narrow.where(), narrow.Scope, other.Who())
 	}
 	first := fmt.Sprintf("%s's %s at %s", prev.Who(), prev.What(), prev.where())
-	if th.pend[scope.System].get(y.e.tid) >= y.e.c && th.poll.mem != nil {
-		flag := Report{Mem: th.poll.mem, Index: th.poll.idx}
-		at := Side{Site: th.poll.site}
-		return fmt.Sprintf("The reader acquired nothing after reading %s at %s: no acquire load, and no fence of a scope that includes the writer followed that read, so %s is not ordered before this %s.",
-			flag.Element(), at.where(), first, cur.Op)
+	if who, poll := th.unacquired(y.e); poll.mem != nil {
+		flag := Report{Mem: poll.mem, Index: poll.idx}
+		at := Side{Site: poll.site}
+		return fmt.Sprintf("%s acquired nothing after reading %s at %s: no acquire load, and no fence of a scope that includes the writer followed that read, so %s is not ordered before this %s.",
+			who, flag.Element(), at.where(), first, cur.Op)
 	}
 	return fmt.Sprintf("Nothing orders %s before this %s: no barrier both threads passed, and no release of the first thread (a release store, or a fence then a strong write) reached the second through an acquire (an acquire load, or a strong read then a fence) with scopes that include both threads, directly or through a chain of such pairs.",
 		first, cur.Op)
+}
+
+// unacquired finds a strong read that would have ordered e before th had
+// a fence followed it: th's own, or that of a thread of its block, which
+// th may have met at a barrier since. It names the reader.
+func (th *pthread) unacquired(e epoch) (string, pollNote) {
+	if th.pend[scope.System].knows(e) && th.poll.mem != nil {
+		return "The reader", th.poll
+	}
+	blk := th.l.blocks[th.place.Block]
+	for i := range blk.threads {
+		o := &blk.threads[i]
+		if o.pend[scope.System].knows(e) && o.poll.mem != nil {
+			rank := int(o.tid) - th.place.Block*th.l.g.BlockSize
+			return fmt.Sprintf("Thread %v of the reader's block", dimIndex(th.l.g.BlockDim, rank)), o.poll
+		}
+	}
+	return "", pollNote{}
 }

@@ -15,7 +15,7 @@ type pthread struct {
 	l     *plaunch
 	tid   int32
 	place scope.Place
-	c     uint32  // the thread's clock: its accesses so far are at c
+	c     uint64  // the thread's clock: its accesses so far are at c (see epoch)
 	know  *vclock // what the thread knows of other threads
 	// fenced[s] is the view at the thread's last fence of scope s or
 	// wider, the release a strong write after it makes to threads s
@@ -43,14 +43,14 @@ type pollNote struct {
 }
 
 // self returns the thread's current epoch.
-func (th *pthread) self() epoch { return epoch{th.tid, th.c} }
+func (th *pthread) self() epoch { return epoch{th.tid, int32(th.place.Block), th.c} }
 
 // now returns what the thread knows now, its own epoch included.
 func (th *pthread) now() view { return view{k: th.know, self: th.self(), known: true} }
 
 // knows reports whether the event at e happens before the thread's next
 // event: it is the thread's own, or something ordered it before.
-func (th *pthread) knows(e epoch) bool { return e.tid == th.tid || th.know.get(e.tid) >= e.c }
+func (th *pthread) knows(e epoch) bool { return e.tid == th.tid || th.know.knows(e) }
 
 // A prec is one recorded access of the precise mode's shadow.
 type prec struct {
