@@ -183,6 +183,9 @@ func (p *precise) check(th *pthread, t *gpu.Thread, loc *ploc, x *prec, a *gpu.A
 			return
 		}
 	}
+	if loc.recs == nil {
+		loc.recs = loc.one[:0:1]
+	}
 	loc.recs = th.prune(loc.recs, x)
 	loc.recs = append(loc.recs, *x)
 }
