@@ -66,7 +66,9 @@ func (v *vclock) knows(e epoch) bool {
 	return v.threadC(e.tid) >= e.c || e.gen() < v.blockK(e.blk)
 }
 
-// covers reports whether v knows everything w knows.
+// covers reports whether v knows everything w knows. It walks both in
+// order: a thread's block grows with its id, so epochs sorted by thread
+// are sorted by block too.
 func (v *vclock) covers(w *vclock) bool {
 	if w == nil || v == w {
 		return true
@@ -74,13 +76,27 @@ func (v *vclock) covers(w *vclock) bool {
 	if v == nil {
 		return len(w.e) == 0 && len(w.b) == 0
 	}
+	i := 0
 	for _, g := range w.b {
-		if v.blockK(g.blk) < g.k {
+		for i < len(v.b) && v.b[i].blk < g.blk {
+			i++
+		}
+		if i == len(v.b) || v.b[i].blk != g.blk || v.b[i].k < g.k {
 			return false
 		}
 	}
+	var bi, ei int
 	for _, e := range w.e {
-		if !v.knows(e) {
+		for ei < len(v.e) && v.e[ei].tid < e.tid {
+			ei++
+		}
+		if ei < len(v.e) && v.e[ei].tid == e.tid && v.e[ei].c >= e.c {
+			continue
+		}
+		for bi < len(v.b) && v.b[bi].blk < e.blk {
+			bi++
+		}
+		if bi == len(v.b) || v.b[bi].blk != e.blk || e.gen() >= v.b[bi].k {
 			return false
 		}
 	}
@@ -142,12 +158,23 @@ func mergeThreads(a, b []epoch) []epoch {
 	return append(append(out, a...), b...)
 }
 
-// prune drops from es, in place, the epochs v's block entries imply.
+// prune drops from es, in place, the epochs v's block entries imply,
+// walking both in order.
 func prune(es []epoch, v *vclock) []epoch {
 	if len(v.b) == 0 {
 		return es
 	}
-	return slices.DeleteFunc(es, func(e epoch) bool { return e.gen() < v.blockK(e.blk) })
+	out, bi := es[:0], 0
+	for _, e := range es {
+		for bi < len(v.b) && v.b[bi].blk < e.blk {
+			bi++
+		}
+		if bi < len(v.b) && v.b[bi].blk == e.blk && e.gen() < v.b[bi].k {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
 }
 
 // withBlock returns v joined with knowledge of block blk up to its k-th

@@ -76,11 +76,14 @@ func (th *pthread) record(a *gpu.Access, site gpu.Site) prec {
 // which covers no other thread, so the scope test alone settles
 // strength.
 func (th *pthread) races(x, y *prec) bool {
-	if y.e.tid == th.tid || !(x.write || y.write) || th.knows(y.e) {
+	if y.e.tid == th.tid || !(x.write || y.write) {
 		return false
 	}
 	py := th.l.place(y.e.tid)
-	return !(y.scope.Covers(py, th.place) && x.scope.Covers(th.place, py))
+	if y.scope.Covers(py, th.place) && x.scope.Covers(th.place, py) {
+		return false // morally strong
+	}
+	return !th.know.knows(y.e)
 }
 
 // prune drops from recs the accesses x makes redundant: those ordered
@@ -89,10 +92,13 @@ func (th *pthread) races(x, y *prec) bool {
 // are the thread's strong accesses and x's scope is no wider.
 func (th *pthread) prune(recs []prec, x *prec) []prec {
 	return slices.DeleteFunc(recs, func(y prec) bool {
-		if !th.knows(y.e) || y.write && !x.write {
+		if y.write && !x.write {
 			return false
 		}
-		return !x.strong() || y.strong() && y.e.tid == x.e.tid && x.scope <= y.scope
+		if x.strong() && !(y.strong() && y.e.tid == x.e.tid && x.scope <= y.scope) {
+			return false
+		}
+		return th.knows(y.e)
 	})
 }
 
@@ -112,8 +118,18 @@ func (th *pthread) acquireFrom(loc *ploc, a *gpu.Access, site gpu.Site) {
 		return
 	}
 	th.last, th.lastVer, th.lastS = r, r.ver, a.Scope
+	dev, blk, warp := r.dev, part(r.blocks, th.place.Block), part(r.warps, th.place.Warp)
 	for s := scope.Warp; s <= scope.System; s++ {
-		th.pend[s] = join(th.pend[s], r.acquirable(th.place, min(a.Scope, s)))
+		m := min(a.Scope, s)
+		if m >= scope.Warp {
+			th.pend[s] = join(th.pend[s], warp)
+		}
+		if m >= scope.Block {
+			th.pend[s] = join(th.pend[s], blk)
+		}
+		if m >= scope.Device {
+			th.pend[s] = join(th.pend[s], dev)
+		}
 	}
 	th.poll = pollNote{mem: a.Mem, idx: a.Index, site: site}
 }
