@@ -4,6 +4,7 @@
 //	warpguard list
 //	warpguard run KERNEL [-inject NAME] [-size default|paper] [-detector on|off] [-seed N] [-executor fibers|goroutines] [-json]
 //	warpguard suite [-kernels GLOBS] [-v] [-json] [-size default|paper] [-seed N] [-executor fibers|goroutines] [-attempts N]
+//	warpguard fuzz [-n N] [-configs LIST] [-seed N] [-v] [-json]
 //	warpguard bench [-kernels GLOBS] [-configs LIST] [-runs N] [-warmup N] [-prime D] [-mintime D] [-cpus LIST] [-json] [-svg FILE] [-profile cpu|mem|mutex|block|trace]
 //
 // List prints every kernel with its injectable races. Run runs one
@@ -12,7 +13,9 @@
 // on, and prints a row per configuration as it finishes, within 120
 // columns (-v adds the race kinds), then a tally line. Bench measures
 // each kernel under each detector configuration, with progress and the
-// time left on stderr. -kernels takes comma-separated path.Match
+// time left on stderr. Fuzz runs generated kernels under each
+// configuration and counts its false positives and negatives against the
+// oracle of package race/oracle. -kernels takes comma-separated path.Match
 // patterns, such as 'micro/*,lib/scan'. Durations print with three
 // significant digits; -json output keeps nanoseconds.
 //
@@ -49,6 +52,7 @@ commands:
   run     one kernel configuration: its output check and race reports
   suite   every kernel clean and with each injected race, one row each
   bench   each kernel's time under each detector configuration
+  fuzz    random kernels: each configuration's misses and false alarms against an oracle
 
 Run 'warpguard COMMAND -h' for a command's flags.
 `
@@ -64,6 +68,8 @@ func subcommand(name string) func(args []string, stdout, stderr io.Writer) int {
 		return suite
 	case "bench":
 		return benchCmd
+	case "fuzz":
+		return fuzzCmd
 	}
 	return nil
 }

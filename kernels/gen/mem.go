@@ -1,0 +1,92 @@
+package gen
+
+import (
+	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/scope"
+)
+
+// A Space is where an access goes: the global data words or the block's
+// shared words.
+type Space uint8
+
+// The spaces.
+const (
+	Global Space = iota
+	Shared
+)
+
+// Op is the operation of a generated access.
+type Op uint8
+
+// The operations.
+const (
+	Load Op = iota
+	Store
+	Add  // atomicAdd(1)
+	Exch // atomicExch(gid+1)
+	CAS  // atomicCAS(0, gid+1)
+)
+
+// mem is one thread's view of a kernel's memory.
+type mem struct {
+	g, s gpu.Buffer[uint32]
+	k    *Kernel
+}
+
+// slot returns the source-line slot of word i of the space, as seen by a
+// thread of block b.
+func slot(sp Space, i, b int) int {
+	if sp == Shared {
+		return globalWords + sharedWords*b + i
+	}
+	return i
+}
+
+// do performs op with order o and scope s on word i of the space, writing
+// v (comparing with cmp for CAS), and returns the value read.
+func (m *mem) do(t *gpu.Thread, sp Space, i int, op Op, o gpu.Order, s scope.Scope, v, cmp uint32) uint32 {
+	b, n := m.g, slot(sp, i, t.Block())
+	if sp == Shared {
+		b = m.s
+	}
+	switch op {
+	case Load:
+		return loadOp(o)(b, t, n, i, v, cmp, s)
+	case Store:
+		return storeOp(o)(b, t, n, i, v, cmp, s)
+	case Add:
+		return atomicAdd(b, t, n, i, 1, cmp, s)
+	case Exch:
+		return atomicExch(b, t, n, i, v, cmp, s)
+	}
+	return atomicCAS(b, t, n, i, v, cmp, s)
+}
+
+// accessFunc is the shape of the functions of sites.go.
+type accessFunc = func(b gpu.Buffer[uint32], t *gpu.Thread, slot, i int, v, cmp uint32, s scope.Scope) uint32
+
+// loadOp returns the load function of order o.
+func loadOp(o gpu.Order) accessFunc {
+	switch o {
+	case gpu.Volatile:
+		return loadVolatile
+	case gpu.Relaxed:
+		return atomicLoad
+	case gpu.Acquire:
+		return loadAcquire
+	}
+	return load
+}
+
+// storeOp returns the store function of order o.
+func storeOp(o gpu.Order) accessFunc {
+	switch o {
+	case gpu.Volatile:
+		return storeVolatile
+	case gpu.Relaxed:
+		return atomicStore
+	case gpu.Release:
+		return storeRelease
+	}
+	return store
+}

@@ -1,0 +1,154 @@
+package difftest
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/kernels/gen"
+	"github.com/warpguard/warpguard/race"
+	"github.com/warpguard/warpguard/race/oracle"
+)
+
+// An Outcome is one kernel's verdicts under one configuration.
+type Outcome struct {
+	Config   string
+	Kernel   *gen.Kernel
+	Schedule uint64        // the seed of the launch's random schedule
+	Races    []oracle.Race // the oracle's, one per racing granule
+	// Reported are the granules the detector reported; FalsePositives
+	// those the oracle finds clean and FalseNegatives those it missed.
+	Reported, FalsePositives, FalseNegatives []oracle.Granule
+}
+
+// Agree reports whether the detector and the oracle found the same
+// racing granules.
+func (o *Outcome) Agree() bool { return len(o.FalsePositives) == 0 && len(o.FalseNegatives) == 0 }
+
+// Run launches k once under the schedule seed, watched by a detector of
+// the named configuration and by the oracle, and compares their verdicts.
+// It fails if the configuration is unknown or the launch fails.
+func Run(ctx context.Context, k *gen.Kernel, schedule uint64, config string) (*Outcome, error) {
+	opt, err := race.Config(config)
+	if err != nil {
+		return nil, err
+	}
+	det, tr, err := launch(ctx, k, schedule, opt)
+	if err != nil {
+		return nil, fmt.Errorf("difftest: kernel %d, schedule %d: %w", k.Seed, schedule, err)
+	}
+	o := &Outcome{Config: config, Kernel: k, Schedule: schedule, Races: oracle.Analyze(tr).Races, Reported: reported(det)}
+	o.compare()
+	return o, nil
+}
+
+// launch runs k once on a fresh device under the schedule seed, recorded
+// and, unless opt is Off, watched by a detector with opt that keeps every
+// report. It returns the detector (nil when Off) and the trace.
+func launch(ctx context.Context, k *gen.Kernel, schedule uint64, opt race.Options) (*race.Detector, *oracle.Trace, error) {
+	rec := oracle.NewRecorder()
+	d, err := gpu.NewDevice(gpu.DeviceConfig{Observer: rec})
+	if err != nil {
+		return nil, nil, err
+	}
+	var det *race.Detector
+	cfg := gpu.Config{Executor: gpu.Fibers, Deterministic: true, Schedule: gpu.ScheduleRandom, Seed: schedule}
+	if !opt.Off {
+		opt.MaxReports, opt.HaltOnFirst = 1<<30, false
+		det = race.New(opt)
+		cfg.Observer = det
+	}
+	ctx, cancel := context.WithTimeout(ctx, gen.Timeout) // a safety net: generated kernels terminate
+	defer cancel()
+	if err := k.Launch(ctx, d, cfg); err != nil {
+		return nil, nil, err
+	}
+	return det, rec.Traces()[0], nil
+}
+
+// reported returns the granules det reported, in order, once each.
+func reported(det *race.Detector) []oracle.Granule {
+	if det == nil {
+		return nil
+	}
+	var gs []oracle.Granule
+	for _, r := range det.Reports() {
+		size := r.Mem.ElemSize
+		for b := r.Index * size / 4; b < (r.Index+1)*size/4; b++ {
+			gs = append(gs, oracle.Granule{Mem: r.Mem, Index: b})
+		}
+	}
+	slices.SortFunc(gs, compare)
+	return slices.CompactFunc(gs, func(a, b oracle.Granule) bool { return compare(a, b) == 0 })
+}
+
+// compare orders granules by memory id, then index.
+func compare(a, b oracle.Granule) int {
+	if c := cmp.Compare(a.Mem.ID, b.Mem.ID); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Index, b.Index)
+}
+
+// compare fills the false positives and negatives, walking both sorted
+// lists of granules.
+func (o *Outcome) compare() {
+	want := make([]oracle.Granule, len(o.Races))
+	for i, r := range o.Races {
+		want[i] = r.Granule
+	}
+	slices.SortFunc(want, compare)
+	got := o.Reported
+	for len(got) > 0 || len(want) > 0 {
+		switch c := order(got, want); {
+		case c < 0:
+			o.FalsePositives, got = append(o.FalsePositives, got[0]), got[1:]
+		case c > 0:
+			o.FalseNegatives, want = append(o.FalseNegatives, want[0]), want[1:]
+		default:
+			got, want = got[1:], want[1:]
+		}
+	}
+}
+
+// order compares the heads of two sorted lists, an empty list last.
+func order(a, b []oracle.Granule) int {
+	switch {
+	case len(a) == 0:
+		return 1
+	case len(b) == 0:
+		return -1
+	}
+	return compare(a[0], b[0])
+}
+
+// String describes the outcome for a failing test: the seeds, the kernel,
+// the differences and the oracle's races.
+func (o *Outcome) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "config %s, kernel seed %d, schedule seed %d\n%s", o.Config, o.Kernel.Seed, o.Schedule, o.Kernel)
+	fmt.Fprintf(&b, "false positives: %s\nfalse negatives: %s\noracle:\n", names(o.FalsePositives), names(o.FalseNegatives))
+	for _, r := range o.Races {
+		fmt.Fprintf(&b, "  %s: %v\n", gen.WordName(r.Granule.Mem, r.Granule.Index), r)
+	}
+	return b.String()
+}
+
+// names lists granules by the kernel's word names.
+func names(gs []oracle.Granule) string {
+	if len(gs) == 0 {
+		return "none"
+	}
+	s := make([]string, len(gs))
+	for i, g := range gs {
+		s[i] = gen.WordName(g.Mem, g.Index)
+	}
+	return strings.Join(s, ", ")
+}
+
+// ScheduleSeed derives the schedule seed for the kernel of seed s, so that
+// one seed reproduces both kernel and interleaving.
+func ScheduleSeed(s uint64) uint64 { return s*0x9e3779b97f4a7c15 + 1 }

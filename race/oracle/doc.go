@@ -1,0 +1,64 @@
+// Package oracle judges race detectors: it records every event of a launch
+// and decides, by the definition and nothing cleverer, which memory
+// granules the recorded execution races on. It shares no checking code
+// with package race; it is slow and meant for small kernels, where it is
+// the reference a detector's verdicts are compared with.
+//
+// # Recording
+//
+// A [Recorder] is a gpu.Observer. Run the launch under gpu.Config
+// Deterministic, where one thread runs at a time: the order in which the
+// recorder sees events is then the order in which they took effect in
+// memory, so "the write a read reads from" is the last write to that
+// location the recorder saw before the read.
+//
+// # Happens-before
+//
+// [Analyze] builds the happens-before relation of one launch's trace as the
+// transitive closure of:
+//
+//   - program order within each thread;
+//   - barrier edges: for each completed __syncthreads (and its
+//     count/and/or forms), __syncwarp(mask), or cooperative-groups sync of
+//     a block, tile, coalesced group or the grid, every event of a
+//     participant before the barrier happens before every event of a
+//     participant after it. Warp intrinsics that exchange values
+//     (shuffles, votes, match, reduce) order no memory and add no edge;
+//   - launch boundaries: each launch is judged on its own, since a launch
+//     the host started after another returned is ordered after all of it;
+//   - scoped synchronizes-with. A release pattern of thread A is a release
+//     store w of scope s, or a fence of scope s followed in program order
+//     by a strong write w. An acquire pattern of thread B is an acquire
+//     load r of scope s', or a strong read r followed in program order by
+//     a fence of scope s'. When r reads the value of w, or of a
+//     read-modify-write in w's release sequence (the unbroken run of
+//     read-modify-writes, by any thread, that follows w in the location's
+//     order), and s and s' both cover A and B, and the scope of w covers B
+//     and that of r covers A, then the release (w or its fence)
+//     happens before the acquire (r or its fence).
+//
+// Strong operations are volatile accesses (relaxed at system scope),
+// atomic loads and stores, acquire loads, release stores and
+// read-modify-writes. Every fence acts as PTX's fence.acq_rel at its
+// scope, and only through the patterns above: PTX's extra total order of
+// fence.sc operations is left out, so a kernel whose only ordering is two
+// fences with no flag read between them (Dekker style) is judged racy.
+//
+// # Races
+//
+// Two accesses conflict when they come from different threads, touch
+// overlapping bytes, and at least one wrote in the recorded execution. A
+// CAS that failed wrote nothing: it is a strong read, here as in C++,
+// though gpu.Op.Writes counts it as a write, as the default mode and
+// iGUARD do. A conflicting pair is morally strong when both are strong,
+// touch the same bytes, and each one's scope covers the other's thread
+// (scope.Scope.Covers). A conflicting pair that is neither morally strong
+// nor ordered by happens-before either way is a data race. [Result] lists
+// the racing 4-byte granules, per memory: global buffers and each block's
+// instance of a shared array apart.
+//
+// A thread that exits before a barrier its block later completes is still
+// counted among the barrier's participants: the recorder does not see
+// thread exits. Kernels judged by the oracle should reach their barriers
+// uniformly, as CUDA requires.
+package oracle

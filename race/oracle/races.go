@@ -1,0 +1,147 @@
+package oracle
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/race/kind"
+	"github.com/warpguard/warpguard/scope"
+)
+
+// granuleBytes is the size of the memory unit races are listed by.
+const granuleBytes = 4
+
+// A Granule is one 4-byte unit of one memory: a global buffer, or one
+// block's instance of a shared array.
+type Granule struct {
+	Mem   *gpu.Memory
+	Index int // byte offset / 4
+}
+
+// String names the granule, as `global "x" granule 3`.
+func (g Granule) String() string { return fmt.Sprintf("%v granule %d", g.Mem, g.Index) }
+
+// Compare orders granules by memory id, then index.
+func (g Granule) Compare(o Granule) int {
+	if c := cmp.Compare(g.Mem.ID, o.Mem.ID); c != 0 {
+		return c
+	}
+	return cmp.Compare(g.Index, o.Index)
+}
+
+// A Race is the first racing pair the oracle found on one granule.
+type Race struct {
+	Granule Granule
+	Kind    kind.Kind
+	First   Event // the access recorded first
+	Second  Event
+}
+
+// String describes the race in one line.
+func (r Race) String() string {
+	return fmt.Sprintf("%v on %v: %s by thread %d, %s by thread %d", r.Kind, r.Granule,
+		describe(&r.First), r.First.Thread.Thread, describe(&r.Second), r.Second.Thread.Thread)
+}
+
+// describe names an access, as "relaxed device atomicAdd".
+func describe(e *Event) string {
+	a := &e.Access
+	if a.Order == gpu.Weak {
+		return "weak " + a.Op.String()
+	}
+	return fmt.Sprintf("%v %v %v", a.Order, a.Scope, a.Op)
+}
+
+// A Result is the oracle's verdict on one trace: one race per racing
+// granule, ordered by granule.
+type Result struct {
+	Races []Race
+}
+
+// Granules returns the racing granules, in order.
+func (r *Result) Granules() []Granule {
+	gs := make([]Granule, len(r.Races))
+	for i, rc := range r.Races {
+		gs[i] = rc.Granule
+	}
+	return gs
+}
+
+// Analyze returns the races of the execution tr records.
+func Analyze(tr *Trace) *Result {
+	g := build(tr)
+	rc := closure(g)
+	res := &Result{}
+	for gr, accs := range byGranule(tr) {
+		if a, b, ok := firstRace(tr, rc, accs); ok {
+			res.Races = append(res.Races, Race{Granule: gr, Kind: kindOf(&tr.Events[a], &tr.Events[b]),
+				First: tr.Events[a], Second: tr.Events[b]})
+		}
+	}
+	slices.SortFunc(res.Races, func(a, b Race) int { return a.Granule.Compare(b.Granule) })
+	return res
+}
+
+// byGranule returns the accesses of tr on each granule, in memory order.
+func byGranule(tr *Trace) map[Granule][]int {
+	m := make(map[Granule][]int)
+	for i := range tr.Events {
+		e := &tr.Events[i]
+		if e.What != AccessEvent {
+			continue
+		}
+		lo, hi := e.Access.Offset, e.Access.Offset+uint64(e.Access.Size)
+		for k := lo / granuleBytes; k*granuleBytes < hi; k++ {
+			gr := Granule{e.Access.Mem, int(k)}
+			m[gr] = append(m[gr], i)
+		}
+	}
+	return m
+}
+
+// firstRace returns the first pair of accs, by the later access's place in
+// memory order, that races.
+func firstRace(tr *Trace, rc *reach, accs []int) (int, int, bool) {
+	for j, b := range accs {
+		for _, a := range accs[:j] {
+			if races(&tr.Events[a], &tr.Events[b]) && !rc.before(a, b) {
+				return a, b, true
+			}
+		}
+	}
+	return 0, 0, false
+}
+
+// races reports whether accesses a and b conflict and are not morally
+// strong: whether they race unless happens-before orders them.
+func races(a, b *Event) bool {
+	if a.Thread.Thread == b.Thread.Thread || !a.Stores() && !b.Stores() {
+		return false
+	}
+	return !morallyStrong(a, b)
+}
+
+// morallyStrong reports whether conflicting accesses a and b are both
+// strong, on the same bytes, each of a scope covering the other's thread.
+func morallyStrong(a, b *Event) bool {
+	return a.Strong() && b.Strong() && a.Access.Offset == b.Access.Offset && a.Access.Size == b.Access.Size &&
+		covers(a.Access.Scope, a, b) && covers(b.Access.Scope, a, b)
+}
+
+// kindOf names the race of a and b by what is missing: a wide enough
+// scope between two strong accesses, else the synchronization of the
+// narrowest scope holding both threads.
+func kindOf(a, b *Event) kind.Kind {
+	if a.Strong() && b.Strong() {
+		return kind.ScopedAtomic
+	}
+	switch scope.Common(a.Thread, b.Thread) {
+	case scope.Warp:
+		return kind.MissingSyncwarp
+	case scope.Block:
+		return kind.MissingBlockFence
+	}
+	return kind.MissingDeviceFence
+}

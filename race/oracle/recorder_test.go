@@ -1,0 +1,61 @@
+package oracle_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/race/oracle"
+	"github.com/warpguard/warpguard/scope"
+)
+
+// TestRecorderSeesEveryEvent: each thread's store, fence and the barrier
+// they meet at, in the order they ran.
+func TestRecorderSeesEveryEvent(t *testing.T) {
+	rec := oracle.NewRecorder()
+	d, err := gpu.NewDevice(gpu.DeviceConfig{Observer: rec})
+	require.NoError(t, err)
+	x := gpu.Alloc[uint32](d, "x", 2)
+	cfg := gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 2}, Deterministic: true}
+	require.NoError(t, d.Launch(context.Background(), cfg, func(th *gpu.Thread) {
+		x.Store(th, th.Rank(), 1)
+		th.Fence(scope.Block)
+		th.SyncThreads()
+	}))
+	trs := rec.Traces()
+	require.Len(t, trs, 1)
+	var whats []oracle.What
+	for _, e := range trs[0].Events {
+		whats = append(whats, e.What)
+	}
+	a, f, s := oracle.AccessEvent, oracle.FenceEvent, oracle.SyncEvent
+	assert.Equal(t, []oracle.What{a, f, a, f, s}, whats)
+	assert.Equal(t, 1, trs[0].Events[2].Access.Index)
+	assert.True(t, trs[0].Events[4].Barrier())
+}
+
+// TestGridSync: a cooperative grid sync orders one block's write before
+// another block's read; without it they race.
+func TestGridSync(t *testing.T) {
+	for _, sync := range []bool{true, false} {
+		d := device(t)
+		x := gpu.Alloc[uint32](d, "x", 1)
+		cfg := gpu.Config{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}, Cooperative: true}
+		res, err := oracle.Launch(context.Background(), d, cfg, func(th *gpu.Thread) {
+			if th.Block() == 0 {
+				x.Store(th, 0, 1)
+			}
+			if sync {
+				gpu.ThisGrid(th).Sync()
+			}
+			if th.Block() == 1 {
+				x.Load(th, 0)
+			}
+		})
+		require.NoError(t, err)
+		assert.Equal(t, !sync, len(res.Races) == 1, "grid sync %v: %v", sync, res.Races)
+	}
+}
