@@ -32,7 +32,7 @@ func (s pshadow) at(g uint64) *ploc {
 // an element starts at, the value last written and what a strong read of
 // it acquires.
 type ploc struct {
-	recs   []prec  // in one while a single access is kept: no allocation
+	recs   []prec // in one while a single access is kept: no allocation
 	one    [1]prec
 	rel    *relInfo
 	val    uint64
