@@ -1,6 +1,9 @@
 package race
 
-import "slices"
+import (
+	"slices"
+	"weak"
+)
 
 // An epoch names one point of one thread's history in the precise mode:
 // the thread's linear id in the grid, its block, and its clock there. The
@@ -33,6 +36,11 @@ type bgen struct {
 type vclock struct {
 	e []epoch // sorted by tid; none implied by b
 	b []bgen  // sorted by blk
+	// covered is the last vclock a join found this one covers, so that
+	// joining it again costs no walk. It is weak: it keeps nothing alive,
+	// and a new vclock at a freed one's address never matches it. Like
+	// everything of the precise mode, it is guarded by the mode's lock.
+	covered weak.Pointer[vclock]
 }
 
 // blockK returns the barrier count of block blk that v knows, 0 if none.
@@ -111,9 +119,18 @@ func join(a, b *vclock) *vclock {
 		return a
 	case a == nil:
 		return b
+	}
+	wa, wb := weak.Make(a), weak.Make(b)
+	switch {
+	case a.covered == wb:
+		return a
+	case b.covered == wa:
+		return b
 	case len(b.e)+len(b.b) <= len(a.e)+len(a.b) && a.covers(b):
+		a.covered = wb
 		return a
 	case b.covers(a):
+		b.covered = wa
 		return b
 	}
 	v := &vclock{b: mergeBlocks(a.b, b.b)}

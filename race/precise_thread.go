@@ -118,18 +118,13 @@ func (th *pthread) acquireFrom(loc *ploc, a *gpu.Access, site gpu.Site) {
 		return
 	}
 	th.last, th.lastVer, th.lastS = r, r.ver, a.Scope
-	dev, blk, warp := r.dev, part(r.blocks, th.place.Block), part(r.warps, th.place.Warp)
+	var by [scope.System + 1]*vclock // what reaches the thread at each read scope
+	by[scope.Warp] = part(r.warps, th.place.Warp)
+	by[scope.Block] = join(by[scope.Warp], part(r.blocks, th.place.Block))
+	by[scope.Device] = join(by[scope.Block], r.dev)
+	by[scope.System] = by[scope.Device]
 	for s := scope.Warp; s <= scope.System; s++ {
-		m := min(a.Scope, s)
-		if m >= scope.Warp {
-			th.pend[s] = join(th.pend[s], warp)
-		}
-		if m >= scope.Block {
-			th.pend[s] = join(th.pend[s], blk)
-		}
-		if m >= scope.Device {
-			th.pend[s] = join(th.pend[s], dev)
-		}
+		th.pend[s] = join(th.pend[s], by[min(a.Scope, s)])
 	}
 	th.poll = pollNote{mem: a.Mem, idx: a.Index, site: site}
 }
