@@ -169,25 +169,45 @@ func (p *precise) readFrom(loc *ploc, a *gpu.Access) {
 }
 
 // check checks x, access a of th, against the accesses loc keeps, reports
-// the first race, and records x. After a race the location is no longer
+// the first race, and records x: a wide access in the location's wide set,
+// any other in its list. After a race the location is no longer
 // checked: the mode's guarantee holds up to the first race per location.
 func (p *precise) check(th *pthread, t *gpu.Thread, loc *ploc, x *prec, a *gpu.Access) {
 	if loc.raced {
 		return
 	}
-	for i := range loc.recs {
-		y := &loc.recs[i]
-		if th.races(x, y) {
-			loc.raced, loc.recs = true, nil
-			p.report(th, t, a, x, y)
-			return
+	y := th.conflict(loc.recs, x)
+	if y == nil && loc.wide != nil && !x.wide() {
+		y = loc.wide.check(th, x)
+	}
+	if y != nil {
+		p.report(th, t, a, x, y)
+		loc.raced, loc.recs, loc.wide = true, nil, nil
+		return
+	}
+	if x.wide() {
+		if loc.wide == nil {
+			loc.wide = new(wideSet)
 		}
+		loc.wide.put(x)
+		loc.recs = th.prune(loc.recs, x)
+		return
 	}
 	if loc.recs == nil {
 		loc.recs = loc.one[:0:1]
 	}
 	loc.recs = th.prune(loc.recs, x)
 	loc.recs = append(loc.recs, *x)
+}
+
+// conflict returns the first access of recs that races with x, or nil.
+func (th *pthread) conflict(recs []prec, x *prec) *prec {
+	for i := range recs {
+		if th.races(x, &recs[i]) {
+			return &recs[i]
+		}
+	}
+	return nil
 }
 
 // fence applies a fence of scope s by t: PTX's fence.acq_rel at s. It
