@@ -169,8 +169,8 @@ func (p *precise) readFrom(loc *ploc, a *gpu.Access) {
 }
 
 // check checks x, access a of th, against the accesses loc keeps, reports
-// the first race, and records x: a wide access in the location's wide set,
-// any other in its list. After a race the location is no longer
+// the first race, and records x: a wide access or a weak read in the
+// location's set of its class, any other in its list. After a race the location is no longer
 // checked: the mode's guarantee holds up to the first race per location.
 func (p *precise) check(th *pthread, t *gpu.Thread, loc *ploc, x *prec, a *gpu.Access) {
 	if loc.raced {
@@ -180,24 +180,32 @@ func (p *precise) check(th *pthread, t *gpu.Thread, loc *ploc, x *prec, a *gpu.A
 	if y == nil && loc.wide != nil && !x.wide() {
 		y = loc.wide.check(th, x)
 	}
+	if y == nil && loc.reads != nil && x.write {
+		y = loc.reads.check(th, x)
+	}
 	if y != nil {
 		p.report(th, t, a, x, y)
-		loc.raced, loc.recs, loc.wide = true, nil, nil
+		loc.raced, loc.recs, loc.wide, loc.reads = true, nil, nil, nil
 		return
-	}
-	if x.wide() {
-		if loc.wide == nil {
-			loc.wide = new(wideSet)
-		}
-		loc.wide.put(x)
-		loc.recs = th.prune(loc.recs, x)
-		return
-	}
-	if loc.recs == nil {
-		loc.recs = loc.one[:0:1]
 	}
 	loc.recs = th.prune(loc.recs, x)
-	loc.recs = append(loc.recs, *x)
+	switch {
+	case x.wide():
+		if loc.wide == nil {
+			loc.wide = new(threadSet)
+		}
+		loc.wide.put(x)
+	case x.weakRead():
+		if loc.reads == nil {
+			loc.reads = new(threadSet)
+		}
+		loc.reads.put(x)
+	default:
+		if loc.recs == nil {
+			loc.recs = loc.one[:0:1]
+		}
+		loc.recs = append(loc.recs, *x)
+	}
 }
 
 // conflict returns the first access of recs that races with x, or nil.

@@ -34,7 +34,8 @@ func (s pshadow) at(g uint64) *ploc {
 type ploc struct {
 	recs   []prec // in one while a single access is kept: no allocation
 	one    [1]prec
-	wide   *wideSet // strong accesses of device scope or more
+	wide   *threadSet // strong accesses of device scope or more
+	reads  *threadSet // weak reads
 	rel    *relInfo
 	val    uint64
 	hasVal bool // val is known: the location was written or read
