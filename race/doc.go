@@ -188,8 +188,10 @@
 // grid. A thread keeps its own clock and one vclock of what it knows,
 // shared with the threads it last met at a barrier; a block-wide barrier
 // folds the block's threads into one entry (the block, up to its k-th
-// barrier), so a vclock holds an entry per block and per thread that
-// synchronized with its owner since, never one per thread of the grid.
+// barrier), so a vclock holds an entry per block it heard of and per
+// thread that synchronized with its owner since that thread's last block
+// barrier: at worst it grows with the grid's blocks, never with its
+// threads.
 // A fence keeps a view (the vclock and the thread's epoch), which a
 // strong write after it publishes in its location's release state,
 // joined by the threads each release reaches: the launch, one block or
@@ -198,6 +200,10 @@
 // granule keeps, FastTrack-style, the epochs of the accesses a later one
 // may still race with: an access ordered after an earlier one drops it
 // when every later race with the earlier one would be a race with it too.
+// Strong accesses of device scope, any two of which are morally strong,
+// and weak reads, which no read conflicts with, are kept one per thread
+// in a set per class, which an access of the same class updates without
+// walking it.
 // Memory is bounded by the resident blocks' threads plus the shadow of
 // the memory touched. Events are applied one at a time under one lock, so
 // the mode is slower than the default on many cores. The runtime reports

@@ -2,6 +2,7 @@ package race_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -289,4 +290,33 @@ func TestPreciseScopedAtomic(t *testing.T) {
 			n := gpu.Alloc[int32](d, "n", 1)
 			return func(t *gpu.Thread) { n.AtomicAdd(t, 0, 1, scope.Block) }
 		}}.run(t)
+}
+
+// The precise mode judges a volatile flag with a device fence on each
+// side as the release and acquire it is; the default mode, which counts
+// volatile stores as data as ScoR does, reports the flag.
+func ExampleOptions_precise() {
+	for _, opt := range []race.Options{{}, {Precise: true}} {
+		d, _ := gpu.NewDevice(gpu.DeviceConfig{})
+		data := gpu.Alloc[int32](d, "data", 1)
+		flag := gpu.Alloc[uint32](d, "flag", 1)
+		det := race.New(opt)
+		cfg := gpu.Config{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}, Cooperative: true, Deterministic: true, Observer: det}
+		_ = d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
+			if t.Block() == 0 {
+				data.Store(t, 0, 7)
+				t.ThreadFence()
+				flag.StoreVolatile(t, 0, 1)
+				return
+			}
+			for flag.LoadVolatile(t, 0) == 0 {
+			}
+			t.ThreadFence()
+			_ = data.Load(t, 0)
+		})
+		fmt.Printf("precise %v: %d races\n", opt.Precise, len(det.Reports()))
+	}
+	// Output:
+	// precise false: 1 races
+	// precise true: 0 races
 }
