@@ -10,7 +10,7 @@ import (
 // ppageBits is log2 of the granules a shadow page of the precise mode
 // covers. Pages are made on first touch, so the shadow grows with the
 // memory a launch touches.
-const ppageBits = 9
+const ppageBits = 4
 
 // A pshadow maps granule numbers (byte address over Granularity) of one
 // address space to pages of locations.
