@@ -177,7 +177,8 @@ func (p *precise) check(th *pthread, t *gpu.Thread, loc *ploc, x *prec, a *gpu.A
 		return
 	}
 	y := th.conflict(loc.recs, x)
-	if y == nil && loc.wide != nil && !x.wide() {
+	wide := x.wide(a.Mem.Space)
+	if y == nil && loc.wide != nil && !wide {
 		y = loc.wide.check(th, x)
 	}
 	if y == nil && loc.reads != nil && x.write {
@@ -190,7 +191,7 @@ func (p *precise) check(th *pthread, t *gpu.Thread, loc *ploc, x *prec, a *gpu.A
 	}
 	loc.recs = th.prune(loc.recs, x)
 	switch {
-	case x.wide():
+	case wide:
 		if loc.wide == nil {
 			loc.wide = new(threadSet)
 		}

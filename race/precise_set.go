@@ -3,13 +3,15 @@ package race
 import (
 	"slices"
 
+	"github.com/warpguard/warpguard/gpu"
 	"github.com/warpguard/warpguard/scope"
 )
 
 // A threadSet holds accesses of one class of a location, at most one read
 // and one write per thread, FastTrack's read vector in the form of the
-// accesses themselves. A location keeps two: its strong accesses of
-// device or system scope (wide), any two of which are a morally strong
+// accesses themselves. A location keeps two: its strong accesses of a
+// scope that includes every thread that can reach it (wide), any two of
+// which are a morally strong
 // pair, as each is with any later wide access, which therefore skips
 // them all; and its weak reads, which no read conflicts with. Only an
 // access that may race with a class is checked against its members one by
@@ -23,9 +25,12 @@ type threadSet struct {
 // setIndexAt is how many members a set holds before it indexes them.
 const setIndexAt = 8
 
-// wide reports whether x is a wide access: strong, of device scope or
-// more, which includes every thread of a launch.
-func (x *prec) wide() bool { return x.strong() && x.scope >= scope.Device }
+// wide reports whether x, an access to memory of space sp, is a wide
+// access: strong, of a scope that includes every thread that can reach
+// the memory (device scope for global memory, block scope for shared).
+func (x *prec) wide(sp gpu.Space) bool {
+	return x.strong() && (x.scope >= scope.Device || sp == gpu.SharedSpace && x.scope >= scope.Block)
+}
 
 // weakRead reports whether x is a weak read.
 func (x *prec) weakRead() bool { return !x.strong() && !x.write }
