@@ -84,8 +84,13 @@ func (v *vclock) covers(w *vclock) bool {
 	if v == nil {
 		return len(w.e) == 0 && len(w.b) == 0
 	}
+	return v.coversBlocks(w.b) && v.coversThreads(w.e)
+}
+
+// coversBlocks reports whether v knows every block entry of bs.
+func (v *vclock) coversBlocks(bs []bgen) bool {
 	i := 0
-	for _, g := range w.b {
+	for _, g := range bs {
 		for i < len(v.b) && v.b[i].blk < g.blk {
 			i++
 		}
@@ -93,8 +98,14 @@ func (v *vclock) covers(w *vclock) bool {
 			return false
 		}
 	}
+	return true
+}
+
+// coversThreads reports whether v knows every epoch of es, sorted by
+// thread, by its thread entries or its block entries.
+func (v *vclock) coversThreads(es []epoch) bool {
 	var bi, ei int
-	for _, e := range w.e {
+	for _, e := range es {
 		for ei < len(v.e) && v.e[ei].tid < e.tid {
 			ei++
 		}

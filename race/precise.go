@@ -132,25 +132,39 @@ func (p *precise) access(t *gpu.Thread, a *gpu.Access, site gpu.Site) {
 		rv = th.now()
 	}
 	sh := th.l.shadowOf(a.Mem)
-	shift := p.d.shift
-	first, last := a.Offset>>shift, (a.Offset+uint64(max(a.Size, 1))-1)>>shift
-	base := a.Mem.Base >> shift
-	head := sh.at(base + first)
-	if x.strong() && a.Op.Reads() {
-		p.readFrom(head, a)
-		th.acquireFrom(head, a, site)
-	}
-	if !head.hasVal && a.Op.Reads() {
-		head.val, head.hasVal = a.Old, true // the value before the launch's first recorded write
+	first, last := p.granules(a)
+	head := sh.at(first)
+	if a.Op.Reads() {
+		p.read(th, head, a, site, x.strong())
 	}
 	for g := first; g <= last; g++ {
-		p.check(th, t, sh.at(base+g), &x, a)
+		p.check(th, t, sh.at(g), &x, a)
 	}
 	if x.write {
 		head.written(th, a, rv)
 	}
 	if a.Order == gpu.Release {
 		th.c++
+	}
+}
+
+// granules returns the first and last granule access a touches, by
+// address in its space.
+func (p *precise) granules(a *gpu.Access) (first, last uint64) {
+	at := a.Mem.Base + a.Offset
+	return at >> p.d.shift, (at + uint64(max(a.Size, 1)) - 1) >> p.d.shift
+}
+
+// read applies read a of the location loc by th: a strong read reads
+// from the last write and acquires what it may; any read teaches the
+// location its value, when no write was recorded yet.
+func (p *precise) read(th *pthread, loc *ploc, a *gpu.Access, site gpu.Site, strong bool) {
+	if strong {
+		p.readFrom(loc, a)
+		th.acquireFrom(loc, a, site)
+	}
+	if !loc.hasVal {
+		loc.val, loc.hasVal = a.Old, true // the value before the launch's first recorded write
 	}
 }
 
@@ -176,19 +190,32 @@ func (p *precise) check(th *pthread, t *gpu.Thread, loc *ploc, x *prec, a *gpu.A
 	if loc.raced {
 		return
 	}
-	y := th.conflict(loc.recs, x)
 	wide := x.wide(a.Mem.Space)
+	if y := th.racer(loc, x, wide); y != nil {
+		p.report(th, t, a, x, y)
+		loc.raced, loc.recs, loc.wide, loc.reads = true, nil, nil, nil
+		return
+	}
+	loc.record(th, x, wide)
+}
+
+// racer returns an access loc keeps that races with x, an access of th,
+// or nil. A wide access skips the wide set, and only a write checks the
+// weak reads.
+func (th *pthread) racer(loc *ploc, x *prec, wide bool) *prec {
+	y := th.conflict(loc.recs, x)
 	if y == nil && loc.wide != nil && !wide {
 		y = loc.wide.check(th, x)
 	}
 	if y == nil && loc.reads != nil && x.write {
 		y = loc.reads.check(th, x)
 	}
-	if y != nil {
-		p.report(th, t, a, x, y)
-		loc.raced, loc.recs, loc.wide, loc.reads = true, nil, nil, nil
-		return
-	}
+	return y
+}
+
+// record keeps x, an access of th that raced with nothing, in the set of
+// its class or in the list, and drops what it makes redundant.
+func (loc *ploc) record(th *pthread, x *prec, wide bool) {
 	loc.recs = th.prune(loc.recs, x)
 	switch {
 	case wide:

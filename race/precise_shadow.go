@@ -160,6 +160,25 @@ func written(a *gpu.Access) (uint64, bool) {
 // rmwResult applies op to the raw bits old and arg of an element of type
 // typ.
 func rmwResult(typ string, op gpu.Op, old, arg uint64) (uint64, bool) {
+	if v, ok := bitsResult(op, old, arg); ok {
+		return v, true
+	}
+	switch typ {
+	case "int32", "uint32", "int64", "uint64":
+		return intResult(typ, op, old, arg)
+	case "float32":
+		f, ok := floatResult(op, float64(math.Float32frombits(uint32(old))), float64(math.Float32frombits(uint32(arg))))
+		return uint64(math.Float32bits(float32(f))), ok
+	case "float64":
+		f, ok := floatResult(op, math.Float64frombits(old), math.Float64frombits(arg))
+		return math.Float64bits(f), ok
+	}
+	return 0, false
+}
+
+// bitsResult computes the operations defined on raw bits whatever the
+// type: and, or, xor, and CUDA's unsigned atomicInc and atomicDec.
+func bitsResult(op gpu.Op, old, arg uint64) (uint64, bool) {
 	switch op {
 	case gpu.OpAnd:
 		return old & arg, true
@@ -177,16 +196,6 @@ func rmwResult(typ string, op gpu.Op, old, arg uint64) (uint64, bool) {
 			return arg, true
 		}
 		return old - 1, true
-	}
-	switch typ {
-	case "int32", "uint32", "int64", "uint64":
-		return intResult(typ, op, old, arg)
-	case "float32":
-		f, ok := floatResult(op, float64(math.Float32frombits(uint32(old))), float64(math.Float32frombits(uint32(arg))))
-		return uint64(math.Float32bits(float32(f))), ok
-	case "float64":
-		f, ok := floatResult(op, math.Float64frombits(old), math.Float64frombits(arg))
-		return math.Float64bits(f), ok
 	}
 	return 0, false
 }
