@@ -131,22 +131,36 @@ func join(a, b *vclock) *vclock {
 	case a == nil:
 		return b
 	}
-	wa, wb := weak.Make(a), weak.Make(b)
 	switch {
-	case a.covered == wb:
+	case len(b.e)+len(b.b) <= len(a.e)+len(a.b) && a.remembers(b):
 		return a
-	case b.covered == wa:
-		return b
-	case len(b.e)+len(b.b) <= len(a.e)+len(a.b) && a.covers(b):
-		a.covered = wb
-		return a
-	case b.covers(a):
-		b.covered = wa
+	case b.remembers(a):
 		return b
 	}
 	v := &vclock{b: mergeBlocks(a.b, b.b)}
 	v.e = prune(mergeThreads(a.e, b.e), v)
 	return v
+}
+
+// memoAt is the size from which a vclock remembers the last vclock it
+// covered: a smaller one is walked faster than a weak pointer is made.
+const memoAt = 32
+
+// remembers reports whether v covers w, remembering the answer for a
+// large w.
+func (v *vclock) remembers(w *vclock) bool {
+	if len(w.e)+len(w.b) < memoAt {
+		return v.covers(w)
+	}
+	ww := weak.Make(w)
+	if v.covered == ww {
+		return true
+	}
+	if !v.covers(w) {
+		return false
+	}
+	v.covered = ww
+	return true
 }
 
 // mergeBlocks merges two block lists, keeping each block's larger count.
