@@ -18,6 +18,8 @@ type precise struct {
 	launches map[*gpu.Grid]*plaunch
 }
 
+// newPrecise returns the precise mode of detector d, which keeps its
+// reports.
 func newPrecise(d *Detector) *precise {
 	return &precise{d: d, launches: map[*gpu.Grid]*plaunch{}}
 }
@@ -38,12 +40,15 @@ type pblock struct {
 	threads []pthread
 }
 
+// launchStart starts launch g knowing nothing: the launch boundary
+// orders everything before it.
 func (p *precise) launchStart(g *gpu.Grid) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.launches[g] = &plaunch{p: p, g: g, blocks: map[int]*pblock{}, global: pshadow{}, shared: map[int]pshadow{}}
 }
 
+// launchEnd forgets launch g: its threads and its shadow.
 func (p *precise) launchEnd(g *gpu.Grid) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
