@@ -19,6 +19,15 @@
 //   - [github.com/warpguard/warpguard/kernels]: GPU-style algorithms and the
 //     ScoR suite, each with a sequential reference and race-injection
 //     switches.
+//   - [github.com/warpguard/warpguard/kernels/warp] and
+//     [github.com/warpguard/warpguard/kernels/block]: warp and block
+//     collectives (reduce, scans, loads and stores, radix rank, histogram)
+//     a user's kernel calls, CUB's WarpScan and BlockScan and friends.
+//   - [github.com/warpguard/warpguard/kernels/device]: device-wide
+//     primitives on a user's buffers, one call each (reduce, scans,
+//     histogram, select, partition, radix sort, run-length encode,
+//     segmented reduce), race-checked with the launch options a user's own
+//     launch takes.
 //   - [github.com/warpguard/warpguard/bench]: the suite and benchmark
 //     harness behind the warpguard command (bench/cmd/warpguard).
 //

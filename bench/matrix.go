@@ -28,7 +28,7 @@ type Matrix struct {
 	// machine may run a fresh process slower for its first moments and
 	// then drop to a steady speed in one step: unprimed, the first kernels
 	// of a matrix would be measured on a slower machine than the rest
-	// (see BENCHMARKS.md).
+	// (docs/tuning-record.md has the measurements).
 	Prime time.Duration
 	// MinTime is the least launch time of one run: a run repeats the
 	// launch, with fresh input each time, until its launches add up to

@@ -21,6 +21,9 @@ type DeviceConfig struct {
 	// (see [ErrLivelock] and Config.Watchdog): DefaultWatchdog if zero;
 	// a negative value turns the watchdog off.
 	Watchdog time.Duration
+	// Timeout, if positive, is the Config.Timeout of the device's
+	// launches whose Config sets none.
+	Timeout time.Duration
 	// Observer, if not nil, observes every launch on the device, as if
 	// each set it in Config.Observer: attaching a race detector here
 	// checks code whose launches are out of reach, unchanged. A launch

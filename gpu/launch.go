@@ -28,7 +28,7 @@ type Config struct {
 	Cooperative bool
 	// Divergence chooses what a divergent barrier or collective does (see
 	// [DivergenceMode]); the zero value is DivergenceFail. Checking records
-	// each barrier arrival's call site from two frame pointers, a few ns;
+	// each barrier arrival's call site from two frame pointers;
 	// DivergenceAllow skips it.
 	Divergence DivergenceMode
 	// Watchdog is the livelock window (see [ErrLivelock]): a launch in
@@ -49,36 +49,6 @@ type Config struct {
 	// turns on one token, switching only where a thread waits or yields.
 	// It requires the Fibers executor.
 	Deterministic bool
-}
-
-// An Executor is the strategy that runs a block's threads on goroutines.
-// Every executor gives a correct kernel the same results; they differ in
-// speed and in how finely threads interleave.
-type Executor uint8
-
-// The executors.
-const (
-	// Fibers, the default, runs each resident block on one goroutine and a
-	// thread's code as a plain call until it must wait (at a barrier, or
-	// yielding while spinning); only then does the thread move to a reused
-	// coroutine (iter.Pull) so the next can start. A barrier-free kernel
-	// costs a few ns per thread; a barrier one coroutine switch per thread.
-	Fibers Executor = iota
-	// Goroutines runs every thread on its own goroutine: the reference, with
-	// the finest interleaving the Go scheduler produces, at hundreds of ns
-	// per thread.
-	Goroutines
-)
-
-// String returns "fibers" or "goroutines".
-func (e Executor) String() string {
-	switch e {
-	case Fibers:
-		return "fibers"
-	case Goroutines:
-		return "goroutines"
-	}
-	return fmt.Sprintf("executor(%d)", uint8(e))
 }
 
 // maxErrors bounds the thread errors a launch keeps; the rest are counted.

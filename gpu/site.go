@@ -57,8 +57,8 @@ func (s Site) String() string {
 
 // Caller returns the kernel source line that called into the runtime on
 // the way to the current call: called from an Observer method, the line of
-// the access, fence or barrier being observed. It walks the stack, so it
-// costs a few hundred ns; observers call it only when they keep history.
+// the access, fence or barrier being observed. It unwinds the stack with
+// runtime.Callers, so observers call it only when they keep history.
 func (t *Thread) Caller() Site {
 	var pcs stack
 	runtime.Callers(2, pcs[:])

@@ -5,37 +5,6 @@ import (
 	"math/rand/v2"
 )
 
-// An executor runs the threads of one block and provides the block-level
-// waiting they need. Each slot has its own executor value, used by one block
-// at a time.
-type executor interface {
-	// run runs every thread of the slot's current block to completion.
-	run()
-	// barrier makes t wait until every live thread of its block has arrived.
-	barrier(t *Thread, pred bool)
-	// exit records that t's kernel returned or failed.
-	exit(t *Thread)
-	// yield lets other threads run while t spins.
-	yield(t *Thread)
-	// close releases the executor's resources when its slot ends.
-	close()
-
-	// lock and unlock guard the block state that collectives share.
-	lock()
-	unlock()
-	// wait parks t, which the block state records as waiting, until wake.
-	// Preconditions: locked; wait returns unlocked.
-	wait(t *Thread)
-	// wake makes a waiting thread of the block runnable. Preconditions:
-	// locked.
-	wakeOne(t *Thread)
-	// waitOutside parks t until wakeOutside; no lock is held.
-	waitOutside(t *Thread)
-	// wakeOutside makes t, waiting in waitOutside, runnable; it may be
-	// called from any goroutine.
-	wakeOutside(t *Thread)
-}
-
 // A slot is one resident block slot of an SM: the block it is running, its
 // threads and the executor that runs them. Slots are reused across blocks,
 // so a grid of any size runs in memory bounded by its resident blocks.

@@ -31,6 +31,9 @@ func (d *Device) newLaunch(cfg Config, k Kernel) (*launch, error) {
 		return nil, fmt.Errorf("gpu: %s: %w", cfg.Name, err)
 	}
 	cfg.Observer = d.observer(cfg.Observer)
+	if cfg.Timeout == 0 {
+		cfg.Timeout = d.cfg.Timeout
+	}
 	l := &launch{d: d, cfg: cfg, kernel: k, stopCh: make(chan struct{})}
 	ws := d.cfg.WarpSize
 	l.g = Grid{

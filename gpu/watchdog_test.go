@@ -22,7 +22,7 @@ func TestWatchdogTimeout(t *testing.T) {
 		d := newDevice(t)
 		flag := gpu.Alloc[int32](d, "flag", 4)
 		var spin, bar atomic.Int64
-		cfg := gpu.Config{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 64}, Executor: ex, Timeout: 50 * time.Millisecond}
+		cfg := gpu.Config{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 64}, Executor: ex, Timeout: 250 * time.Millisecond}
 		start := time.Now()
 		err := d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
 			if t.Rank() == 0 {
@@ -36,7 +36,7 @@ func TestWatchdogTimeout(t *testing.T) {
 		require.Less(t, time.Since(start), 5*time.Second)
 		require.ErrorIs(t, err, gpu.ErrTimeout)
 		require.ErrorIs(t, err, context.DeadlineExceeded)
-		require.ErrorContains(t, err, "gpu: kernel: stopped: gpu: launch timeout after 50ms; unfinished threads:")
+		require.ErrorContains(t, err, "gpu: kernel: stopped: gpu: launch timeout after 250ms; unfinished threads:")
 		for _, b := range []string{"(0,0,0)", "(1,0,0)"} {
 			require.ErrorContains(t, err, fmt.Sprintf("block %s:\n\t\tthreads (0,0,0) running (load global \"flag\"[2]) at %s\n\t\tthreads (1,0,0)-(63,0,0) syncthreads at %s",
 				b, siteOf(spin.Load()), siteOf(bar.Load())))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/kernels/block"
 	"github.com/warpguard/warpguard/race/kind"
 )
 
@@ -78,7 +79,7 @@ func (c *compact) flag(t *gpu.Thread) (v int32, kept int32) {
 
 func (c *compact) count(t *gpu.Thread) {
 	_, kept := c.flag(t)
-	if _, total := blockScan(t, "warpSums", kept); t.Rank() == 0 {
+	if total := block.Reduce(t, block.Temp[int32](t, "warpSums"), kept, gpu.Add[int32]); t.Rank() == 0 {
 		c.counts.Store(t, t.Block(), total)
 	}
 }
@@ -86,7 +87,7 @@ func (c *compact) count(t *gpu.Thread) {
 // scatter stores the block's kept elements at their places.
 func (c *compact) scatter(t *gpu.Thread) {
 	v, kept := c.flag(t)
-	rank, _ := blockScan(t, "warpSums", kept)
+	rank, _ := block.ExclusiveScan(t, block.Temp[int32](t, "warpSums"), kept, 0, gpu.Add[int32])
 	base := gpu.Shared[int32](t, "tileOffset", 1)
 	if t.Rank() == 0 {
 		base.Store(t, 0, c.offsets.Load(t, t.Block()))
@@ -127,7 +128,7 @@ func scanCounts(counts, offsets gpu.Buffer[int32]) gpu.Kernel {
 			if i < counts.Len() {
 				v = counts.Load(t, i)
 			}
-			excl, total := blockScan(t, "warpSums", v)
+			excl, total := block.ExclusiveScan(t, block.Temp[int32](t, "warpSums"), v, 0, gpu.Add[int32])
 			if i < counts.Len() {
 				offsets.Store(t, i, carry+excl)
 			}

@@ -7,8 +7,8 @@ import (
 	"slices"
 
 	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/kernels/block"
 	"github.com/warpguard/warpguard/race/kind"
-	"github.com/warpguard/warpguard/scope"
 )
 
 // The switch names of this file's injections: the table and the kernel
@@ -21,8 +21,8 @@ const (
 // bits a pass, three launches a pass (the structure of CUB's onesweep's
 // predecessors):
 //
-//   - each block counts its tile's digits in shared memory with
-//     block-scope atomics and stores the counts digit-major, so that
+//   - each block counts its tile's digits with block.Histogram and stores
+//     the counts digit-major, so that
 //   - one block's exclusive scan of them gives every (digit, tile) its
 //     first output place;
 //   - each block scatters its tile stably: __match_any_sync groups a warp's
@@ -30,6 +30,9 @@ const (
 //     below it, each group's highest lane stores the group's size in
 //     shared memory, and after __syncthreads one thread per digit turns
 //     the warps' counts into offsets.
+//
+// The scatter is block.RadixRank's algorithm written out, not a call of
+// it: the no-zero-sync injection removes a barrier inside the ranking.
 func RadixSort() *Kernel {
 	return &Kernel{
 		Name: "lib/radix-sort",
@@ -104,17 +107,15 @@ func (s *radixSort) digit(t *gpu.Thread, src gpu.Buffer[uint32], shift int) (uin
 	return 0, radixDigits
 }
 
-// count stores the tile's digit counts at hist[digit*blocks+block].
+// count stores the tile's digit counts at hist[digit*blocks+block],
+// counted by block.Histogram.
 func (s *radixSort) count(t *gpu.Thread, src gpu.Buffer[uint32], shift int) {
 	counts := gpu.Shared[int32](t, "digitCounts", radixDigits)
-	if t.Rank() < radixDigits {
-		counts.Store(t, t.Rank(), 0)
+	var sample [1]int
+	if _, sample[0] = s.digit(t, src, shift); sample[0] == radixDigits {
+		sample[0] = -1 // no key
 	}
-	t.SyncThreads()
-	if _, d := s.digit(t, src, shift); d < radixDigits {
-		counts.AtomicAdd(t, d, 1, scope.Block)
-	}
-	t.SyncThreads()
+	block.Histogram(t, counts, sample[:])
 	if d := t.Rank(); d < radixDigits {
 		s.hist.Store(t, d*s.blocks+t.Block(), counts.Load(t, d))
 	}

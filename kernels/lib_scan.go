@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/kernels/block"
 	"github.com/warpguard/warpguard/race/kind"
 	"github.com/warpguard/warpguard/scope"
 )
@@ -98,7 +99,7 @@ func (s *scan) kernel(t *gpu.Thread) {
 			sum += items[k]
 		}
 	}
-	excl, total := blockScan(t, "warpSums", sum)
+	excl, total := block.ExclusiveScan(t, block.Temp[int32](t, "warpSums"), sum, 0, gpu.Add[int32])
 	if t.Rank() == 0 {
 		sh.Store(t, 1, s.lookBack(t, tile, total))
 	}

@@ -90,7 +90,7 @@ func (e *entry) keyAfter(key uint64, c *access, k Kind, before flags, locks *loc
 	if key == 0 || k != 0 || e.flags != before || e.locks != locks {
 		return 0
 	}
-	if !c.store && e.flags&fWriter != 0 && e.w.th.w == c.rec.th.w {
+	if !c.store && e.flags&fWriter != 0 && c.th.sameWarp(e.w.gid()) {
 		return 0
 	}
 	return key

@@ -21,11 +21,13 @@ import (
 //
 // Launches are numbered as they start. Launch p is concurrent with a
 // running launch l if p started after l, or was running when l started;
-// any other p ended before l started, which orders it. A detector
-// attached to a device (gpu.DeviceConfig.Observer) records from every
-// launch's start; any other starts recording when a second launch
-// starts while one runs, and a running launch's accesses before that
-// moment are not in the table.
+// any other p ended before l started, which orders it. A launch that runs
+// alone records nothing in the table, so launches the host runs one after
+// another pay nothing for it: recording starts, for every running launch,
+// when a second launch starts while one runs. A running launch's accesses
+// before that moment are not in the table, so a race between them and
+// the later launch goes unreported; the accesses of both after it are
+// checked against each other.
 //
 // The check treats fences as ordering nothing between launches, so a
 // word handed from one running launch to another by a fence and a
@@ -59,9 +61,11 @@ type crossSide struct {
 	strong bool
 }
 
-// startCross numbers l and, if it overlaps another launch or d is its
-// device's observer, turns on the table for l and for every running
-// launch.
+// startCross numbers l and, if it overlaps another launch, turns on the
+// table for l and for every running launch. The store of o.cross comes
+// after the store of o.xt, and a thread that loads cross as true reads xt
+// after: the atomic store synchronizes before that load, so the thread
+// sees the table.
 func (d *Detector) startCross(l *launch) {
 	x := &d.xl
 	x.mu.Lock()
@@ -75,7 +79,7 @@ func (d *Detector) startCross(l *launch) {
 		x.live = map[*launch]struct{}{}
 	}
 	x.live[l] = struct{}{}
-	if len(x.live) == 1 && !d.deviceWide(l.g) {
+	if len(x.live) == 1 {
 		return
 	}
 	if x.table == nil {
@@ -100,12 +104,6 @@ func (d *Detector) endCross(l *launch) {
 	}
 }
 
-// deviceWide reports whether d observes every launch of g's device.
-func (d *Detector) deviceWide(g *gpu.Grid) bool {
-	o, ok := g.Device.Config().Observer.(*Detector)
-	return ok && o == d
-}
-
 // concurrent reports whether the launch numbered seq ran at once with l.
 func (l *launch) concurrent(seq uint64) bool {
 	return seq > l.seq || slices.Contains(l.before, seq)
@@ -113,10 +111,10 @@ func (l *launch) concurrent(seq uint64) bool {
 
 // checkCross checks global access a of th against the other running
 // launches' accesses to its granules, and records it. site is its site
-// if known.
-func (d *Detector) checkCross(th *thread, t *gpu.Thread, a *gpu.Access, site gpu.Site) {
+// if known, and path the slot of its call path if cached.
+func (d *Detector) checkCross(th *thread, t *gpu.Thread, a *gpu.Access, site gpu.Site, path *siteSlot) {
 	cells := th.crossCells(a.Mem)
-	me := th.crossSide(a, site)
+	me := th.crossSide(a, site, path.stackOf())
 	first, last := a.Offset>>d.shift, (a.Offset+uint64(max(a.Size, 1))-1)>>d.shift
 	for g := first; g <= last && g < uint64(len(cells)); g++ {
 		c := &cells[g]
@@ -154,7 +152,9 @@ func (d *Detector) crossPair(th *thread, t *gpu.Thread, a *gpu.Access, me, p *cr
 	}
 	cur := me.side
 	if cur.Site.IsZero() && t != nil {
-		cur.Site, _ = d.sites.of(t)
+		var path *siteSlot
+		cur.Site, path = d.sites.of(t)
+		cur.Stack = d.stack(t, path)
 	}
 	if d.known(k, cur.Site, p.side.Site) {
 		return
@@ -183,17 +183,23 @@ func (th *thread) crossCells(m *gpu.Memory) []crossCell {
 	return th.xCells
 }
 
-// crossSide returns th's record of a for the table, the last one again
-// when it describes a as well.
-func (th *thread) crossSide(a *gpu.Access, site gpu.Site) *crossSide {
-	if s := th.xLast; s != nil && s.side.Op == a.Op && s.side.Order == a.Order && s.side.Scope == a.Scope && s.side.Site == site {
+// crossSide returns th's record of a, made at site with call stack
+// stack, for the table, the last one again when it describes a as well.
+func (th *thread) crossSide(a *gpu.Access, site gpu.Site, stack []gpu.Site) *crossSide {
+	if s := th.xLast; s != nil && s.side.Op == a.Op && s.side.Order == a.Order && s.side.Scope == a.Scope && s.side.Site == site && sameStack(s.side.Stack, stack) {
 		return s
 	}
 	g := th.l.g
 	s := &crossSide{seq: th.l.seq, launch: g.Name, strong: isStrong(a), side: Side{
 		Block: dimIndex(g.GridDim, th.blk.id), Thread: dimIndex(g.BlockDim, th.rank), BlockID: th.blk.id, GlobalID: th.gid,
-		Warp: th.rank / th.w.n, Lane: th.lane, Op: a.Op, Order: a.Order, Scope: a.Scope, Site: site,
+		Warp: th.rank / th.w.n, Lane: th.lane, Op: a.Op, Order: a.Order, Scope: a.Scope, Site: site, Stack: stack,
 	}}
 	th.xLast = s
 	return s
+}
+
+// sameStack reports whether a and b are one slot's stack: slots share
+// their stacks' arrays, so identity stands in for equality.
+func sameStack(a, b []gpu.Site) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/warpguard/warpguard/gpu"
 	"github.com/warpguard/warpguard/race"
+	"github.com/warpguard/warpguard/race/racetest"
 	"github.com/warpguard/warpguard/scope"
 )
 
@@ -68,26 +70,26 @@ func TestConcurrentLaunchesRace(t *testing.T) {
 		require.NotEmpty(t, r.Previous.Launch)
 		require.NotEqual(t, r.Launch, r.Previous.Launch)
 		require.Contains(t, r.String(), fmt.Sprintf("of launch %q", r.Previous.Launch))
+		require.NotEmpty(t, r.Previous.Stack, "with history, a side of another launch has its stack")
+		require.Equal(t, r.Previous.Site, r.Previous.Stack[0])
 		require.Zero(t, det.MetadataBytes())
 	}
 }
 
 // TestConcurrentLaunchesAtomics: launches running at once may share a
-// word through device-scope atomics, not block-scope ones.
+// word through device-scope atomics, not block-scope ones. The device's
+// detector fails the test at its end on any race not expected.
 func TestConcurrentLaunchesAtomics(t *testing.T) {
 	t.Parallel()
 	for _, s := range []scope.Scope{scope.Device, scope.Block} {
-		det := race.New(race.Options{History: true})
-		d, err := gpu.NewDevice(gpu.DeviceConfig{Observer: det})
-		require.NoError(t, err)
-		x := gpu.Alloc[int32](d, "x", 1)
-		overlapping(t, d, nil, func(t *gpu.Thread) { x.AtomicAdd(t, 0, 1, s) })
-		if s == scope.Device {
-			require.Empty(t, det.Reports())
-			continue
-		}
-		require.Len(t, det.Reports(), 1)
-		require.Equal(t, race.ScopedAtomic, det.Reports()[0].Kind)
+		t.Run(s.String(), func(t *testing.T) {
+			d := racetest.Device(t)
+			x := gpu.Alloc[int32](d, "x", 1)
+			overlapping(t, d, nil, func(t *gpu.Thread) { x.AtomicAdd(t, 0, 1, s) })
+			if s == scope.Block {
+				require.Len(t, racetest.Expect(t, racetest.DetectorOf(d), race.ScopedAtomic, x), 1)
+			}
+		})
 	}
 }
 
@@ -95,14 +97,65 @@ func TestConcurrentLaunchesAtomics(t *testing.T) {
 // is ordered before it, though the device's detector saw both.
 func TestHostOrderedLaunches(t *testing.T) {
 	t.Parallel()
-	det := race.New(race.Options{History: true})
-	d, err := gpu.NewDevice(gpu.DeviceConfig{Observer: det})
-	require.NoError(t, err)
+	d := racetest.Device(t) // fails the test at its end on any race
 	x := gpu.Alloc[int32](d, "x", 1)
 	cfg := gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}}
 	for range 3 {
 		require.NoError(t, d.Launch(context.Background(), cfg, increment(x)))
 	}
-	require.Empty(t, det.Reports())
 	require.Equal(t, []int32{30}, x.Host())
+}
+
+// TestHostOrderedLaunchesRecordNothing: a launch that runs alone keeps no
+// cross-launch record, so under the device's detector it allocates what it
+// does under its own detector, however many accesses it makes.
+func TestHostOrderedLaunchesRecordNothing(t *testing.T) {
+	allocs := map[bool]float64{}
+	for _, deviceWide := range []bool{false, true} {
+		d, launch, k := orderedLaunches(t, deviceWide, 16)
+		allocs[deviceWide] = testing.AllocsPerRun(5, func() {
+			assert.NoError(t, d.Launch(context.Background(), launch, k))
+		})
+	}
+	require.LessOrEqual(t, allocs[true], allocs[false]+4, "allocations per launch, device-wide against per-launch")
+}
+
+// orderedLaunches returns a device, a launch configuration of 4 blocks of
+// 32 threads checked by a detector on the device (deviceWide) or on the
+// launch, and a kernel in which each thread loads and stores its own word
+// n times.
+func orderedLaunches(tb testing.TB, deviceWide bool, n int) (*gpu.Device, gpu.Config, gpu.Kernel) {
+	det := race.New(race.Options{})
+	cfg := gpu.DeviceConfig{}
+	launch := gpu.Config{Name: "ordered", Grid: gpu.Dim3{X: 4}, Block: gpu.Dim3{X: 32}}
+	if deviceWide {
+		cfg.Observer = det
+	} else {
+		launch.Observer = det
+	}
+	d, err := gpu.NewDevice(cfg)
+	require.NoError(tb, err)
+	x := gpu.Alloc[uint32](d, "x", 4*32)
+	return d, launch, func(t *gpu.Thread) {
+		i := t.GlobalID()
+		for range n {
+			x.Store(t, i, x.Load(t, i)+1)
+		}
+	}
+}
+
+// BenchmarkHostOrderedLaunches measures launches the host runs one after
+// another, checked by a detector attached to the device and by one given
+// to each launch: the cost of the device-wide detector's cross-launch
+// bookkeeping when no two launches overlap.
+func BenchmarkHostOrderedLaunches(b *testing.B) {
+	for _, deviceWide := range []bool{false, true} {
+		b.Run(fmt.Sprintf("device-wide=%v", deviceWide), func(b *testing.B) {
+			d, launch, k := orderedLaunches(b, deviceWide, 256)
+			b.ReportAllocs()
+			for b.Loop() {
+				require.NoError(b, d.Launch(context.Background(), launch, k))
+			}
+		})
+	}
 }

@@ -38,10 +38,13 @@ type Detector struct {
 	// launches maps the running launches' grids to their *launch. A
 	// sync.Map finds one without a lock, and adding one copies nothing.
 	launches sync.Map
-	mu       sync.Mutex // guards reports
-	reports  reports
-	xl       crossLaunches // orders launches that overlap (crosslaunch.go)
-	pre      *precise      // with Options.Precise, the mode that checks instead (precise.go)
+	// last is the launch launchOf found last: most threads look up the
+	// one launch running, and the map's lookup hashes an interface.
+	last    atomic.Pointer[launch]
+	mu      sync.Mutex // guards reports
+	reports reports
+	xl      crossLaunches // orders launches that overlap (crosslaunch.go)
+	pre     *precise      // with Options.Precise, the mode that checks instead (precise.go)
 }
 
 // New returns a detector configured by opt.
@@ -51,6 +54,7 @@ func New(opt Options) *Detector {
 	if opt.Lock == LockStriped {
 		d.stripes = new(stripes)
 	}
+	d.sites.stacks = opt.History
 	if opt.Precise {
 		d.pre = newPrecise(d)
 	}
@@ -83,6 +87,7 @@ func (d *Detector) LaunchEnd(g *gpu.Grid, _ error) {
 		return
 	}
 	l := v.(*launch)
+	d.last.CompareAndSwap(l, nil)
 	d.endCross(l)
 	if l.central != nil {
 		l.central.stop()
@@ -114,22 +119,33 @@ func (d *Detector) BlockEnd(g *gpu.Grid, b int) {
 	d.endBlock(l, b)
 }
 
-// endBlock adds the block's counters to the totals and frees its shared
-// memories' metadata; its thread states stay until the launch ends.
+// endBlock adds the block's counters to the totals, frees its shared
+// memories' metadata and recycles its state (see launch.end).
 func (d *Detector) endBlock(l *launch, b int) {
 	d.notePeak()
-	blk := l.block[b].Load()
+	blk := l.res.get(b)
+	if blk == nil { // its start failed
+		l.mem.freeBlock(b)
+		return
+	}
 	var sum counters // one atomic add per counter per block, not per thread
 	for i := range blk.threads {
 		sum.add(&blk.threads[i].n)
 	}
 	d.totals.add(&sum)
-	l.end(b)
+	l.end(blk)
 }
 
+// launchOf returns g's running launch.
 func (d *Detector) launchOf(g *gpu.Grid) *launch {
+	if l := d.last.Load(); l != nil && l.g == g {
+		return l
+	}
 	v, _ := d.launches.Load(g)
 	l, _ := v.(*launch)
+	if l != nil {
+		d.last.Store(l)
+	}
 	return l
 }
 
@@ -159,7 +175,7 @@ func (d *Detector) Access(t *gpu.Thread, a *gpu.Access) {
 		site, path = d.sites.of(t)
 	}
 	if a.Mem.Space == gpu.GlobalSpace && th.l.cross.Load() {
-		d.checkCross(th, t, a, site)
+		d.checkCross(th, t, a, site, path)
 	}
 	if c := th.l.central; c != nil {
 		c.send(event{kind: evAccess, th: th, a: *a, site: site, path: path, seq: th.seq.Load()})
@@ -206,14 +222,14 @@ func (d *Detector) access(th *thread, t *gpu.Thread, a *gpu.Access, site gpu.Sit
 		}
 		hasEntry = e
 	}
-	var c access
+	c := access{th: th}
 	th.fill(&c.rec, a)
 	if seq != nil {
 		c.rec.seq = *seq
 	}
 	c.site = site
 	c.store = a.Op.Writes()
-	st := c.rec.stamp()
+	st := c.stamp()
 	if first == last && seq != nil && s.repeats(first, st, path) {
 		th.n.repeats++
 		return // a repeat: checking it again would change nothing
@@ -229,7 +245,7 @@ func (d *Detector) access(th *thread, t *gpu.Thread, a *gpu.Access, site gpu.Sit
 	}
 	for g := first; g <= last; g++ {
 		if k, f := d.checkEntry(th, s, g, hasEntry, &c, st, key, path); k != 0 {
-			d.found(th, t, a, &c, &f)
+			d.found(th, t, a, &c, path, &f)
 		}
 	}
 }
@@ -248,10 +264,7 @@ func (d *Detector) checkEntry(th *thread, s *shadow, g uint64, hasEntry bool, c 
 	lk := &th.l.lk
 	lk.lock(th, e, x)
 	if !hasEntry {
-		if v := th.l.expand(s.slot(g), e, x); v != 0 {
-			lk.unlock(e, x, 0)
-			panic(lostFirst(s, g, v))
-		}
+		th.l.expand(s.slot(g), e, x)
 	}
 	if d.paths {
 		e.ckey.Store(0) // a reader matching the key must see its path
@@ -259,7 +272,11 @@ func (d *Detector) checkEntry(th *thread, s *shadow, g uint64, hasEntry bool, c 
 	}
 	before, locks := e.flags, e.locks
 	var f finding
-	k := e.check(c, x, &f)
+	at := path // the slot of c's site, which the entry keeps with history
+	if at == nil && d.paths && !c.site.IsZero() {
+		at = d.sites.bareSlot(c.site)
+	}
+	k := e.check(c, at, x, &f)
 	if next := e.keyAfter(key, c, k, before, locks); next != e.ckey.Load() {
 		e.ckey.Store(next)
 	}

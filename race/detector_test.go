@@ -10,6 +10,7 @@ import (
 
 	"github.com/warpguard/warpguard/gpu"
 	"github.com/warpguard/warpguard/race"
+	"github.com/warpguard/warpguard/race/racetest"
 	"github.com/warpguard/warpguard/scope"
 )
 
@@ -159,9 +160,18 @@ func TestReportFields(t *testing.T) {
 }
 
 func TestDetectorIsAllocationFreeOnRepeats(t *testing.T) {
+	for _, opt := range []race.Options{{}, {History: true}} {
+		allocationFreeOnRepeats(t, opt)
+	}
+}
+
+// allocationFreeOnRepeats requires that a detector with options opt
+// allocates nothing per check: with history, sites and stacks are cached
+// per call path.
+func allocationFreeOnRepeats(t *testing.T, opt race.Options) {
 	d := newDevice(t)
 	x := gpu.Alloc[int32](d, "x", 1)
-	det := race.New(race.Options{})
+	det := race.New(opt)
 	launch := func(n int) float64 {
 		return testing.AllocsPerRun(5, func() {
 			err := d.Launch(context.Background(), gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Observer: det},
@@ -179,7 +189,7 @@ func TestDetectorIsAllocationFreeOnRepeats(t *testing.T) {
 	// The launch allocates a few objects, fewer when the detector's pools
 	// hand it state (and -race makes pools drop some at random); a
 	// thousand checks more must add none.
-	require.InDelta(t, launch(1), launch(1000), 3, "checks allocate nothing; only the launch does")
+	require.InDelta(t, launch(1), launch(1000), 3, "checks allocate nothing; only the launch does (%+v)", opt)
 }
 
 func TestHaltIsAnError(t *testing.T) {
@@ -281,6 +291,30 @@ func TestDeterministicKinds(t *testing.T) {
 		}
 		require.Equal(t, first, got)
 	}
+}
+
+// TestTreeReductionUnderSchedules: a shared-memory tree reduction whose
+// steps a __syncthreads separates is clean under every schedule tried, and
+// computes the block's sum.
+func TestTreeReductionUnderSchedules(t *testing.T) {
+	t.Parallel()
+	d := newDevice(t)
+	sums := gpu.Alloc[int32](d, "sums", 2)
+	cfg := gpu.Config{Name: "tree", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 64}}
+	require.Zero(t, racetest.Explore(t, 16, d, cfg, func(t *gpu.Thread) {
+		s := gpu.Shared[int32](t, "s", 64)
+		s.Store(t, t.Rank(), int32(t.Rank()))
+		for half := 32; half > 0; half /= 2 {
+			t.SyncThreads()
+			if t.Rank() < half {
+				s.Store(t, t.Rank(), s.Load(t, t.Rank())+s.Load(t, t.Rank()+half))
+			}
+		}
+		if t.Rank() == 0 {
+			sums.Store(t, t.Block(), s.Load(t, 0))
+		}
+	}))
+	require.Equal(t, []int32{63 * 32, 63 * 32}, sums.Host())
 }
 
 // kindsOf returns the set of rs's kinds.

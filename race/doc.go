@@ -7,7 +7,10 @@
 // A [Detector] implements [gpu.Observer]. Give it to a launch through
 // gpu.Config.Observer; after the launch, [Detector.Reports] lists the races
 // it saw. Package racetest runs a launch under a detector and fails a test
-// with every report, as `go test -race` does for Go data races.
+// with every report, as `go test -race` does for Go data races; a detector
+// in gpu.DeviceConfig.Observer checks every launch of its device. The
+// WARPGUARD environment variable configures detectors as GORACE configures
+// Go's (see [ParseEnv]).
 //
 // # Algorithm
 //
@@ -84,15 +87,15 @@
 //
 // # Cost
 //
-// A check costs tens of ns, most of it one lock on the granule's metadata;
+// Most of a check's cost is one lock on the granule's metadata;
 // a repeated access by the same thread with no synchronization since skips
 // the lock, and so does a load or atomic that repeats the check a lane of
 // the same warp just made (warp coalescing, iGUARD §6.5, adapted to lanes
 // that are not in lockstep: see coalesce.go). A check that finds its entry
 // locked backs off exponentially up to a cap that grows with the warps
 // launched, then yields (backoff.go). A granule's first access takes no
-// lock at all: its metadata starts as one word holding the access's
-// stamp, whose record the thread keeps, and becomes a full entry (128
+// lock at all: its metadata starts as one word holding the access
+// itself, packed, and becomes a full entry (128
 // bytes; 168 with LockMutex, which keeps a mutex beside it) only when
 // another access needs one (first.go; Options.FullEntries turns this
 // off). So a granule touched once, as most of a big kernel's are, costs
@@ -102,7 +105,7 @@
 // call paths, so they give every granule its entry at once (168 bytes).
 // Metadata is allocated in pages on first touch and reused across
 // launches, as are the blocks' synchronization states. History adds a
-// site lookup per access, cached per call path.
+// site lookup per access, cached per call path with the path's call stack.
 //
 // # Configurations
 //

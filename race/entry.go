@@ -29,9 +29,11 @@ const (
 
 // record is one side of a potential race: who accessed, and the state of
 // that thread's synchronization at the time; 32 bytes. Its site, kept
-// only with history, lives in the entry's extra.
+// only with history, lives in the entry's extra. It names its thread by
+// global id, not by its state, which is recycled with its block (see
+// launch.threadOf).
 type record struct {
-	th     *thread
+	tid    int    // the thread's global id plus one; 0 in no record
 	seq    uint32 // th's fence seq at the access (see thread.last)
 	bar    uint32 // th's block's barrier epoch
 	wep    uint32 // th's lane epoch in its warp
@@ -46,6 +48,7 @@ type record struct {
 // access is the access being checked.
 type access struct {
 	rec   record
+	th    *thread  // the accessing thread, nil for an unpacked first
 	site  gpu.Site // where, if known
 	store bool     // the op may write
 	locks *lockSet // locks the thread holds
@@ -56,47 +59,50 @@ type access struct {
 type finding struct {
 	kind   Kind
 	prev   record
-	site   gpu.Site // prev's site, with history
-	shared flags    // the sharing bits at the check
-	locks  *lockSet // the entry's lockset at the check
+	site   gpu.Site   // prev's site, with history
+	stack  []gpu.Site // prev's call stack, with history
+	shared flags      // the sharing bits at the check
+	locks  *lockSet   // the entry's lockset at the check
 }
 
-// check runs the race checks for c against the entry, whose extra is x,
-// and updates it. It returns the kind of race found, 0 for none, and then
+// check runs the race checks for c, made at the site of slot at (nil
+// without history), against the entry, whose extra is x, and updates it. It returns the kind of race found, 0 for none, and then
 // fills f. Preconditions: e locked.
-func (e *entry) check(c *access, x *extra, f *finding) Kind {
+func (e *entry) check(c *access, at *siteSlot, x *extra, f *finding) Kind {
 	if e.flags&fValid == 0 {
 		e.flags, e.locks = fValid, c.locks
-		e.record(c, x)
+		e.record(c, at, x)
 		return 0
 	}
 	md := &e.r // stores and atomics are checked against the last accessor
 	if !c.store {
 		if e.flags&fWriter == 0 {
-			e.record(c, x) // nothing written yet: a read conflicts with nothing
+			e.record(c, at, x) // nothing written yet: a read conflicts with nothing
 			return 0
 		}
 		md = &e.w // loads only against the last writer
 	}
 	shared, locks := e.flags&fShared, e.locks
 	k := e.decide(md, c)
-	if k == 0 && c.store && e.o.th != nil {
+	if k == 0 && c.store && e.o.tid != 0 {
 		if k = e.otherRace(c); k != 0 {
 			md = &e.o
 		}
 	}
 	if k != 0 {
-		*f = finding{kind: k, prev: *md, site: e.siteOf(md, x), shared: shared, locks: locks}
+		p := e.siteOf(md, x)
+		*f = finding{kind: k, prev: *md, site: p.siteOf(), stack: p.stackOf(), shared: shared, locks: locks}
 	}
-	e.record(c, x)
+	e.record(c, at, x)
 	return k
 }
 
-// siteOf returns the site of e's record md, kept in x with history.
-func (e *entry) siteOf(md *record, x *extra) gpu.Site {
+// siteOf returns the slot of the site of e's record md, kept in x with
+// history; nil if unknown.
+func (e *entry) siteOf(md *record, x *extra) *siteSlot {
 	switch {
 	case x == nil:
-		return gpu.Site{}
+		return nil
 	case md == &e.w:
 		return x.w
 	case md == &e.o:
@@ -114,24 +120,25 @@ func (e *entry) siteOf(md *record, x *extra) gpu.Site {
 // readers older than that.
 func (e *entry) otherRace(c *access) Kind {
 	o := &e.o
-	if o.th == c.rec.th || e.shortcut(o, c) != noShortcut {
+	if o.gid() == c.rec.gid() || e.shortcut(o, c) != noShortcut {
 		return 0
 	}
 	return e.fenceRace(o, c)
 }
 
-// record makes c the last accessor, and the last writer if it writes. A
+// record makes c, made at the site of slot at, the last accessor, and the
+// last writer if it writes. A
 // store is checked against every remembered reader, so it clears the
 // other reader; a load keeps the accessor it replaces, if another thread.
-func (e *entry) record(c *access, x *extra) {
+func (e *entry) record(c *access, at *siteSlot, x *extra) {
 	switch {
 	case c.store:
 		e.w, e.o = c.rec, record{}
 		e.flags |= fModified | fWriter
 		if x != nil {
-			x.w, x.o = c.site, gpu.Site{}
+			x.w, x.o = at, nil
 		}
-	case e.r.th != c.rec.th:
+	case e.r.gid() != c.rec.gid():
 		e.o = e.r
 		if x != nil {
 			x.o = x.r
@@ -139,7 +146,7 @@ func (e *entry) record(c *access, x *extra) {
 	}
 	e.r = c.rec
 	if x != nil {
-		x.r = c.site
+		x.r = at
 	}
 }
 
@@ -189,11 +196,11 @@ func (e *entry) shortcut(md *record, c *access) int {
 		// grid.Sync orders every thread of the grid, forgotten readers
 		// too (iGUARD has no native grid barrier to see).
 		return gridSync
-	case md.th.blk == cur.th.blk && md.bar != cur.bar && e.flags&fDevShared == 0:
+	case c.th.sameBlock(md.gid()) && md.bar != cur.bar && e.flags&fDevShared == 0:
 		return barrier
-	case md.th.blk == cur.th.blk && e.flags&fDevShared == 0 && md.th.tiledWith(md.tile, cur.th):
+	case c.th.sameBlock(md.gid()) && e.flags&fDevShared == 0 && c.th.l.threadOf(md.gid()).tiledWith(md.tile, c.th):
 		return tileSync
-	case md.strong && cur.strong && covers(md.scope, md, cur) && covers(cur.scope, md, cur):
+	case md.strong && cur.strong && covers(md.scope, md, c) && covers(cur.scope, md, c):
 		// Morally strong: both atomic, each scope covering both threads.
 		// iGUARD checks only the earlier access's scope (one-sided), so a
 		// block atomic after a device atomic from another block passed.
@@ -207,7 +214,7 @@ func (e *entry) shortcut(md *record, c *access) int {
 func (e *entry) ordered(md *record, c *access) bool {
 	switch e.shortcut(md, c) {
 	case programOrder:
-		if md.th.blk == c.rec.th.blk && md.bar == c.rec.bar {
+		if md.bar == c.rec.bar { // program order is within a warp
 			e.locks = e.locks.intersect(c.locks)
 		} else {
 			e.locks = c.locks
@@ -234,24 +241,27 @@ func (e *entry) ordered(md *record, c *access) bool {
 // bits clear, since forgotten readers may not be in program order.
 func (e *entry) programOrder(md *record, c *access) bool {
 	cur := &c.rec
-	if md.th.w != cur.th.w || c.store && e.flags&fShared != 0 {
+	if !c.th.sameWarp(md.gid()) || c.store && e.flags&fShared != 0 {
 		return false
 	}
-	return md.th == cur.th || cur.th.w.after(cur.th.lane, md.th.lane, md.wep)
+	return md.gid() == cur.gid() || c.th.w.after(c.th.lane, md.gid()-c.th.wfirst, md.wep)
 }
 
-// covers reports whether scope s orders the threads of records a and b.
-func covers(s scope.Scope, a, b *record) bool {
-	return s.Covers(a.th.place(), b.th.place())
+// covers reports whether scope s orders the threads of record a and
+// access c.
+func covers(s scope.Scope, a *record, c *access) bool {
+	g := c.th.l.g
+	return s.Covers(a.place(g), c.rec.place(g))
 }
 
-// fencedSince reports whether md's thread has executed a fence counted in
-// slot from or a wider one since md's access: whether the last such fence
-// (or, with the central checker, release) came after it in the thread's
-// numbering.
-// A thread's numbers never wrap: see thread.number.
-func fencedSince(md *record, from int) bool {
-	return md.th.last[from].Load() > md.seq || md.th.rel[from].Load() > md.seq
+// gid returns the global id of r's thread.
+func (r *record) gid() int { return r.tid - 1 }
+
+// place returns the coordinates of r's thread, of a launch of g, for
+// scope comparisons.
+func (r *record) place(g *gpu.Grid) scope.Place {
+	b := r.gid() / g.BlockSize
+	return scope.Place{Thread: r.gid(), Warp: b*g.Warps + (r.gid()-b*g.BlockSize)/g.WarpSize, Block: b}
 }
 
 // need returns the narrowest fence that, executed by md's thread after its
@@ -262,9 +272,9 @@ func fencedSince(md *record, from int) bool {
 // the device fence, and so do we.
 func (e *entry) need(md *record, c *access) int {
 	switch {
-	case md.th.blk != c.rec.th.blk || e.flags&fDevShared != 0:
+	case !c.th.sameBlock(md.gid()) || e.flags&fDevShared != 0:
 		return fenceDevice
-	case md.th.w == c.rec.th.w && e.flags&fShared == 0:
+	case c.th.sameWarp(md.gid()) && e.flags&fShared == 0:
 		return fenceWarp
 	}
 	return fenceBlock
@@ -282,20 +292,20 @@ func (e *entry) race(md *record, c *access) Kind {
 // adequately since md's access.
 func (e *entry) fenceRace(md *record, c *access) Kind {
 	cur := &c.rec
-	if fencedSince(md, e.need(md, c)) {
+	if c.th.l.fencedSince(md, e.need(md, c)) {
 		return 0
 	}
 	// R1, made symmetric: either atomic's scope may be the narrow one. As
 	// in iGUARD it is checked before the fences, but only for pairs no
 	// fence ordered (see need), so a block atomic ordered after a device
 	// atomic by a fence chain is no race (ScoR's hrd-indirect).
-	if md.strong && !covers(md.scope, md, cur) || md.strong && cur.strong && !covers(cur.scope, md, cur) {
+	if md.strong && !covers(md.scope, md, c) || md.strong && cur.strong && !covers(cur.scope, md, c) {
 		return ScopedAtomic
 	}
 	switch {
-	case md.th.w == cur.th.w && e.flags&fShared == 0:
+	case c.th.sameWarp(md.gid()) && e.flags&fShared == 0:
 		return MissingSyncwarp // R2
-	case md.th.blk == cur.th.blk:
+	case c.th.sameBlock(md.gid()):
 		return MissingBlockFence // R3
 	}
 	return MissingDeviceFence // R4
@@ -314,19 +324,19 @@ func (e *entry) lockRace(c *access) Kind {
 // (iGUARD S5). iGUARD compares the last accessor's recorded fence counter
 // with the last writer's current one; we compare it with its own thread's.
 func (e *entry) share(c *access) {
-	r := &e.r
+	r, cur, l := &e.r, c.th, c.th.l
 	switch {
-	case r.th == c.rec.th:
-	case fencedSince(r, fenceDevice):
+	case r.gid() == c.rec.gid():
+	case l.fencedSince(r, fenceDevice):
 		e.flags &^= fShared
-	case r.th.blk == c.rec.th.blk && fencedSince(r, fenceBlock):
+	case cur.sameBlock(r.gid()) && l.fencedSince(r, fenceBlock):
 		e.flags &^= fBlkShared
-	case e.flags&fWriter != 0 && e.w.th.blk != r.th.blk:
-		if r.th.blk != c.rec.th.blk {
+	case e.flags&fWriter != 0 && e.w.gid()/l.g.BlockSize != r.gid()/l.g.BlockSize:
+		if !cur.sameBlock(r.gid()) {
 			e.flags |= fDevShared
 		}
 		e.flags &^= fBlkShared
-		if r.th.blk == c.rec.th.blk && e.flags&fDevShared == 0 {
+		if cur.sameBlock(r.gid()) && e.flags&fDevShared == 0 {
 			e.flags |= fBlkShared
 		}
 	}
@@ -365,7 +375,7 @@ type extra struct {
 	// with history: a repeat from another line must be recorded, for its
 	// site.
 	path    atomic.Pointer[siteSlot]
-	r, w, o gpu.Site // the sites of the entry's records, under its lock
+	r, w, o *siteSlot // the sites of the entry's records, under its lock
 }
 
 // pathOf returns the call path x holds, nil without an extra.

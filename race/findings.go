@@ -57,20 +57,31 @@ func (h *Halt) Error() string { return "race: halted at the first race:\n" + h.R
 
 // found records a race that access a of thread th found. t is th's
 // gpu.Thread when the check runs on it (inline), else nil (central), and
-// then the site was captured at the access.
-func (d *Detector) found(th *thread, t *gpu.Thread, a *gpu.Access, c *access, f *finding) {
+// then the site was captured at the access. path is the slot of the
+// access's call path, if cached.
+func (d *Detector) found(th *thread, t *gpu.Thread, a *gpu.Access, c *access, path *siteSlot, f *finding) {
 	if c.site.IsZero() && t != nil {
 		// The site cache keys by the frames above found, which are as
 		// fixed per call path as Access's: a racy loop pays one
 		// frame-pointer walk per repeat of its race, not a stack walk.
-		c.site, _ = d.sites.of(t)
+		c.site, path = d.sites.of(t)
 	}
 	if d.known(f.kind, c.site, f.site) {
 		return // a race already reported: skip building its evidence
 	}
 	r := Report{Kind: f.kind, Launch: th.l.g.Name, Mem: a.Mem, Index: a.Index,
-		Current: side(&c.rec, c.site), Previous: side(&f.prev, f.site), Evidence: evidence(f, c)}
+		Current: side(&c.rec, c.site, th.l.g, d.stack(t, path)), Previous: side(&f.prev, f.site, th.l.g, f.stack), Evidence: evidence(f, c)}
 	d.keep(r, t)
+}
+
+// stack returns the call stack of the access t makes now, whose site's
+// slot is path: the slot's, or, with history and no stack cached, t's
+// own. Without history it is nil.
+func (d *Detector) stack(t *gpu.Thread, path *siteSlot) []gpu.Site {
+	if s := path.stackOf(); s != nil || !d.opt.History || t == nil {
+		return s
+	}
+	return t.CallerStack(stackDepth)
 }
 
 // keep records race r, found by the thread t runs (nil when the central
@@ -92,7 +103,8 @@ func (d *Detector) keep(r Report, t *gpu.Thread) {
 
 // known reports whether the race of kind between sites cur and prev was
 // reported already. Most races a kernel makes repeat one pair of lines
-// thousands of times; building each one's report cost microseconds.
+// thousands of times, and building a report walks stacks and formats
+// text, so a repeat is dropped before any of that.
 func (d *Detector) known(kind Kind, cur, prev gpu.Site) bool {
 	k := reportKey{kind, locate(cur), locate(prev)}
 	d.mu.Lock()
@@ -106,6 +118,30 @@ func (d *Detector) Reports() []Report {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return append([]Report(nil), d.reports.list...)
+}
+
+// Take removes the reports match accepts from those the detector keeps,
+// and returns them in the order they were found. A race taken stays
+// known: the same pair of sites is not reported again until [Detector.Reset].
+// Take lets a test consume the races it expects, so that a later check of
+// the rest does not fail on them. Recording a report and Take hold one
+// lock, so a race found by a launch that returned before Take was called
+// (its return synchronizes before the call) is among those Take sees.
+func (d *Detector) Take(match func(Report) bool) []Report {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var taken []Report
+	keep := d.reports.list[:0]
+	for _, r := range d.reports.list {
+		if match(r) {
+			taken = append(taken, r)
+			continue
+		}
+		keep = append(keep, r)
+	}
+	clear(d.reports.list[len(keep):])
+	d.reports.list = keep
+	return taken
 }
 
 // Dropped returns how many distinct races were found past MaxReports.

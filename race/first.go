@@ -1,40 +1,38 @@
 package race
 
 import (
-	"fmt"
-	"math/bits"
 	"sync/atomic"
-	"unsafe"
 
 	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/scope"
 )
 
 // First records. Most granules of a big kernel are touched once, or by
 // one thread in one synchronization state: a hash table's values, a
-// scan's outputs, an input read once. A full entry for each (128 bytes
-// per 4-byte granule) would make such a kernel's metadata 32 times its
-// data, and every first touch a cache miss that costs far more than the
-// access itself.
+// scan's outputs, an input read once. A full entry for each would make
+// such a kernel's metadata many times its data, and every first touch a
+// cache miss that costs far more than the access itself.
 //
-// So a granule's metadata starts as one word, its slot, which holds the
-// stamp of its first access; the accessing thread keeps the record of
-// that access, one for all its first touches in one synchronization
-// state with one kind of access (64 bytes, in the block's state, reused
-// from launch to launch). A first touch is a compare-and-swap of the
-// stamp into the slot: no lock, no entry, eight bytes of metadata per
-// granule. An access whose stamp equals the slot's repeats the first
-// access and is skipped, as a repeat of an entry's last update is. Any
-// other access gives the granule its entry: under the entry's lock it
-// marks the slot expanded, finds the first access's record by its stamp,
-// applies to the fresh entry exactly the update a check of that access
-// would have made then, and checks as usual. Nothing else touched the
-// granule in between (anything else would have expanded it first), and a
-// check of a fresh entry finds no race, so no verdict moves. Atomics take
-// the entry at once.
+// So a granule's metadata starts as one word, its slot, which holds its
+// first access whole, packed (a first): the thread, the kind of access,
+// and the thread's synchronization state, when that state is one a word
+// can hold exactly: no warp collective, grid or tile sync and no lock
+// activity yet, and few enough fences and barriers. A first touch is a
+// compare-and-swap of the first into the slot: no lock, no entry, no
+// record kept anywhere else, eight bytes of metadata per granule. An
+// access whose first equals the slot's repeats the first access and is
+// skipped, as a repeat of an entry's last update is. Any other access
+// gives the granule its entry: under the entry's lock it marks the slot
+// expanded, unpacks the first access, applies to the fresh entry
+// exactly the update a check of that access would have made then, and
+// checks as usual. Nothing else touched the granule in between
+// (anything else would have expanded it first), and a check of a fresh
+// entry finds no race, so no verdict moves. Atomics, and accesses in a
+// state a first cannot hold, take the entry at once.
 //
-// A slot moves from 0 to a stamp, or from a stamp to a later store's of
+// A slot moves from 0 to a first, or from a first to a later store's of
 // the same thread (see supersedes), by a compare-and-swap without a lock;
-// and from a stamp (or 0) to expanded, by a compare-and-swap under the
+// and from a first (or 0) to expanded, by a compare-and-swap under the
 // entry's lock; it never moves back within a launch. Slots hold no
 // pointers, so the collector never scans them and storing one costs no
 // write barrier. Detectors that record sites (history, the central
@@ -42,24 +40,74 @@ import (
 // need a site each. So do memories a detector has learned expand anyway
 // (density.go).
 
-// expanded is a slot's value once its granule has an entry. No stamp has
-// the lock bit set (see stamp).
-const expanded = locked
+// A first is a granule's first access, packed in its slot:
+//
+//	bit  63      the lock bit: set only in expanded, never in a first
+//	bits 30..62  the thread's global id plus one; 0 is no first
+//	bits 23..29  the access: a store bit (29), its order (26..28) and
+//	             scope (23..25)
+//	bits 11..22  the thread's block's barrier epoch
+//	bits  0..10  the thread's fence seq
+//
+// Every other counter of its record is 0, and its lockset empty.
+type first uint64
 
-// A first is the record of a thread's first accesses to granules, shared
-// by the granules it touched first in one synchronization state with one
-// kind of access. It never changes once published.
-type first struct {
-	c     access
-	stamp stamp // c's stamp, which the slots of those granules hold
+// The first's layout.
+const (
+	firstSeqBits     = 11
+	firstBarBits     = 12
+	firstClassShift  = firstSeqBits + firstBarBits
+	firstThreadShift = firstClassShift + 7
+	firstThreads     = 1<<(63-firstThreadShift) - 1
+
+	// expanded is a slot's value once its granule has an entry.
+	expanded first = 1 << 63
+)
+
+// newFirst packs th's access a at fence seq and barrier epoch bar, or
+// returns 0 when the fields do not fit. The caller has checked the
+// counters a first holds as 0.
+func newFirst(gid int, a *gpu.Access, seq, bar uint32) first {
+	if a.Op > gpu.OpStore || gid >= firstThreads || seq >= 1<<firstSeqBits || bar >= 1<<firstBarBits {
+		return 0
+	}
+	class := uint64(a.Op)<<6 | uint64(a.Order)<<3 | uint64(a.Scope)
+	return first(uint64(gid+1)<<firstThreadShift | class<<firstClassShift | uint64(bar)<<firstSeqBits | uint64(seq))
+}
+
+// thread returns the global id of f's thread.
+func (f first) thread() int { return int(f>>firstThreadShift) - 1 }
+
+// unpack returns f's access, for a check of a fresh entry, which needs
+// nothing of its thread's state.
+func (f first) unpack() access {
+	class := uint64(f>>firstClassShift) & (1<<7 - 1)
+	a := gpu.Access{Op: gpu.Op(class >> 6), Order: gpu.Order(class >> 3 & 7), Scope: scope.Scope(class & 7)}
+	r := record{tid: f.thread() + 1, op: a.Op, order: a.Order, scope: a.Scope, strong: isStrong(&a),
+		seq: uint32(f) & (1<<firstSeqBits - 1), bar: uint32(f>>firstSeqBits) & (1<<firstBarBits - 1)}
+	return access{rec: r, store: a.Op.Writes()}
+}
+
+// firstWord is a slot, read and written atomically.
+type firstWord struct{ v atomic.Uint64 }
+
+// Load atomically loads the slot.
+func (w *firstWord) Load() first { return first(w.v.Load()) }
+
+// Store atomically stores f.
+func (w *firstWord) Store(f first) { w.v.Store(uint64(f)) }
+
+// CompareAndSwap atomically replaces old with f, reporting whether it did.
+func (w *firstWord) CompareAndSwap(old, f first) bool {
+	return w.v.CompareAndSwap(uint64(old), uint64(f))
 }
 
 // firstPage holds the slots of a page of granules, allocated at the
 // first touch of one of them.
-type firstPage [1 << pageBits]stampWord
+type firstPage [1 << pageBits]firstWord
 
 // slot returns granule g's slot.
-func (s *shadow) slot(g uint64) *stampWord {
+func (s *shadow) slot(g uint64) *firstWord {
 	p := s.pages[g>>pageBits].f.Load()
 	if p == nil {
 		p = s.allocSlots(g >> pageBits)
@@ -109,220 +157,57 @@ func (s *shadow) releaseSlots(i uint64) (bytes, exp, once int64) {
 	return n * 8, exp, once
 }
 
-// settleFirst reports whether th's access a to granule g, whose repeat stamp
-// is stamp, is settled without an entry: as g's first access, or as a
-// repeat of it. Otherwise g needs its entry, and hasEntry reports
-// whether it is known to have it.
-func (s *shadow) settleFirst(th *thread, a *gpu.Access, g uint64, st stamp) (done, hasEntry bool) {
+// settleFirst reports whether th's access a to granule g, whose first
+// is f (0 when a first cannot hold it), is settled without an entry: as
+// g's first access, or as a repeat of it. Otherwise g needs its entry,
+// and hasEntry reports whether it is known to have it.
+func (s *shadow) settleFirst(th *thread, a *gpu.Access, g uint64, f first) (done, hasEntry bool) {
 	slot := s.slot(g)
 	v := slot.Load()
 	switch {
 	case v == expanded:
 		return false, true
-	case st == 0 || a.Op.IsRMW():
-		// Atomics are how threads meet: their words are rarely touched
-		// once, and expanding a first record costs more than it saved.
+	case f == 0:
 		return false, false
-	case v == st:
+	case v == f:
 		return th.counted(&th.n.repeats), false
 	}
-	// The lockset is read once: another lane may be publishing the
-	// warp's lock table, and a record must carry the set the decision
-	// to supersede saw.
-	locks := th.lockSet()
-	if (v == 0 || th.supersedes(a, v, locks)) && th.keepFirst(a, st, locks) && slot.CompareAndSwap(v, st) {
+	if (v == 0 || th.supersedes(a, v)) && slot.CompareAndSwap(v, f) {
 		th.n.firsts++
 		return th.counted(&th.n.checks), false
 	}
 	return false, false
 }
 
-// supersedes reports whether th's store a, holding locks, may replace
-// th's own first record with stamp v in a slot: a check of a against
-// that record alone would take the program-order shortcut and leave the
-// entry exactly as a check of a on a fresh entry, when neither access
-// held a lock (a lockset would be intersected). So x[i] = f(x[i]) keeps
-// one word.
-func (th *thread) supersedes(a *gpu.Access, v stamp, locks *lockSet) bool {
-	if a.Op != gpu.OpStore || v.thread() != th.gid || !locks.empty() {
-		return false
-	}
-	f := th.firsts.find(v)
-	return f != nil && f.c.locks.empty()
+// supersedes reports whether th's store a may replace th's own first v
+// in a slot: a check of a against v alone would take the program-order
+// shortcut and leave the entry exactly as a check of a on a fresh entry,
+// since neither access holds a lock (a first holds none). So
+// x[i] = f(x[i]) keeps one word.
+func (th *thread) supersedes(a *gpu.Access, v first) bool {
+	return a.Op == gpu.OpStore && v.thread() == th.gid
 }
 
 // expand gives the granule whose slot is slot its entry e, applying its
 // first access's update, unless it has it already. Preconditions: e
-// locked. It returns the stamp in the slot, leaving slot and entry as
-// they were, if no thread kept a record of it (a bug of this package),
-// else 0.
-func (l *launch) expand(slot *stampWord, e *entry, x *extra) stamp {
+// locked.
+func (l *launch) expand(slot *firstWord, e *entry, x *extra) {
 	for {
 		v := slot.Load()
 		if v == expanded {
-			return 0
+			return
 		}
-		var f *first
-		if v != 0 {
-			if f = l.firstBy(v); f == nil {
-				return v
-			}
-		}
-		// Mark, then apply: a store superseding the first record (see
+		// Mark, then apply: a store superseding the first (see
 		// supersedes) changes the slot without the lock, and would be
-		// lost if the record were applied first. Nobody else reads the
+		// lost if the first were applied before. Nobody else reads the
 		// entry before this check unlocks it.
 		if slot.CompareAndSwap(v, expanded) {
-			if f != nil {
+			if v != 0 {
+				c := v.unpack()
 				var none finding
-				e.check(&f.c, x, &none) // a fresh entry: no race
+				e.check(&c, nil, x, &none) // a fresh entry: no race
 			}
-			return 0
+			return
 		}
 	}
-}
-
-// firstBy returns the first record with stamp, which its thread kept
-// before any slot held the stamp, or nil.
-func (l *launch) firstBy(st stamp) *first {
-	gid := st.thread()
-	if b := l.block[gid/l.g.BlockSize].Load(); b != nil {
-		return b.threads[gid%l.g.BlockSize].firsts.find(st)
-	}
-	return nil
-}
-
-// lostFirst is the panic of a check that found a slot with a stamp no
-// thread kept a record of, after it unlocked the entry: a bug of this
-// package, reported with the place, not a hang of the other threads.
-func lostFirst(s *shadow, g uint64, st stamp) string {
-	return fmt.Sprintf("race: granule %d of %v holds the stamp %#x of thread %d, which kept no record of it",
-		g, s.mem, uint64(st), st.thread())
-}
-
-// A firstList is a thread's first records of a launch, in the order it
-// made them. Only the thread appends; any thread expanding a granule
-// reads. A record is written before the count that publishes it, and
-// never moves: the first lives in the list, the next in chunks of 4, 8,
-// 16, ... records, allocated as needed. The chunks belong to the block's
-// state and outlive the launch, for the next launch that reuses it.
-type firstList struct {
-	n      atomic.Uint32
-	head   first
-	chunks *firstChunkSet
-}
-
-// A firstChunkSet is a thread's chunks of first records.
-type firstChunkSet [firstChunks]atomic.Pointer[first]
-
-// firstChunks bounds a thread's first records per launch at
-// 1+4(2^firstChunks-1), about 260 000; past them its first touches take
-// entries.
-const firstChunks = 16
-
-// at returns record i, which must exist.
-func (fl *firstList) at(i uint32) *first {
-	if i == 0 {
-		return &fl.head
-	}
-	k, off := chunkOf(i - 1)
-	return &unsafe.Slice(fl.chunks[k].Load(), 4<<k)[off]
-}
-
-// chunkOf returns the chunk holding record j+1, and its offset there:
-// chunk k holds 4<<k records, from 4(2^k-1).
-func chunkOf(j uint32) (k int, off uint32) {
-	k = bits.Len32(j/4+1) - 1
-	return k, j - 4*(1<<k-1)
-}
-
-// find returns the record with stamp, or nil. Records are made in
-// nondecreasing order of their stamps' low 32 bits (gen: a sum of
-// counters that only grow), so a binary search finds the run of records
-// of one synchronization state; a linear scan stands behind it in case a
-// sum wrapped.
-func (fl *firstList) find(st stamp) *first {
-	n := fl.n.Load()
-	gen := st.gen()
-	lo, hi := uint32(0), n
-	for lo < hi {
-		if m := lo + (hi-lo)/2; fl.at(m).stamp.gen() < gen {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	for i := lo; i < n && fl.at(i).stamp.gen() == gen; i++ {
-		if f := fl.at(i); f.stamp == st {
-			return f
-		}
-	}
-	for i := range n {
-		if f := fl.at(i); f.stamp == st {
-			return f
-		}
-	}
-	return nil
-}
-
-// keepFirst makes sure th keeps a record of its access a, whose stamp is
-// stamp, holding locks, for a first touch, and reports whether it does.
-// The records of th's current state are the last ones it made (their gen
-// is the current one); one of them with the same stamp is a record of
-// this access, unless th's lockset changed under the stamp (another lane
-// changed the warp's lock table between the stamp and now): then the
-// access takes an entry rather than keep two records with one stamp.
-func (th *thread) keepFirst(a *gpu.Access, st stamp, locks *lockSet) bool {
-	fl := &th.firsts
-	n := fl.n.Load()
-	for i := n; i > 0; i-- {
-		f := fl.at(i - 1)
-		if f.stamp.gen() != st.gen() {
-			break
-		}
-		if f.stamp == st {
-			return f.c.locks == locks
-		}
-	}
-	return th.addFirst(a, st, locks, n)
-}
-
-// addFirst appends th's record of access a, with lockset locks, as
-// record n, if the record's stamp is stamp and the list has room.
-//
-//go:noinline
-func (th *thread) addFirst(a *gpu.Access, st stamp, locks *lockSet, n uint32) bool {
-	f, b := th.firsts.room(n)
-	if f == nil {
-		return false
-	}
-	if b > 0 { // metadata: counted while a launch uses the block
-		th.blk.firstBytes.Add(b)
-		th.l.d.bytes.Add(b)
-	}
-	th.fill(&f.c.rec, a)
-	f.stamp = f.c.rec.stamp()
-	if f.stamp != st {
-		return false // the state moved since the stamp: not a record of it
-	}
-	f.c.locks, f.c.store = locks, a.Op.Writes()
-	th.firsts.n.Store(n + 1) // publishes it
-	return true
-}
-
-// room returns record n of a list of n, unpublished, and the bytes of
-// the chunk it allocated for it, if it had to; or nil when the list is
-// full.
-func (fl *firstList) room(n uint32) (*first, int64) {
-	var b int64
-	if n > 0 {
-		switch k, off := chunkOf(n - 1); {
-		case k >= firstChunks:
-			return nil, 0
-		case off == 0 && fl.chunks[k].Load() == nil:
-			fl.chunks[k].Store(&make([]first, 4<<k)[0])
-			b = int64(4<<k) * int64(unsafe.Sizeof(first{}))
-		}
-	}
-	return fl.at(n), b
 }

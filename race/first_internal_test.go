@@ -8,82 +8,58 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/scope"
 )
 
-// TestChunkOf: records 1, 2, ... fill chunk 0 (4 records), then chunk 1
-// (8), and so on, each from offset 0, with no gap and no overlap.
-func TestChunkOf(t *testing.T) {
-	k, off := 0, uint32(0)
-	for j := uint32(0); j < 4*(1<<10-1); j++ {
-		gk, goff := chunkOf(j)
-		require.Equal(t, k, gk, "record %d", j+1)
-		require.Equal(t, off, goff, "record %d", j+1)
-		if off++; off == 4<<k {
-			k, off = k+1, 0
-		}
+// TestFirstPacking: a first holds its access exactly, at the widest
+// fields it has, and refuses what does not fit rather than wrap: a
+// thread id, seq or barrier epoch past its field, or an atomic.
+func TestFirstPacking(t *testing.T) {
+	for _, c := range []struct {
+		gid      int
+		a        gpu.Access
+		seq, bar uint32
+	}{
+		{0, gpu.Access{Op: gpu.OpLoad}, 0, 0},
+		{firstThreads - 1, gpu.Access{Op: gpu.OpStore, Order: gpu.Release, Scope: scope.System}, 1<<firstSeqBits - 1, 1<<firstBarBits - 1},
+		{12345, gpu.Access{Op: gpu.OpLoad, Order: gpu.Volatile, Scope: scope.Block}, 7, 9},
+	} {
+		f := newFirst(c.gid, &c.a, c.seq, c.bar)
+		require.NotZero(t, f)
+		require.Zero(t, f&expanded, "the lock bit stays clear")
+		require.Equal(t, c.gid, f.thread())
+		u := f.unpack()
+		require.Equal(t, record{tid: c.gid + 1, seq: c.seq, bar: c.bar, op: c.a.Op, order: c.a.Order, scope: c.a.Scope, strong: isStrong(&c.a)}, u.rec)
+		require.Equal(t, c.a.Op.Writes(), u.store)
+		require.Nil(t, u.locks)
 	}
+	load := &gpu.Access{Op: gpu.OpLoad}
+	require.Zero(t, newFirst(firstThreads, load, 0, 0), "thread id past the field")
+	require.Zero(t, newFirst(0, load, 1<<firstSeqBits, 0), "seq past the field")
+	require.Zero(t, newFirst(0, load, 0, 1<<firstBarBits), "barrier epoch past the field")
+	require.Zero(t, newFirst(0, &gpu.Access{Op: gpu.OpAdd}, 0, 0), "an atomic")
 }
 
-// publish appends a record with stamp to fl, as addFirst does.
-func publish(t *testing.T, fl *firstList, st stamp) *first {
-	n := fl.n.Load()
-	f, _ := fl.room(n)
-	require.NotNil(t, f, "room for record %d", n)
-	f.stamp = st
-	fl.n.Store(n + 1)
-	return f
-}
-
-// TestFirstListFind: find returns the record with a stamp, among runs of
-// records that share a synchronization state (gen, the low 32 bits) and
-// differ in kind, across chunks; an unknown stamp finds nothing; and a
-// gen that wrapped, out of order, is still found by the fallback scan.
-func TestFirstListFind(t *testing.T) {
-	fl := &firstList{chunks: new(firstChunkSet)}
-	var want []*first
-	for gen := range uint64(300) {
-		for class := range gen%3 + 1 {
-			want = append(want, publish(t, fl, newStamp(4, class, uint32(gen))))
-		}
-	}
-	for _, f := range want {
-		require.Same(t, f, fl.find(f.stamp), "stamp %#x", f.stamp)
-	}
-	require.Nil(t, fl.find(newStamp(4, 7, 10)), "a kind never recorded")
-	require.Nil(t, fl.find(newStamp(5, 0, 10)), "another thread's stamp")
-	wrapped := publish(t, fl, newStamp(4, 6, 3))
-	require.Same(t, wrapped, fl.find(wrapped.stamp))
-}
-
-// TestFirstListFull: a list that has used every chunk has no room, and
-// keepFirst then sends the access to its entry.
-func TestFirstListFull(t *testing.T) {
-	fl := &firstList{chunks: new(firstChunkSet)}
-	fl.n.Store(1 + 4*(1<<firstChunks-1))
-	f, b := fl.room(fl.n.Load())
-	require.Nil(t, f)
-	require.Zero(t, b)
-}
-
-// TestSettleWithoutStamp: a thread with no stamp (too far into a big
-// grid) never makes a first record; its access needs the entry, and a
-// slot with a stamp still settles the owner's repeat.
-func TestSettleWithoutStamp(t *testing.T) {
+// TestSettleWithoutFirst: an access a first cannot hold never makes a
+// first touch; it needs the entry, and a slot with a first still settles
+// the owner's repeat.
+func TestSettleWithoutFirst(t *testing.T) {
 	s := &shadow{mem: &gpu.Memory{ID: 3}, pages: make([]pageRef, 1), n: 4, firsts: true, fpool: new(sync.Pool),
 		bytes: new(atomic.Int64), dens: new(densities)}
 	th, load := &thread{}, &gpu.Access{Op: gpu.OpLoad}
 	done, hasEntry := s.settleFirst(th, load, 0, 0)
 	require.False(t, done)
 	require.False(t, hasEntry)
-	require.Zero(t, s.slot(0).Load(), "no first record without a stamp")
+	require.Zero(t, s.slot(0).Load(), "no first touch without a first")
 
-	s.slot(1).Store(9 << 42)
-	done, _ = s.settleFirst(th, load, 1, 9<<42)
+	f := newFirst(8, load, 0, 0)
+	s.slot(1).Store(f)
+	done, _ = s.settleFirst(th, load, 1, f)
 	require.True(t, done, "a repeat of the first access")
 	require.EqualValues(t, 1, th.n.repeats)
 
 	s.slot(2).Store(expanded)
-	done, hasEntry = s.settleFirst(th, load, 2, 9<<42)
+	done, hasEntry = s.settleFirst(th, load, 2, f)
 	require.False(t, done)
 	require.True(t, hasEntry)
 	require.EqualValues(t, 4*8, s.bytes.Load(), "the slots of a 4-granule memory")
@@ -93,31 +69,33 @@ func TestSettleWithoutStamp(t *testing.T) {
 }
 
 // TestSupersedeNeedsNoLocks: a thread's store replaces its own first
-// record only when neither holds a lock, and the record it leaves holds
-// the lockset that decision saw: with a lock held, the store takes the
-// entry and the program-order check intersects the locksets, as with
-// full entries.
+// only when it has seen no lock activity, since a first holds no
+// lockset: with a lock taken between the load and the store, the store
+// takes the entry and the program-order check intersects the locksets,
+// as with full entries.
 func TestSupersedeNeedsNoLocks(t *testing.T) {
 	_, th, s := firstFixture(2)
 	mem := s.mem
 	load, store := &gpu.Access{Mem: mem, Op: gpu.OpLoad}, &gpu.Access{Mem: mem, Op: gpu.OpStore}
 
-	for i, held := range []*lockSet{nil, {ids: []lockID{{key: lockKey{mem: mem, gran: 7}}}}} {
+	for i, lock := range []bool{false, true} {
 		g := uint64(i)
-		th.w.table.set.Store(nil)
-		th.w.table.ver.Add(1)
-		done, _ := s.settleFirst(th, load, g, th.stampNow(load))
+		_, f := th.stamps(load)
+		done, _ := s.settleFirst(th, load, g, f)
 		require.True(t, done, "the load is the first touch")
 		v := s.slot(g).Load()
-		th.w.table.set.Store(held) // a lock taken between the load and the store
-		th.w.table.ver.Add(1)
-		st := th.stampNow(store)
-		done, _ = s.settleFirst(th, store, g, st)
-		if held.empty() {
+		if lock { // a lock taken between the load and the store
+			th.w.table.set.Store(&lockSet{ids: []lockID{{key: lockKey{mem: mem, gran: 7}}}})
+			th.w.table.ver.Add(1)
+		}
+		_, f = th.stamps(store)
+		done, _ = s.settleFirst(th, store, g, f)
+		if !lock {
 			require.True(t, done, "no lock: the store supersedes")
-			require.Equal(t, st, s.slot(g).Load())
-			require.True(t, th.firsts.find(st).c.locks.empty())
+			require.Equal(t, f, s.slot(g).Load())
+			require.True(t, s.slot(g).Load().unpack().store)
 		} else {
+			require.Zero(t, f, "no first after lock activity")
 			require.False(t, done, "a lock held: the store takes the entry")
 			require.Equal(t, v, s.slot(g).Load())
 		}
@@ -163,24 +141,6 @@ func TestDensities(t *testing.T) {
 	require.Len(t, ds.m, 1, "a new one past the bound starts the map over")
 }
 
-// TestLostFirstRecord: a slot holding a stamp no thread kept a record of
-// (a bug of this package) fails the check with the granule, the memory
-// and the thread named, and leaves the entry unlocked and the slot as it
-// was, so that the launch's other threads do not spin on it forever.
-func TestLostFirstRecord(t *testing.T) {
-	l, th, s := firstFixture(4)
-	d, mem := l.d, s.mem
-	lost := newStamp(2, 0, 7) // thread 2, which made no record
-	s.slot(1).Store(lost)
-	var c access
-	th.fill(&c.rec, &gpu.Access{Mem: mem, Op: gpu.OpLoad})
-	require.PanicsWithValue(t, `race: granule 1 of global "x" holds the stamp 0xc0000000007 of thread 2, which kept no record of it`,
-		func() { d.checkEntry(th, s, 1, false, &c, c.rec.stamp(), 0, nil) })
-	e, _ := s.at(1)
-	require.NotEqual(t, uint64(locked), e.word.Load(), "the entry is unlocked")
-	require.Equal(t, lost, s.slot(1).Load(), "the slot is untouched")
-}
-
 // firstFixture starts block 0 of a one-block launch of 4 threads, warps
 // of warpSize lanes, and returns it, its thread 0, and the first-record
 // metadata of a 2-granule global memory x.
@@ -191,5 +151,5 @@ func firstFixture(warpSize int) (*launch, *thread, *shadow) {
 	l.start(0)
 	mem := &gpu.Memory{ID: 1, Name: "x", Space: gpu.GlobalSpace, Len: 2, ElemSize: 4}
 	s := &shadow{mem: mem, n: 2, pages: make([]pageRef, 1), firsts: true, fpool: &d.firstPages, pool: &d.pages, bytes: &d.bytes, dens: &d.dens}
-	return l, &l.block[0].Load().threads[0], s
+	return l, &l.res.get(0).threads[0], s
 }

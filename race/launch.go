@@ -1,23 +1,32 @@
 package race
 
 import (
+	"sync"
 	"sync/atomic"
 
 	"github.com/warpguard/warpguard/gpu"
 )
 
 // launch is the detector's state for one running launch: the grid barrier
-// epoch, the blocks that have started, and the memory metadata. A new launch
-// starts from nothing, since a kernel boundary orders every access.
+// epoch, the running blocks, what later checks need of the ended ones,
+// and the memory metadata. A new launch starts from nothing, since a
+// kernel boundary orders every access.
 //
-// Blocks are found without a lock: two blocks starting at once took turns
-// on one mutex, and a turn that parked a goroutine cost a micro kernel
-// more than its whole launch.
+// Blocks are found without a lock: with one mutex, two blocks starting at
+// once would take turns, and a turn that parks a goroutine costs more
+// than a small kernel's whole launch.
 type launch struct {
-	d       *Detector
-	g       *gpu.Grid
-	grid    atomic.Uint32           // completed grid.Sync rounds
-	block   []atomic.Pointer[block] // by linear block id, from its start to the launch's end
+	d    *Detector
+	g    *gpu.Grid
+	grid atomic.Uint32 // completed grid.Sync rounds
+	res  residents     // the running blocks
+	done done          // the device fences of ended blocks' threads
+	// free holds the states of ended blocks, for the next to start, in
+	// a list through block.next. They go back to the detector only when
+	// the launch ends: a check that found a state in res tells whose it
+	// is by its rid, a block id, unique only within the launch.
+	freeMu  sync.Mutex
+	free    *block
 	mem     *shadows
 	lk      locker   // how checks lock entries
 	central *central // the checker goroutine, with Options.Central
@@ -35,43 +44,75 @@ func newLaunch(d *Detector, g *gpu.Grid) *launch {
 	if d.opt.Central {
 		lk.kind = lockNone // one goroutine checks: nothing to exclude
 	}
-	return &launch{d: d, g: g, block: make([]atomic.Pointer[block], g.Blocks), mem: newShadows(d), lk: lk}
+	l := &launch{d: d, g: g, mem: newShadows(d), lk: lk}
+	l.res.init(g.Blocks)
+	return l
 }
 
-// start allocates block id's state when the block starts to run.
+// start sets up block id's state when the block starts to run.
 func (l *launch) start(id int) {
 	g := l.g
-	b := l.d.newBlock(g)
+	b := l.take()
 	b.id = id
-	// Lanes and warps counted as the ranks go: two divisions per thread
-	// were a tenth of a micro kernel's block start.
-	lane, w := 0, 0
+	base := id * g.BlockSize
 	for r := range b.threads {
 		th := &b.threads[r]
-		th.l, th.blk, th.rank, th.gid = l, b, r, id*g.BlockSize+r
-		th.firsts.chunks = &b.chunks[r]
-		th.lane, th.gwarp, th.w = lane, id*g.Warps+w, &b.warps[w]
-		if lane++; lane == g.WarpSize {
-			lane, w = 0, w+1
-		}
+		w := th.w.first / g.WarpSize
+		th.gid, th.gwarp, th.bfirst, th.wfirst = base+r, id*g.Warps+w, base, base+th.w.first
 	}
-	l.block[id].Store(b)
+	b.rid.Store(int64(id))
+	l.res.put(b)
 }
 
-// recycle keeps the launch's blocks for reuse once nothing refers to
-// their threads: after the launch's metadata is freed.
+// take returns zeroed state for a block: an ended block's, or a new one.
+func (l *launch) take() *block {
+	l.freeMu.Lock()
+	if b := l.free; b != nil {
+		l.free, b.next = b.next, nil
+		l.freeMu.Unlock()
+		b.reset()
+		return b
+	}
+	l.freeMu.Unlock()
+	b := l.d.newBlock(l.g)
+	for i := range b.threads {
+		b.threads[i].l = l
+	}
+	return b
+}
+
+// end folds the threads of b, a running block's state, into the done
+// table, frees its shared memories' metadata, and keeps b for the next
+// block.
+func (l *launch) end(b *block) {
+	l.mem.freeBlock(b.id)
+	for i := range b.threads {
+		l.done.fold(&b.threads[i])
+	}
+	l.res.del(b)
+	b.rid.Store(-1)
+	l.freeMu.Lock()
+	l.free, b.next = b, l.free
+	l.freeMu.Unlock()
+}
+
+// recycle gives the launch's block states back to the detector once
+// nothing refers to their threads: after the launch's metadata is freed.
 func (l *launch) recycle() {
-	for i := range l.block {
-		if b := l.block[i].Swap(nil); b != nil {
-			l.d.bytes.Add(-b.firstBytes.Load())
-			l.d.blocks.Put(b)
-		}
+	for b := l.free; b != nil; {
+		next := b.next
+		b.next = nil
+		l.d.blocks.Put(b)
+		b = next
 	}
+	l.free = nil
 }
 
-// end frees block id's shared memories. Its state stays: metadata records
-// name its threads until the launch ends.
-func (l *launch) end(id int) { l.mem.freeBlock(id) }
+// threadOf returns the state of thread gid, whose block runs.
+func (l *launch) threadOf(gid int) *thread {
+	bid := gid / l.g.BlockSize
+	return &l.res.get(bid).threads[gid-bid*l.g.BlockSize]
+}
 
 // dimIndex returns the point of extent d at linear index i, x fastest, as
 // the runtime numbers threads and blocks.

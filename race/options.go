@@ -15,8 +15,9 @@ type Options struct {
 	// DynamicShared view; 8 halves the metadata of 8-byte data.
 	Granularity int
 	// History records the file:line of every access, so a report names
-	// the previous side's site as well as the current one. It costs a
-	// stack walk per access (hundreds of ns); package racetest turns it on.
+	// the previous side's site as well as the current one, and gives each
+	// side a short call stack (Side.Stack). It costs a call-path walk and
+	// a site lookup per access; package racetest turns it on.
 	History bool
 	// HaltOnFirst stops the launch at the first race: the detector panics
 	// in the racing thread with a *[Halt], which the runtime turns into the
@@ -40,9 +41,8 @@ type Options struct {
 	NoCoalesce bool
 	// FullEntries gives every granule its full metadata entry (128
 	// bytes) at its first access, as iGUARD does, instead of one word
-	// holding the stamp of that access, whose record the thread keeps
-	// (one for its first touches in one synchronization state), until
-	// another access needs the entry (see first.go). It exists for
+	// holding that access, packed, until another access needs the entry
+	// (see first.go). It exists for
 	// benchmarks; verdicts are the same. Detectors with History or
 	// Central always keep full entries.
 	FullEntries bool

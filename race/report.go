@@ -2,6 +2,7 @@ package race
 
 import (
 	"fmt"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -35,25 +36,32 @@ type Side struct {
 	BlockID  int         `json:"block_id"`  // linear block id
 	GlobalID int         `json:"global_id"` // linear thread id in the grid
 	Warp     int         `json:"warp"`      // the warp's index in the block
-	Lane     int         `json:"lane"`
+	Lane     int         `json:"lane"`      // the lane in its warp
 	Op       gpu.Op      `json:"op"`
 	Order    gpu.Order   `json:"order"`
 	Scope    scope.Scope `json:"scope"` // the atomic's or ordering access's scope
 	// Site is the kernel line of the access. The previous side's site is
 	// known only when the detector keeps history (Options.History).
 	Site gpu.Site `json:"site"`
+	// Stack is the access's call stack, with history: at most a few
+	// kernel frames, innermost first (Stack[0] is Site), up to the
+	// kernel function; the runtime's frames are left out. Without
+	// history it is empty, and Site is the only frame.
+	Stack []gpu.Site `json:"stack,omitempty"`
 	// Launch names the side's launch (gpu.Config.Name) when it is not the
 	// report's: a race between two launches that ran at once.
 	Launch string `json:"launch,omitempty"`
 }
 
-// side describes record r, made at site.
-func side(r *record, site gpu.Site) Side {
-	th := r.th
+// side describes record r of a launch of g, made at site with call stack
+// stack.
+func side(r *record, site gpu.Site, g *gpu.Grid, stack []gpu.Site) Side {
+	b := r.gid() / g.BlockSize
+	rank := r.gid() - b*g.BlockSize
 	return Side{
-		Block: dimIndex(th.l.g.GridDim, th.blk.id), Thread: dimIndex(th.l.g.BlockDim, th.rank), BlockID: th.blk.id, GlobalID: th.gid,
-		Warp: th.rank / th.w.n, Lane: th.lane,
-		Op: r.op, Order: r.order, Scope: r.scope, Site: site,
+		Block: dimIndex(g.GridDim, b), Thread: dimIndex(g.BlockDim, rank), BlockID: b, GlobalID: r.gid(),
+		Warp: rank / g.WarpSize, Lane: rank % g.WarpSize,
+		Op: r.op, Order: r.order, Scope: r.scope, Site: site, Stack: stack,
 	}
 }
 
@@ -88,6 +96,18 @@ func (s Side) where() string {
 	return fmt.Sprintf("%s:%d", filepath.Base(s.Site.File()), s.Site.Line())
 }
 
+// callers returns the lines of the side's stack past its site, one per
+// frame, as "    called from kernel.go:30 (pkg.Kernel.func1)\n"; "" for a
+// stack of one frame or none.
+func (s Side) callers() string {
+	var b strings.Builder
+	for i := 1; i < len(s.Stack); i++ {
+		f := s.Stack[i]
+		fmt.Fprintf(&b, "    called from %s:%d (%s)\n", filepath.Base(f.File()), f.Line(), path.Base(f.Function()))
+	}
+	return b.String()
+}
+
 // verb returns "Read", "Write" or "Atomic update" for the side's op.
 func (s Side) verb() string {
 	switch {
@@ -116,10 +136,10 @@ func (r Report) String() string {
 	var b strings.Builder
 	b.WriteString("==================\n")
 	fmt.Fprintf(&b, "WARNING: SCOPED RACE (%v)\n", r.Kind)
-	fmt.Fprintf(&b, "%s of %s by %s:\n  %s at %s\n\n",
-		r.Current.verb(), r.Element(), r.Current.Who(), r.Current.What(), r.Current.where())
-	fmt.Fprintf(&b, "Previous %s by %s:\n  %s at %s\n\n",
-		strings.ToLower(r.Previous.verb()), r.Previous.Who(), r.Previous.What(), r.Previous.where())
+	fmt.Fprintf(&b, "%s of %s by %s:\n  %s at %s\n%s\n",
+		r.Current.verb(), r.Element(), r.Current.Who(), r.Current.What(), r.Current.where(), r.Current.callers())
+	fmt.Fprintf(&b, "Previous %s by %s:\n  %s at %s\n%s\n",
+		strings.ToLower(r.Previous.verb()), r.Previous.Who(), r.Previous.What(), r.Previous.where(), r.Previous.callers())
 	b.WriteString(r.Evidence)
 	b.WriteString("\n==================")
 	return b.String()
@@ -127,7 +147,8 @@ func (r Report) String() string {
 
 // evidence explains finding f for access c.
 func evidence(f *finding, c *access) string {
-	prev, cur := side(&f.prev, f.site), side(&c.rec, c.site)
+	g := c.th.l.g
+	prev, cur := side(&f.prev, f.site, g, nil), side(&c.rec, c.site, g, nil)
 	role := "previous accessor"
 	if !c.store {
 		role = "writer"
@@ -137,7 +158,7 @@ func evidence(f *finding, c *access) string {
 	switch f.kind {
 	case ScopedAtomic:
 		narrow, other := prev, cur
-		if !(f.prev.strong && !covers(f.prev.scope, &f.prev, &c.rec)) {
+		if !(f.prev.strong && !covers(f.prev.scope, &f.prev, c)) {
 			narrow, other = cur, prev
 		}
 		return fmt.Sprintf("The %v at %s has %v scope, which does not include %s; no fence orders the two accesses.",

@@ -29,11 +29,14 @@ import (
 //	{"block": [1,0,0], "thread": [0,0,0], "block_id": 1, "global_id": 1,
 //	 "warp": 0, "lane": 0, "op": "load", "order": "weak", "scope": "thread",
 //	 "site": {"file": "race/racetest/example_test.go", "line": 39,
-//	          "function": "github.com/.../racetest_test.ExampleLaunch.func1"}}
+//	          "function": "github.com/.../racetest_test.ExampleLaunch.func1"},
+//	 "stack": [{site}, ...]}
 //
 // with coordinates as [x,y,z] arrays (threadIdx and blockIdx), operations,
 // orders and scopes by name, and the site's file relative to the root of
-// its Go module; "site" is null where the site is unknown.
+// its Go module; "site" is null where the site is unknown. "stack", with
+// history only, lists the side's kernel frames innermost first, "site"
+// first.
 const ReportSchema = 1
 
 // reportFields is Report without its methods, so that encoding it uses

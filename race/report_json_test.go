@@ -42,6 +42,7 @@ func TestReportJSONRoundTrip(t *testing.T) {
 		require.Equal(t, []any{float64(r.Current.Thread.X), float64(r.Current.Thread.Y), float64(r.Current.Thread.Z)}, cur["thread"])
 		site := cur["site"].(map[string]any)
 		require.Equal(t, "race/report_json_test.go", site["file"])
+		require.Equal(t, site, cur["stack"].([]any)[0], "with history, the stack starts at the site")
 
 		var back race.Report
 		require.NoError(t, json.Unmarshal(b, &back), "%s", b)
@@ -74,12 +75,23 @@ func requireSameReport(t *testing.T, want, back race.Report) {
 	require.Equal(t, want.Mem.Name, back.Mem.Name)
 	for _, s := range [][2]race.Side{{want.Current, back.Current}, {want.Previous, back.Previous}} {
 		w, b := s[0], s[1]
-		require.Equal(t, w.Site.ModuleFile(), b.Site.File())
-		require.Equal(t, w.Site.Line(), b.Site.Line())
-		require.Equal(t, w.Site.Function(), b.Site.Function())
-		w.Site, b.Site = gpu.Site{}, gpu.Site{}
+		requireSameSite(t, w.Site, b.Site)
+		require.Len(t, b.Stack, len(w.Stack))
+		for i := range w.Stack {
+			requireSameSite(t, w.Stack[i], b.Stack[i])
+		}
+		w.Site, b.Site, w.Stack, b.Stack = gpu.Site{}, gpu.Site{}, nil, nil
 		require.Equal(t, w, b)
 	}
+}
+
+// requireSameSite requires that back, decoded from want's JSON, names the
+// same line.
+func requireSameSite(t *testing.T, want, back gpu.Site) {
+	t.Helper()
+	require.Equal(t, want.ModuleFile(), back.File())
+	require.Equal(t, want.Line(), back.Line())
+	require.Equal(t, want.Function(), back.Function())
 }
 
 func TestReportJSONRejectsOtherSchemas(t *testing.T) {

@@ -31,7 +31,7 @@ func (s *shadow) repeats(g uint64, st stamp, path *siteSlot) bool {
 // repeat of the entry's last update. It counts which. Otherwise hasEntry
 // reports whether g is known to have its entry.
 func (s *shadow) settles(th *thread, a *gpu.Access, g uint64, path *siteSlot) (done, hasEntry bool) {
-	st := th.stampNow(a)
+	st, f := th.stamps(a)
 	if !s.firsts {
 		return s.repeats(g, st, path) && th.counted(&th.n.repeats), true
 	}
@@ -50,7 +50,7 @@ func (s *shadow) settles(th *thread, a *gpu.Access, g uint64, path *siteSlot) (d
 			return false, true
 		}
 	}
-	return s.settleFirst(th, a, g, st)
+	return s.settleFirst(th, a, g, f)
 }
 
 // counted adds one to th's counter c and returns true.
@@ -174,13 +174,12 @@ func (s *shadow) release() int64 {
 }
 
 // shadows maps a launch's memories, by gpu.Memory.ID, to their metadata.
-// Readers take no lock: a reader lock here was a shared counter every
-// access of every core wrote to, a fifth of the cost of a contended
-// kernel. The first memories a launch uses sit in a small array, found by
-// a scan and added without copying anything (a slot whose memory was
-// freed stays empty and is not reused, so once eight blocks with shared
-// memory have run, later memories go to the map); past it, an immutable
-// map that writers copy. Writers (a memory's first touch, a block's end)
+// Readers take no lock: a reader lock here would be a shared counter that
+// every access of every core writes to. The first memories a launch uses
+// sit in a small array, found by a scan and added without copying
+// anything (a slot whose memory was freed stays empty and is not reused,
+// so once eight blocks with shared memory have run, later memories go to
+// the map); past it, an immutable map that writers copy. Writers (a memory's first touch, a block's end)
 // are serialized by mu.
 type shadows struct {
 	gran   uint64
@@ -290,13 +289,16 @@ func (ss *shadows) freeBlock(id int) {
 // free drops every memory's metadata at the end of the launch.
 func (ss *shadows) free() { ss.drop(func(*shadow) bool { return false }) }
 
-// shadowOf returns the metadata of m, remembering the last memory th used
-// so that a run of accesses to one buffer skips the map.
+// shadowOf returns the metadata of m, remembering the last two memories
+// th used so that accesses to them skip the registry.
 func (th *thread) shadowOf(m *gpu.Memory) *shadow {
-	if th.cacheMem == m {
-		return th.cache
+	if s := th.cache[0]; s != nil && s.mem == m {
+		return s
+	}
+	if s := th.cache[1]; s != nil && s.mem == m {
+		return s
 	}
 	s := th.l.mem.get(m)
-	th.cacheMem, th.cache = m, s
+	th.cache[th.next], th.next = s, 1-th.next
 	return s
 }

@@ -35,11 +35,11 @@ func TestEntrySize(t *testing.T) {
 // range was taken for a repeat and never checked.
 func TestStampRange(t *testing.T) {
 	w := &warp{}
-	last := &thread{gid: 1<<21 - 2, w: w}
+	last := &thread{threadPos: threadPos{w: w}, threadOwn: threadOwn{gid: 1<<21 - 2}}
 	st := last.stampOf(^uint32(0), gpu.OpDec, gpu.Release, scope.System)
 	require.NotZero(t, st)
 	require.Zero(t, st&locked, "a stamp has the lock's bit")
-	require.Zero(t, (&thread{gid: 1<<21 - 1, w: w}).stampOf(0, gpu.OpLoad, gpu.Weak, scope.Thread))
+	require.Zero(t, (&thread{threadPos: threadPos{w: w}, threadOwn: threadOwn{gid: 1<<21 - 1}}).stampOf(0, gpu.OpLoad, gpu.Weak, scope.Thread))
 
 	s := &shadow{n: 1, pages: make([]pageRef, 1), bytes: new(atomic.Int64), pool: new(sync.Pool)}
 	require.False(t, s.repeats(0, 0, nil), "stamp 0 against a fresh entry")
@@ -114,13 +114,14 @@ func TestShadowsConcurrentGet(t *testing.T) {
 // naming the thread and the launch, instead of making every earlier
 // access look unfenced.
 func TestFenceNumbersEnd(t *testing.T) {
-	l := &launch{g: &gpu.Grid{Name: "k"}}
-	th := &thread{l: l, gid: 7}
+	l := newLaunch(New(Options{}), &gpu.Grid{Name: "k", Blocks: 1, BlockSize: 8, Threads: 8, WarpSize: 4, Warps: 2})
+	l.start(0)
+	th := &l.res.get(0).threads[7]
 	th.seq.Store(^uint32(0) - 1)
 	th.fence(scope.Block)
-	md := &record{th: th, seq: th.seq.Load() - 1}
-	require.True(t, fencedSince(md, fenceBlock))
-	require.False(t, fencedSince(md, fenceDevice))
+	md := &record{tid: 8, seq: th.seq.Load() - 1}
+	require.True(t, l.fencedSince(md, fenceBlock))
+	require.False(t, l.fencedSince(md, fenceDevice))
 	require.PanicsWithValue(t, `race: thread 7 made 2^32 fences in launch "k"; the detector numbers a thread's fences in 32 bits`,
 		func() { th.fence(scope.Device) })
 }

@@ -10,7 +10,7 @@ import (
 // fill sets r to th's record of access a. It fills in place: returning a
 // record, which holds pointers, costs three times as much.
 func (th *thread) fill(r *record, a *gpu.Access) {
-	r.th = th
+	r.tid = th.gid + 1
 	r.seq = th.seq.Load()
 	r.bar = th.blk.bar.Load()
 	r.wep = th.w.epoch(th.lane)
@@ -81,30 +81,36 @@ func (w *stampWord) CompareAndSwap(old, st stamp) bool {
 	return w.v.CompareAndSwap(uint64(old), uint64(st))
 }
 
-// stamp summarizes r for the entry's repeat test: the thread, the
-// operation, and a sum of every counter the record holds (its fence seq
+// stamp summarizes c for the entry's repeat test: the thread, the
+// operation, and a sum of every counter its record holds (its fence seq
 // counts every fence that could order anything) and of the versions of
 // the thread's lock tables. The counters only grow, so the sum changes
 // whenever one of them does.
-func (r *record) stamp() stamp {
-	gen := r.seq + r.bar + r.wep + r.grid + r.tile
-	return r.th.stampOf(gen, r.op, r.order, r.scope)
+func (c *access) stamp() stamp {
+	th, r := c.th, &c.rec
+	gen := r.seq + r.bar + r.wep + r.grid + r.tile + th.locks.ver.Load() + th.w.table.ver.Load()
+	return th.stampOf(gen, r.op, r.order, r.scope)
 }
 
-// stampNow returns the stamp th's record of access a would have, without
-// filling the record: the repeat test is the common path.
-func (th *thread) stampNow(a *gpu.Access) stamp {
-	gen := th.seq.Load() + th.blk.bar.Load() +
-		th.w.epoch(th.lane) + th.l.grid.Load() + th.tileN.Load()
-	return th.stampOf(gen, a.Op, a.Order, a.Scope)
+// stamps returns the stamp th's record of access a would have, without
+// filling the record (the repeat test is the common path), and a's first
+// (see first.go), or 0 when a first cannot hold th's state.
+func (th *thread) stamps(a *gpu.Access) (stamp, first) {
+	seq, bar, wep, grid, tile := th.seq.Load(), th.blk.bar.Load(), th.w.epoch(th.lane), th.l.grid.Load(), th.tileN.Load()
+	lv, wv := th.locks.ver.Load(), th.w.table.ver.Load()
+	st := th.stampOf(seq+bar+wep+grid+tile+lv+wv, a.Op, a.Order, a.Scope)
+	if wep|grid|tile|lv|wv != 0 {
+		return st, 0
+	}
+	return st, newFirst(th.gid, a, seq, bar)
 }
 
-// stampOf completes a stamp from the sum of a record's counters.
+// stampOf completes a stamp from the sum of a record's counters and of
+// th's lock tables' versions.
 func (th *thread) stampOf(gen uint32, op gpu.Op, order gpu.Order, s scope.Scope) stamp {
 	if th.gid >= stampThreads {
 		return 0
 	}
-	gen += th.locks.ver.Load() + th.w.table.ver.Load()
 	return newStamp(th.gid, classOf(op, order, s), gen)
 }
 

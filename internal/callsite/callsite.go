@@ -1,6 +1,7 @@
 // Package callsite reads the return addresses of the calling function and
-// its caller: the cheapest identity of "where was I called from", a few ns
-// where runtime.Callers unwinds for about a hundred.
+// its caller: the cheapest identity of "where was I called from", two
+// loads from the frame-pointer chain where runtime.Callers consults the
+// unwinding tables for every frame.
 package callsite
 
 // Len is how many return addresses [Return] stores.

@@ -14,8 +14,9 @@ func Return(pcs *[Len]uintptr)
 
 // Walk stores in pcs the return addresses of the function that called
 // Walk and of its callers, up the frame-pointer chain, and returns how many
-// it stored: a call path for a few ns. Where frame pointers are not walked
-// it stores none and returns 0, and callers fall back to runtime.Callers.
+// it stored: a call path from a few loads, with no unwinding tables.
+// Where frame pointers are not walked it stores none and returns 0, and
+// callers fall back to runtime.Callers.
 //
 //go:noescape
 func Walk(pcs *[WalkLen]uintptr) int

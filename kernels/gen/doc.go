@@ -8,9 +8,9 @@
 // and strong accesses of random scopes, fences of random scope, acquire
 // loads and release stores, locks built from atomicCAS or atomicExch,
 // __syncthreads, full and partial __syncwarp, cooperative-groups tile
-// syncs, a __ballot_sync (which
-// orders no memory), and message passing, where one thread publishes data
-// and raises a flag and other threads spin on the flag and read the data.
+// syncs, a __ballot_sync (which orders no memory), and message passing,
+// where one thread publishes data and raises a flag and other threads spin
+// on the flag and read the data.
 //
 // Every kernel terminates: barriers are reached by every thread (a partial
 // __syncwarp by exactly the lanes it names), a lock's critical section

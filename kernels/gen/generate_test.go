@@ -12,6 +12,8 @@ import (
 	"github.com/warpguard/warpguard/kernels/gen"
 )
 
+// TestGenerateIsDeterministic: a seed gives one kernel, and seeds give
+// different kernels.
 func TestGenerateIsDeterministic(t *testing.T) {
 	distinct := map[string]bool{}
 	for s := range uint64(50) {
@@ -22,15 +24,17 @@ func TestGenerateIsDeterministic(t *testing.T) {
 	assert.Len(t, distinct, 50, "every seed should give its own kernel")
 }
 
+// TestGenerateShapes: every kernel fits the documented bounds and prints
+// one line per statement.
 func TestGenerateShapes(t *testing.T) {
 	for s := range uint64(500) {
 		k := gen.Generate(s)
-		require.GreaterOrEqual(t, k.Blocks, 1)
-		require.LessOrEqual(t, k.Blocks, 3)
-		require.GreaterOrEqual(t, k.Threads, 1)
-		require.LessOrEqual(t, k.Threads, 64)
-		require.NotEmpty(t, k.Body)
-		assert.Len(t, strings.Split(strings.TrimSpace(k.String()), "\n"), len(k.Body)+1, "one line per statement")
+		require.GreaterOrEqual(t, k.Blocks, 1, "seed %d", s)
+		require.LessOrEqual(t, k.Blocks, 3, "seed %d", s)
+		require.GreaterOrEqual(t, k.Threads, 1, "seed %d", s)
+		require.LessOrEqual(t, k.Threads, 64, "seed %d", s)
+		require.NotEmpty(t, k.Body, "seed %d", s)
+		assert.Len(t, strings.Split(strings.TrimSpace(k.String()), "\n"), len(k.Body)+1, "seed %d: one line per statement", s)
 	}
 }
 
@@ -50,15 +54,4 @@ func TestKernelsTerminate(t *testing.T) {
 			require.NoError(t, k.Launch(context.Background(), d, cfg), "%v, seed %d:\n%v", e, s, k)
 		}
 	}
-}
-
-func TestWordName(t *testing.T) {
-	d, err := gpu.NewDevice(gpu.DeviceConfig{})
-	require.NoError(t, err)
-	g := gpu.Alloc[uint32](d, "g", 8).Memory()
-	assert.Equal(t, "x[3]", gen.WordName(g, 3))
-	assert.Equal(t, "f[1]", gen.WordName(g, 5))
-	assert.Equal(t, "l[0]", gen.WordName(g, 6))
-	shared := &gpu.Memory{Name: "s", Space: gpu.SharedSpace, Block: 2}
-	assert.Equal(t, "s[1] of block 2", gen.WordName(shared, 1))
 }

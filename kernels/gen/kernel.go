@@ -30,7 +30,7 @@ type Kernel struct {
 	Threads int    // per block, 1 to 64
 	Data    int    // data words x0.. in global memory, 1 to 4
 	Shared  int    // words s0.. of shared memory per block, 1 to 4
-	Body    []Stmt
+	Body    []Stmt // the statements, in program order
 }
 
 // Launch runs k on d with cfg, whose Grid and Block it sets; the caller

@@ -14,15 +14,15 @@ import (
 // fence, and read the data. The writer never waits here, so the spinners
 // always finish.
 type Message struct {
-	Block, Rank int
-	To          Guard
-	Flag        int
-	Data        []int
+	Block, Rank int         // the writer
+	To          Guard       // the readers, less the writer
+	Flag        int         // the flag word, f[Flag]
+	Data        []int       // the data words, x[i] for each i
 	PubFence    scope.Scope // the writer's fence; scope.Thread for none
-	Set         gpu.Order   // Volatile, Relaxed or Release
-	SetScope    scope.Scope
-	Wait        gpu.Order // Volatile, Relaxed or Acquire
-	WaitScope   scope.Scope
+	Set         gpu.Order   // how the flag is raised: Volatile, Relaxed or Release
+	SetScope    scope.Scope // the scope of a Relaxed or Release raise
+	Wait        gpu.Order   // how the flag is read: Volatile, Relaxed or Acquire
+	WaitScope   scope.Scope // the scope of a Relaxed or Acquire read
 	SubFence    scope.Scope // the readers' fence; scope.Thread for none
 }
 

@@ -2,7 +2,6 @@ package gen
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/warpguard/warpguard/gpu"
 	"github.com/warpguard/warpguard/scope"
@@ -17,10 +16,10 @@ type Stmt interface {
 
 // An Access is one guarded memory access to a data word.
 type Access struct {
-	Who   Guard
-	Space Space
-	At    Index
-	Op    Op
+	Who   Guard       // the threads that access
+	Space Space       // global data words x or shared words s
+	At    Index       // the word each thread accesses
+	Op    Op          // load, store or read-modify-write
 	Order gpu.Order   // Weak, Volatile, Relaxed; Acquire for loads, Release for stores
 	Scope scope.Scope // of atomics, acquire loads and release stores
 }
@@ -85,8 +84,8 @@ func guarded(g Guard, text string) string {
 
 // A Fence is a guarded memory fence.
 type Fence struct {
-	Who   Guard
-	Scope scope.Scope
+	Who   Guard       // the threads that fence
+	Scope scope.Scope // the fence's scope
 }
 
 // run fences if t passes the guard.
@@ -109,137 +108,3 @@ func fenceText(s scope.Scope) string {
 	}
 	return "__threadfence()"
 }
-
-// SyncThreads is __syncthreads, reached by every thread.
-type SyncThreads struct{}
-
-// run waits at the block barrier.
-func (SyncThreads) run(t *gpu.Thread, _ *mem) { t.SyncThreads() }
-
-// String prints "__syncthreads()".
-func (SyncThreads) String() string { return "__syncthreads()" }
-
-// SyncWarp is __syncwarp(Mask), run by the lanes Mask names (those that
-// exist in each warp).
-type SyncWarp struct{ Mask uint64 }
-
-// run waits at __syncwarp if t's lane is named.
-func (s SyncWarp) run(t *gpu.Thread, _ *mem) {
-	if m := s.Mask & lanes(t); m&(1<<t.Lane()) != 0 {
-		t.SyncWarp(m)
-	}
-}
-
-// String prints the __syncwarp with the lanes that run it.
-func (s SyncWarp) String() string {
-	if s.Mask == ^uint64(0) {
-		return "__syncwarp()"
-	}
-	return fmt.Sprintf("if (lane in %#x) __syncwarp(%#x)", s.Mask, s.Mask)
-}
-
-// lanes returns the mask of the lanes that exist in t's warp.
-func lanes(t *gpu.Thread) uint64 {
-	g := t.Grid()
-	n := min(g.WarpSize, g.BlockSize-t.Warp()*g.WarpSize)
-	if n == 64 {
-		return ^uint64(0)
-	}
-	return 1<<n - 1
-}
-
-// Ballot is __ballot_sync over every lane of the warp: it exchanges
-// values and orders no memory.
-type Ballot struct{}
-
-// run votes with every lane of the warp.
-func (Ballot) run(t *gpu.Thread, _ *mem) { gpu.BallotSync(t, lanes(t), true) }
-
-// String prints the ballot.
-func (Ballot) String() string { return "__ballot_sync(__activemask(), 1)" }
-
-// A Lock is a critical section: acquire lock word l[Lock] by spinning on
-// atomicCAS or atomicExch of scope Scope, optionally fence, run Body, and
-// release by atomicExch or a release store.
-type Lock struct {
-	Who     Guard
-	Lock    int
-	Scope   scope.Scope
-	Exch    bool // acquire with atomicExch rather than atomicCAS
-	Fence   bool // a fence of the lock's scope after acquiring and before releasing
-	Release bool // release with a release store rather than atomicExch
-	Body    []Access
-}
-
-// run takes the lock, runs the body and releases, if t passes the guard.
-func (l Lock) run(t *gpu.Thread, m *mem) {
-	if !l.Who.has(t.Block(), t.Rank()) {
-		return
-	}
-	w := lockBase + l.Lock
-	for m.do(t, Global, w, l.acquireOp(), gpu.Relaxed, l.Scope, 1, 0) != 0 {
-	}
-	l.fence(t)
-	for _, a := range l.Body {
-		a.do(t, m)
-	}
-	l.fence(t)
-	if l.Release {
-		m.do(t, Global, w, Store, gpu.Release, l.Scope, 0, 0)
-	} else {
-		m.do(t, Global, w, Exch, gpu.Relaxed, l.Scope, 0, 0)
-	}
-}
-
-// acquireOp is the operation that takes the lock.
-func (l Lock) acquireOp() Op {
-	if l.Exch {
-		return Exch
-	}
-	return CAS
-}
-
-// fence fences at the lock's scope if the lock fences.
-func (l Lock) fence(t *gpu.Thread) {
-	if l.Fence {
-		t.Fence(l.Scope)
-	}
-}
-
-// String prints the lock statement on one line.
-func (l Lock) String() string {
-	lw := fmt.Sprintf("l[%d]", l.Lock)
-	acquire := fmt.Sprintf("while (atomicCAS.%v(&%s, 0, 1) != 0) {}", l.Scope, lw)
-	if l.Exch {
-		acquire = fmt.Sprintf("while (atomicExch.%v(&%s, 1) != 0) {}", l.Scope, lw)
-	}
-	return guarded(l.Who, fmt.Sprintf("lock: %s { %s }", acquire, strings.Join(l.body(lw), "; ")))
-}
-
-// body prints the critical section and the release of lock word lw.
-func (l Lock) body(lw string) []string {
-	var body []string
-	if l.Fence {
-		body = append(body, fenceText(l.Scope))
-	}
-	for _, a := range l.Body {
-		body = append(body, a.text())
-	}
-	if l.Fence {
-		body = append(body, fenceText(l.Scope))
-	}
-	if l.Release {
-		return append(body, fmt.Sprintf("release.%v %s = 0", l.Scope, lw))
-	}
-	return append(body, fmt.Sprintf("atomicExch.%v(&%s, 0)", l.Scope, lw))
-}
-
-// TileSync is cg::tiled_partition(this_thread_block(), Size).sync(), run
-// by every thread: a barrier of each tile of Size consecutive ranks.
-type TileSync struct{ Size int }
-
-// run waits at t's tile's barrier.
-func (s TileSync) run(t *gpu.Thread, _ *mem) { gpu.TiledPartition(t, s.Size).Sync() }
-
-// String prints the tile sync.
-func (s TileSync) String() string { return fmt.Sprintf("tiled_partition(block, %d).sync()", s.Size) }

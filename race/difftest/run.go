@@ -1,7 +1,6 @@
 package difftest
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -15,8 +14,8 @@ import (
 
 // An Outcome is one kernel's verdicts under one configuration.
 type Outcome struct {
-	Config   string
-	Kernel   *gen.Kernel
+	Config   string        // the detector configuration's name (race.Config)
+	Kernel   *gen.Kernel   // the kernel launched
 	Schedule uint64        // the seed of the launch's random schedule
 	Races    []oracle.Race // the oracle's, one per racing granule
 	// Reported are the granules the detector reported; FalsePositives
@@ -76,21 +75,22 @@ func reported(det *race.Detector) []oracle.Granule {
 	}
 	var gs []oracle.Granule
 	for _, r := range det.Reports() {
-		size := r.Mem.ElemSize
-		for b := r.Index * size / 4; b < (r.Index+1)*size/4; b++ {
-			gs = append(gs, oracle.Granule{Mem: r.Mem, Index: b})
-		}
+		gs = append(gs, granules(r)...)
 	}
-	slices.SortFunc(gs, compare)
-	return slices.CompactFunc(gs, func(a, b oracle.Granule) bool { return compare(a, b) == 0 })
+	slices.SortFunc(gs, oracle.Granule.Compare)
+	return slices.CompactFunc(gs, func(a, b oracle.Granule) bool { return a.Compare(b) == 0 })
 }
 
-// compare orders granules by memory id, then index.
-func compare(a, b oracle.Granule) int {
-	if c := cmp.Compare(a.Mem.ID, b.Mem.ID); c != 0 {
-		return c
+// granules returns the 4-byte granules that the element of report r
+// overlaps: one for an element of 4 bytes or fewer, more for a wider one.
+func granules(r race.Report) []oracle.Granule {
+	size := r.Mem.ElemSize
+	first, last := r.Index*size/4, ((r.Index+1)*size-1)/4
+	gs := make([]oracle.Granule, 0, last-first+1)
+	for g := first; g <= last; g++ {
+		gs = append(gs, oracle.Granule{Mem: r.Mem, Index: g})
 	}
-	return cmp.Compare(a.Index, b.Index)
+	return gs
 }
 
 // compare fills the false positives and negatives, walking both sorted
@@ -100,7 +100,7 @@ func (o *Outcome) compare() {
 	for i, r := range o.Races {
 		want[i] = r.Granule
 	}
-	slices.SortFunc(want, compare)
+	slices.SortFunc(want, oracle.Granule.Compare)
 	got := o.Reported
 	for len(got) > 0 || len(want) > 0 {
 		switch c := order(got, want); {
@@ -122,7 +122,7 @@ func order(a, b []oracle.Granule) int {
 	case len(b) == 0:
 		return -1
 	}
-	return compare(a[0], b[0])
+	return a[0].Compare(b[0])
 }
 
 // String describes the outcome for a failing test: the seeds, the kernel,

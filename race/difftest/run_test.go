@@ -114,6 +114,8 @@ func TestOracleIsStable(t *testing.T) {
 	}
 }
 
+// TestUnknownConfig: a configuration race.Config does not know is an
+// error, not a launch.
 func TestUnknownConfig(t *testing.T) {
 	_, err := difftest.Run(context.Background(), gen.Generate(0), 0, "no-such-config")
 	assert.Error(t, err)

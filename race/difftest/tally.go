@@ -2,8 +2,8 @@ package difftest
 
 // A Tally sums the outcomes of one configuration over many kernels.
 type Tally struct {
-	Config  string `json:"config"`
-	Kernels int    `json:"kernels"`
+	Config  string `json:"config"`       // the detector configuration's name
+	Kernels int    `json:"kernels"`      // outcomes added
 	Racy    int    `json:"racy_kernels"` // kernels the oracle finds racing
 	// Granules counts racing granules by the oracle's verdict.
 	Granules int `json:"racy_granules"`
@@ -26,6 +26,7 @@ func (t *Tally) Add(o *Outcome) {
 	t.FNKernels += b2i(len(o.FalseNegatives) > 0)
 }
 
+// b2i is 1 for true, 0 for false.
 func b2i(b bool) int {
 	if b {
 		return 1

@@ -4,6 +4,10 @@
 // with package race; it is slow and meant for small kernels, where it is
 // the reference a detector's verdicts are compared with.
 //
+// [Launch] runs one kernel recorded and returns the verdict, a [Result]
+// listing one [Race] per racing granule. To judge a launch made elsewhere,
+// give it a [Recorder] as its observer and pass its [Trace] to [Analyze].
+//
 // # Recording
 //
 // A [Recorder] is a gpu.Observer. Run the launch under gpu.Config

@@ -16,8 +16,8 @@ const granuleBytes = 4
 // A Granule is one 4-byte unit of one memory: a global buffer, or one
 // block's instance of a shared array.
 type Granule struct {
-	Mem   *gpu.Memory
-	Index int // byte offset / 4
+	Mem   *gpu.Memory // the memory the granule is in
+	Index int         // the granule's byte offset in Mem, divided by 4
 }
 
 // String names the granule, as `global "x" granule 3`.
@@ -33,31 +33,34 @@ func (g Granule) Compare(o Granule) int {
 
 // A Race is the first racing pair the oracle found on one granule.
 type Race struct {
-	Granule Granule
-	Kind    kind.Kind
-	First   Event // the access recorded first
-	Second  Event
+	Granule Granule   // where the accesses meet
+	Kind    kind.Kind // the synchronization missing between them (see kindOf)
+	First   Event     // the access recorded first
+	Second  Event     // the later access, which the first does not happen before
 }
 
-// String describes the race in one line.
+// String describes the race in one line, naming each access's thread by
+// its rank in its block, as `missing-device-fence on global "x" granule 0:
+// weak store by thread 0 of block 0, weak load by thread 0 of block 1`.
 func (r Race) String() string {
-	return fmt.Sprintf("%v on %v: %s by thread %d, %s by thread %d", r.Kind, r.Granule,
-		describe(&r.First), r.First.Thread.Thread, describe(&r.Second), r.Second.Thread.Thread)
+	return fmt.Sprintf("%v on %v: %s, %s", r.Kind, r.Granule, describe(&r.First), describe(&r.Second))
 }
 
-// describe names an access, as "relaxed device atomicAdd".
+// describe names an access and its thread, as "relaxed device atomicAdd
+// by thread 3 of block 1".
 func describe(e *Event) string {
 	a := &e.Access
-	if a.Order == gpu.Weak {
-		return "weak " + a.Op.String()
+	op := "weak " + a.Op.String()
+	if a.Order != gpu.Weak {
+		op = fmt.Sprintf("%v %v %v", a.Order, a.Scope, a.Op)
 	}
-	return fmt.Sprintf("%v %v %v", a.Order, a.Scope, a.Op)
+	return fmt.Sprintf("%s by thread %d of block %d", op, e.Rank, e.Thread.Block)
 }
 
 // A Result is the oracle's verdict on one trace: one race per racing
 // granule, ordered by granule.
 type Result struct {
-	Races []Race
+	Races []Race // one per racing granule, ordered by granule
 }
 
 // Granules returns the racing granules, in order.

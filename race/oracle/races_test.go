@@ -28,7 +28,9 @@ func judge(t *testing.T, d *gpu.Device, blocks, block int, k gpu.Kernel) ([]stri
 	return names, res.Races
 }
 
+// device returns a default device, failing t if it cannot be made.
 func device(t *testing.T) *gpu.Device {
+	t.Helper()
 	d, err := gpu.NewDevice(gpu.DeviceConfig{})
 	require.NoError(t, err)
 	return d
@@ -81,10 +83,14 @@ func chain(t *testing.T, middle scope.Scope) []string {
 	return got
 }
 
+// TestChainBlockScopeMiddleHop: a block-scope fence in the middle hop,
+// between blocks, breaks the chain: x races.
 func TestChainBlockScopeMiddleHop(t *testing.T) {
 	assert.Equal(t, []string{"x[0]"}, chain(t, scope.Block))
 }
 
+// TestChainDeviceScopeMiddleHop: device-scope fences at every hop carry
+// the write to block 2.
 func TestChainDeviceScopeMiddleHop(t *testing.T) {
 	assert.Empty(t, chain(t, scope.Device))
 }
@@ -108,21 +114,30 @@ func messagePass(t *testing.T, poll func(f gpu.Buffer[uint32], th *gpu.Thread) u
 	return got
 }
 
+// volatilePoll reads the flag with a volatile load.
 func volatilePoll(f gpu.Buffer[uint32], th *gpu.Thread) uint32 { return f.LoadVolatile(th, 0) }
 
+// TestMissingAcquire: the writer's fence alone does not order the
+// reader's load of x.
 func TestMissingAcquire(t *testing.T) {
 	assert.Equal(t, []string{"x[0]"}, messagePass(t, volatilePoll, func(*gpu.Thread) {}))
 }
 
+// TestVolatileFlagWithDeviceFences: a device fence after the flag read
+// completes the acquire pattern.
 func TestVolatileFlagWithDeviceFences(t *testing.T) {
 	assert.Empty(t, messagePass(t, volatilePoll, func(th *gpu.Thread) { th.Fence(scope.Device) }))
 }
 
+// TestAcquireLoad: an acquire load of the flag is the acquire pattern by
+// itself.
 func TestAcquireLoad(t *testing.T) {
 	acq := func(f gpu.Buffer[uint32], th *gpu.Thread) uint32 { return f.LoadAcquire(th, 0, scope.Device) }
 	assert.Empty(t, messagePass(t, acq, func(*gpu.Thread) {}))
 }
 
+// TestBlockScopeFenceAcrossBlocks: a block-scope fence does not cover
+// the writer in another block.
 func TestBlockScopeFenceAcrossBlocks(t *testing.T) {
 	assert.Equal(t, []string{"x[0]"}, messagePass(t, volatilePoll, func(th *gpu.Thread) { th.Fence(scope.Block) }))
 }
@@ -212,10 +227,14 @@ func releaseSequence(t *testing.T, middle func(f gpu.Buffer[uint32], th *gpu.Thr
 	return got
 }
 
+// TestReleaseSequenceThroughRMW: a read-modify-write of the flag continues
+// the release sequence, so the acquire of its value orders x.
 func TestReleaseSequenceThroughRMW(t *testing.T) {
 	assert.Empty(t, releaseSequence(t, func(f gpu.Buffer[uint32], th *gpu.Thread) { f.AtomicAdd(th, 0, 1, scope.Device) }))
 }
 
+// TestReleaseSequenceBrokenByStore: a plain atomic store of the flag ends
+// the release sequence, so x races.
 func TestReleaseSequenceBrokenByStore(t *testing.T) {
 	got := releaseSequence(t, func(f gpu.Buffer[uint32], th *gpu.Thread) { f.AtomicStore(th, 0, 2, scope.Device) })
 	assert.Equal(t, []string{"x[0]"}, got)

@@ -8,8 +8,8 @@ import (
 // A Trace is the events of one launch in the order the recorder saw them.
 type Trace struct {
 	Grid   gpu.Grid // the launch, as its observer saw it
-	Events []Event
-	Err    error // the error the launch returned
+	Events []Event  // every thread's steps, in the order recorded
+	Err    error    // the error the launch returned
 }
 
 // What an [Event] is.
@@ -25,7 +25,7 @@ const (
 // An Event is one recorded step of one thread, or, for a SyncEvent, one
 // completed collective of several.
 type Event struct {
-	What   What
+	What   What        // which kind of event, so which fields below apply
 	Thread scope.Place // the acting thread; for a SyncEvent, the last to arrive
 	Rank   int         // the thread's rank in its block
 	Access gpu.Access  // AccessEvent: the access

@@ -1,22 +1,14 @@
 package racetest_test
 
 import (
+	"context"
 	"fmt"
-	"testing"
 
 	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/race"
 	"github.com/warpguard/warpguard/race/racetest"
 	"github.com/warpguard/warpguard/scope"
 )
-
-// printer is a testing.TB that prints its failures, standing in for the
-// *testing.T a real test passes.
-type printer struct{ testing.TB }
-
-func (printer) Helper() {}
-func (printer) Errorf(format string, args ...any) {
-	fmt.Printf(format+"\n", args...)
-}
 
 // A producer in block 0 publishes data with a block-scope fence, which
 // orders its writes only for its own block; the consumer in block 1 reads
@@ -27,7 +19,7 @@ func ExampleLaunch() {
 	data := gpu.Alloc[float32](d, "data", 1)
 	flag := gpu.Alloc[int32](d, "flag", 1)
 	cfg := gpu.Config{Name: "publish", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}}
-	racetest.Launch(printer{}, d, cfg, func(t *gpu.Thread) {
+	racetest.Launch(&printer{}, d, cfg, func(t *gpu.Thread) {
 		if t.Block() == 0 {
 			data.Store(t, 0, 42)
 			t.ThreadFenceBlock() // should be t.ThreadFence()
@@ -42,11 +34,29 @@ func ExampleLaunch() {
 	// ==================
 	// WARNING: SCOPED RACE (missing-device-fence)
 	// Read of global "data"[0] by thread (0,0,0) of block (1,0,0):
-	//   weak load at example_test.go:39
+	//   weak load at example_test.go:31
 	//
 	// Previous write by thread (0,0,0) of block (0,0,0):
-	//   weak store at example_test.go:32
+	//   weak store at example_test.go:24
 	//
-	// The writer, thread (0,0,0) of block (0,0,0), executed no device-scope fence between its store at example_test.go:32 and this load; the threads are in different blocks.
+	// The writer, thread (0,0,0) of block (0,0,0), executed no device-scope fence between its store at example_test.go:24 and this load; the threads are in different blocks.
 	// ==================
+}
+
+// A test of a kernel that races on purpose expects the race, on a shared
+// array here, and the device's check at the test's end passes.
+func ExampleExpect() {
+	t := &printer{} // the test's *testing.T
+	d := racetest.Device(t)
+	cfg := gpu.Config{Name: "unsynced", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 64}}
+	_ = d.Launch(context.Background(), cfg, func(th *gpu.Thread) {
+		tile := gpu.Shared[int32](th, "tile", 64)
+		tile.Store(th, th.Rank(), 1)
+		_ = tile.Load(th, 63-th.Rank()) // no __syncthreads before it
+	})
+	rs := racetest.Expect(t, racetest.DetectorOf(d), race.MissingBlockFence, racetest.Shared("tile"))
+	fmt.Println(rs[0].Kind, "on shared", rs[0].Mem.Name)
+	t.cleanup() // the test's end: no race is left
+	// Output:
+	// missing-block-fence on shared tile
 }

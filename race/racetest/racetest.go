@@ -1,47 +1,70 @@
-// Package racetest runs kernels under a scoped race detector in tests and
-// fails the test with every race found, the way `go test -race` fails a
-// test on a Go data race.
 package racetest
 
 import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/warpguard/warpguard/gpu"
 	"github.com/warpguard/warpguard/race"
 )
 
 // New returns a detector for tests: history on, so that every report
-// names both sites.
+// names both sites. It does not read WARPGUARD; [Launch], [Device] and
+// [Explore] do.
 func New() *race.Detector { return race.New(race.Options{History: true}) }
 
 // Launch runs kernel k on d with cfg under a fresh detector (cfg.Observer
 // is replaced) and fails tb with every race the detector reports and with
 // the launch's error, if any. It returns the detector for further checks.
-func Launch(tb testing.TB, d *gpu.Device, cfg gpu.Config, k gpu.Kernel) *race.Detector {
+// On a [Device], whose own detector observes every launch, call d.Launch
+// instead: Launch would report each race twice.
+//
+// The launch runs under tb.Context(), ending a little before the test's
+// deadline (go test -timeout) if it has one, and under the [Timeout]
+// option if given, so that a kernel that spins forever fails the test
+// with the runtime's listing of where each unfinished thread was instead
+// of hanging it.
+func Launch(tb testing.TB, d *gpu.Device, cfg gpu.Config, k gpu.Kernel, opts ...Option) *race.Detector {
 	tb.Helper()
-	det := New()
+	c := configure(tb, opts)
+	det := race.New(c.opt)
+	cfg = c.schedule(cfg)
 	cfg.Observer = det
-	if err := withoutHalt(d.Launch(context.Background(), cfg, k)); err != nil {
+	if err := c.launch(tb, d, cfg, k); err != nil {
 		tb.Errorf("racetest: launch %q: %v", cfg.Name, err)
 	}
-	Check(tb, det)
+	c.check(tb, det)
 	return det
 }
 
-// Check fails tb once per race det has reported, printing each report, and
-// resets det.
-func Check(tb testing.TB, det *race.Detector) {
-	tb.Helper()
-	rs := det.Reports()
-	for _, r := range rs {
-		tb.Errorf("%v", r)
+// launch runs k on d with cfg under the test's context and c's timeout,
+// and returns its error less a halt on the first race.
+func (c *config) launch(tb testing.TB, d *gpu.Device, cfg gpu.Config, k gpu.Kernel) error {
+	if c.timeout > 0 && cfg.Timeout == 0 {
+		cfg.Timeout = c.timeout
 	}
-	if n := det.Dropped(); n > 0 {
-		tb.Errorf("racetest: %d more races not shown", n)
+	ctx, cancel := testContext(tb)
+	defer cancel()
+	return withoutHalt(d.Launch(ctx, cfg, k))
+}
+
+// deadlineMargin is how long before the test's deadline a launch stops,
+// leaving the test time to print the stall listing before go test's
+// timeout panics.
+const deadlineMargin = time.Second
+
+// testContext returns tb's context, ending deadlineMargin before the
+// test's deadline when tb has one.
+func testContext(tb testing.TB) (context.Context, context.CancelFunc) {
+	ctx := tb.Context()
+	if t, ok := tb.(interface{ Deadline() (time.Time, bool) }); ok {
+		if dl, ok := t.Deadline(); ok {
+			return context.WithDeadline(ctx, dl.Add(-deadlineMargin))
+		}
 	}
-	det.Reset()
+	return context.WithCancel(ctx)
 }
 
 // LaunchFunc returns a function that launches kernels on d with executor
@@ -57,6 +80,10 @@ func LaunchFunc(d *gpu.Device, det *race.Detector, e gpu.Executor) func(context.
 // report is the result of a halted launch, but every other thread error
 // (an out-of-range index, a panic) still counts.
 func withoutHalt(err error) error {
+	var h *race.Halt
+	if !errors.As(err, &h) {
+		return err // a stall error, say, which wraps errors of its own: keep it whole
+	}
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
 		var keep []error
 		for _, e := range j.Unwrap() {
@@ -64,9 +91,5 @@ func withoutHalt(err error) error {
 		}
 		return errors.Join(keep...)
 	}
-	var h *race.Halt
-	if errors.As(err, &h) {
-		return nil
-	}
-	return err
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -15,23 +16,56 @@ import (
 	"github.com/warpguard/warpguard/scope"
 )
 
-// recorder is a testing.TB that keeps its failures.
+// recorder is a testing.TB that keeps its failures and its cleanups; the
+// rest is the test's own.
 type recorder struct {
 	testing.TB
-	errs []string
+	errs     []string
+	cleanups []func()
 }
+
+// record returns a recorder for t.
+func record(t *testing.T) *recorder { return &recorder{TB: t} }
 
 func (r *recorder) Helper() {}
 func (r *recorder) Errorf(format string, args ...any) {
 	r.errs = append(r.errs, fmt.Sprintf(format, args...))
 }
 
+// errFatal is the panic with which recorder's Fatalf ends the code that
+// called it, which run recovers.
+type errFatal struct{}
+
+func (r *recorder) Fatalf(format string, args ...any) {
+	r.Errorf(format, args...)
+	panic(errFatal{})
+}
+
+func (r *recorder) Cleanup(f func()) { r.cleanups = append(r.cleanups, f) }
+
+// run calls f as a test body, then the cleanups it registered, last
+// first, as the testing package would.
+func (r *recorder) run(f func()) {
+	func() {
+		defer func() {
+			if v := recover(); v != nil && v != (errFatal{}) {
+				panic(v)
+			}
+		}()
+		f()
+	}()
+	for i := len(r.cleanups) - 1; i >= 0; i-- {
+		r.cleanups[i]()
+	}
+}
+
+// TestLaunchFailsOnEveryRace: each race of the launch fails the test once.
 func TestLaunchFailsOnEveryRace(t *testing.T) {
 	t.Parallel()
 	d, err := gpu.NewDevice(gpu.DeviceConfig{})
 	require.NoError(t, err)
 	x := gpu.Alloc[int32](d, "x", 2)
-	rec := &recorder{}
+	rec := record(t)
 	racetest.Launch(rec, d, gpu.Config{Name: "racy", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}}, func(t *gpu.Thread) {
 		x.AtomicAdd(t, 0, 1, scope.Block) // scoped atomic across blocks
 		x.Store(t, 1, 1)                  // missing device fence
@@ -42,13 +76,14 @@ func TestLaunchFailsOnEveryRace(t *testing.T) {
 	require.Contains(t, all, "(missing-device-fence)")
 }
 
+// TestLaunchPassesCleanKernels: a launch with no race fails nothing.
 func TestLaunchPassesCleanKernels(t *testing.T) {
 	t.Parallel()
 	d, err := gpu.NewDevice(gpu.DeviceConfig{})
 	require.NoError(t, err)
 	x := gpu.Alloc[int32](d, "x", 64)
 	n := gpu.Alloc[int32](d, "n", 1)
-	rec := &recorder{}
+	rec := record(t)
 	det := racetest.Launch(rec, d, gpu.Config{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 32}}, func(t *gpu.Thread) {
 		n.AtomicAdd(t, 0, 1, scope.Device)
 		x.Store(t, t.GlobalID(), 1)
@@ -57,12 +92,14 @@ func TestLaunchPassesCleanKernels(t *testing.T) {
 	require.Empty(t, det.Reports())
 }
 
+// TestLaunchReportsLaunchErrors: a launch's error, an index out of range
+// here, fails the test.
 func TestLaunchReportsLaunchErrors(t *testing.T) {
 	t.Parallel()
 	d, err := gpu.NewDevice(gpu.DeviceConfig{})
 	require.NoError(t, err)
 	x := gpu.Alloc[int32](d, "x", 1)
-	rec := &recorder{}
+	rec := record(t)
 	racetest.Launch(rec, d, gpu.Config{Name: "oob", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}}, func(t *gpu.Thread) {
 		x.Store(t, 5, 1)
 	})
@@ -93,4 +130,56 @@ func TestLaunchFuncKeepsOtherErrors(t *testing.T) {
 	var h *race.Halt
 	require.False(t, errors.As(err, &h), "the halt itself is not returned")
 	require.Len(t, det.Reports(), 1, "the race was reported")
+}
+
+// TestLaunchStopsASpinningKernel: a kernel that spins forever, making
+// progress all the while so the livelock watchdog cannot call it stuck,
+// fails the test within the Timeout option with the stall listing.
+func TestLaunchStopsASpinningKernel(t *testing.T) {
+	t.Parallel()
+	d, err := gpu.NewDevice(gpu.DeviceConfig{})
+	require.NoError(t, err)
+	n := gpu.Alloc[int32](d, "n", 1)
+	rec := record(t)
+	start := time.Now()
+	racetest.Launch(rec, d, gpu.Config{Name: "spin", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 2}}, func(t *gpu.Thread) {
+		for {
+			n.AtomicAdd(t, 0, 1, scope.Device)
+		}
+	}, racetest.Timeout(100*time.Millisecond))
+	require.Less(t, time.Since(start), 5*time.Second)
+	require.Len(t, rec.errs, 1)
+	require.Contains(t, rec.errs[0], `racetest: launch "spin"`)
+	require.Contains(t, rec.errs[0], "timeout")
+	require.Contains(t, rec.errs[0], "racetest_test.go:", "the listing names the line each thread spins at")
+}
+
+// soonTB is a recorder whose test has a deadline, as go test -timeout
+// gives one.
+type soonTB struct {
+	*recorder
+	deadline time.Time
+}
+
+func (s soonTB) Deadline() (time.Time, bool) { return s.deadline, true }
+
+// TestLaunchEndsBeforeTheTestsDeadline: with no Timeout option, a kernel
+// that spins forever stops before the test's own deadline, so the test
+// fails with the stall listing rather than go test's timeout panic.
+func TestLaunchEndsBeforeTheTestsDeadline(t *testing.T) {
+	t.Parallel()
+	d, err := gpu.NewDevice(gpu.DeviceConfig{})
+	require.NoError(t, err)
+	n := gpu.Alloc[int32](d, "n", 1)
+	deadline := time.Now().Add(1500 * time.Millisecond) // the launch stops at half a second
+	tb := soonTB{record(t), deadline}
+	racetest.Launch(tb, d, gpu.Config{Name: "spin", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}}, func(t *gpu.Thread) {
+		for {
+			n.AtomicAdd(t, 0, 1, scope.Device)
+		}
+	})
+	require.True(t, time.Now().Before(deadline), "stopped before the deadline")
+	require.Len(t, tb.errs, 1)
+	require.Contains(t, tb.errs[0], "deadline exceeded")
+	require.Contains(t, tb.errs[0], "racetest_test.go:")
 }

@@ -24,7 +24,8 @@ const benchDoc = "Bench measures the clean configuration of each kernel, and the
 	"running the first kernel untimed for -prime, and prints a table of medians with their spread, " +
 	"ratios against detection off and the detector's counters per launch; progress, with the time " +
 	"left, goes to stderr. -json prints JSON lines with nanoseconds, -svg writes a bar chart, and " +
-	"-cpus repeats the whole measurement at each GOMAXPROCS listed."
+	"-cpus repeats the whole measurement at each GOMAXPROCS listed. The large-grid group " +
+	"(large/..., millions of threads) runs only when -kernels names it: -kernels 'large/*' -configs off,opt."
 
 // benchCmd is `warpguard bench`: the clean configuration of each kernel
 // under each detector configuration, with warm-up and repetitions; a
@@ -32,7 +33,7 @@ const benchDoc = "Bench measures the clean configuration of each kernel, and the
 // counters on stdout, progress on stderr.
 func benchCmd(args []string, stdout, stderr io.Writer) int {
 	fs := newCommand("bench", "[flags]", benchDoc, stderr)
-	glob := fs.String("kernels", "", "measure only the kernels whose names match one of these comma-separated path.Match patterns")
+	glob := fs.String("kernels", "", "measure "+kernelsFlagDoc)
 	configs := fs.String("configs", strings.Join(race.Configs(), ","), "comma-separated detector configurations; a name may end in :mutex, :striped or :full (see race.Config)")
 	runs := fs.Int("runs", 5, "timed runs of each kernel under each configuration")
 	warmup := fs.Int("warmup", 1, "untimed runs first")
@@ -94,10 +95,7 @@ func benchMatrix(fs *command, glob, configs, size string) (bench.Matrix, error) 
 	if err != nil {
 		return bench.Matrix{}, err
 	}
-	cat, err := benchCatalog().Match(glob)
-	if err == nil && len(cat) == 0 {
-		err = fmt.Errorf("no kernel matches %q (see warpguard list)", glob)
-	}
+	cat, err := selectKernels(benchCatalog(), glob)
 	if err != nil {
 		return bench.Matrix{}, err
 	}

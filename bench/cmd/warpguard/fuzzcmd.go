@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -50,15 +49,22 @@ func fuzzCmd(args []string, stdout, stderr io.Writer) int {
 		return fs.usageError(err)
 	}
 	tallies, err := fuzz(o, stdout, stderr)
+	if err == nil {
+		err = writeTallies(stdout, tallies, *asJSON)
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "warpguard fuzz:", err)
 		return exitError
 	}
-	if *asJSON {
-		return writeJSONLines(stdout, tallies)
-	}
-	writeFuzzTable(stdout, tallies)
 	return exitOK
+}
+
+// writeTallies writes the tallies as JSON lines or as a table.
+func writeTallies(w io.Writer, tallies []*difftest.Tally, asJSON bool) error {
+	if asJSON {
+		return writeJSONLines(w, tallies)
+	}
+	return writeFuzzTable(w, tallies)
 }
 
 // checkFuzz checks fuzz's flags.
@@ -70,24 +76,30 @@ func checkFuzz(fs *command, n int, seed uint64, configs string, verbose bool) (f
 	if n < 1 {
 		return o, fmt.Errorf("-n %d: want at least one kernel", n)
 	}
-	for _, c := range strings.Split(configs, ",") {
+	var err error
+	o.configs, err = parseConfigs(configs)
+	return o, err
+}
+
+// parseConfigs splits a comma-separated list of configuration names,
+// checking each with race.Config.
+func parseConfigs(list string) ([]string, error) {
+	var configs []string
+	for _, c := range strings.Split(list, ",") {
 		c = strings.TrimSpace(c)
 		if _, err := race.Config(c); err != nil {
-			return o, err
+			return nil, err
 		}
-		o.configs = append(o.configs, c)
+		configs = append(configs, c)
 	}
-	return o, nil
+	return configs, nil
 }
 
 // fuzz runs o's kernels under o's configurations and returns a tally per
 // configuration. Disagreements go to stdout with -v; progress, about once
 // a second, to stderr.
 func fuzz(o fuzzOptions, stdout, stderr io.Writer) ([]*difftest.Tally, error) {
-	tallies := make([]*difftest.Tally, len(o.configs))
-	for i, c := range o.configs {
-		tallies[i] = &difftest.Tally{Config: c}
-	}
+	tallies := newTallies(o.configs)
 	start, shown := time.Now(), time.Now()
 	for i := range o.n {
 		if err := fuzzOne(o, o.seed+uint64(i), tallies, stdout); err != nil {
@@ -99,6 +111,15 @@ func fuzz(o fuzzOptions, stdout, stderr io.Writer) ([]*difftest.Tally, error) {
 		}
 	}
 	return tallies, nil
+}
+
+// newTallies returns an empty tally per configuration.
+func newTallies(configs []string) []*difftest.Tally {
+	tallies := make([]*difftest.Tally, len(configs))
+	for i, c := range configs {
+		tallies[i] = &difftest.Tally{Config: c}
+	}
+	return tallies
 }
 
 // fuzzOne runs the kernel of seed s under each configuration, adding to
@@ -124,28 +145,26 @@ func progress(w io.Writer, done, n int, took time.Duration) {
 	fmt.Fprintf(w, "fuzz: %d/%d kernels, %v, %v left\n", done, n, took.Round(time.Second), left.Round(time.Second))
 }
 
-// writeJSONLines writes each value as one line of JSON.
-func writeJSONLines(w io.Writer, tallies []*difftest.Tally) int {
+// writeJSONLines writes each tally as one line of JSON.
+func writeJSONLines(w io.Writer, tallies []*difftest.Tally) error {
 	enc := json.NewEncoder(w)
-	var err error
 	for _, t := range tallies {
-		err = errors.Join(err, enc.Encode(t))
+		if err := enc.Encode(t); err != nil {
+			return err
+		}
 	}
-	if err != nil {
-		return exitError
-	}
-	return exitOK
+	return nil
 }
 
 // writeFuzzTable writes one row per configuration: kernels, those the
 // oracle finds racy, racing granules, and the false positives and
 // negatives in granules and kernels.
-func writeFuzzTable(w io.Writer, tallies []*difftest.Tally) {
+func writeFuzzTable(w io.Writer, tallies []*difftest.Tally) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "CONFIG\tKERNELS\tRACY\tGRANULES\tFP GRANULES\tFN GRANULES\tFP KERNELS\tFN KERNELS\t")
 	for _, t := range tallies {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", t.Config, t.Kernels, t.Racy, t.Granules,
 			t.FalsePositives, t.FalseNegatives, t.FPKernels, t.FNKernels)
 	}
-	tw.Flush()
+	return tw.Flush()
 }

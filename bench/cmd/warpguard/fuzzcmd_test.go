@@ -12,6 +12,8 @@ import (
 	"github.com/warpguard/warpguard/race/difftest"
 )
 
+// TestFuzzExitCodes: a run exits 0 whatever its counts; bad flags and
+// arguments are usage errors.
 func TestFuzzExitCodes(t *testing.T) {
 	for _, tt := range []struct {
 		args []string
@@ -28,6 +30,7 @@ func TestFuzzExitCodes(t *testing.T) {
 	}
 }
 
+// TestFuzzHelp: -h prints the usage and the help paragraph.
 func TestFuzzHelp(t *testing.T) {
 	code, out, _ := runCmd("fuzz", "-h")
 	assert.Equal(t, exitOK, code)
@@ -52,6 +55,7 @@ func TestFuzzTable(t *testing.T) {
 	assert.Equal(t, "0", off[4], "off reports nothing")
 }
 
+// TestFuzzJSON: -json prints one tally per configuration, in order.
 func TestFuzzJSON(t *testing.T) {
 	code, out, errs := runCmd("fuzz", "-n", "20", "-configs", "opt,off", "-json")
 	require.Equal(t, exitOK, code, errs)

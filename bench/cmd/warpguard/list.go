@@ -13,11 +13,13 @@ import (
 // listWidth is the column list wraps its text at.
 const listWidth = 120
 
-// list prints every kernel of the catalog, its flags and its injections.
+// list prints every kernel of the catalog and of the large-grid group,
+// its flags and its injections.
 func list(args []string, stdout, stderr io.Writer) int {
 	c := newCommand("list", "", "List prints every kernel of the catalog: its name, whether it is racy "+
 		"or cooperative, what it computes and how it synchronizes, and each race that can be switched "+
-		"into it with run's or suite's -inject, with the kinds of race the detector must report for it.", stderr)
+		"into it with run's or suite's -inject, with the kinds of race the detector must report for it. "+
+		"The large-grid group (large/...) comes last: suite and bench run it only when -kernels names it.", stderr)
 	if code, ok := c.parse(args, stdout); !ok {
 		return code
 	}
@@ -25,7 +27,7 @@ func list(args []string, stdout, stderr io.Writer) int {
 		return c.usageError(err)
 	}
 	w := bufio.NewWriter(stdout)
-	for _, k := range kernels.All() {
+	for _, k := range append(kernels.All(), kernels.Large()...) {
 		writeKernel(w, k)
 	}
 	if err := w.Flush(); err != nil {

@@ -16,7 +16,9 @@
 // time left on stderr. Fuzz runs generated kernels under each
 // configuration and counts its false positives and negatives against the
 // oracle of package race/oracle. -kernels takes comma-separated path.Match
-// patterns, such as 'micro/*,lib/scan'. Durations print with three
+// patterns, such as 'micro/*,lib/scan'; the large-grid group, 2^20 to
+// 2^22 threads a kernel, runs only when a pattern starting with large/
+// names it (-kernels 'large/*'). Durations print with three
 // significant digits; -json output keeps nanoseconds.
 //
 // Every subcommand's -h prints what it does and its flags, and exits 0.

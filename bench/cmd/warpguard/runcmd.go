@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/warpguard/warpguard/bench"
 	"github.com/warpguard/warpguard/kernels"
@@ -27,11 +28,15 @@ func runOne(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return code
 	}
-	k, ok := kernels.All().Lookup(name)
+	k, ok := lookupKernel(name)
 	if !ok {
 		return fs.usageError(fmt.Errorf("no kernel %q (see warpguard list)", name))
 	}
-	sz, err := kernels.ParseSize(*size)
+	env, err := race.ParseEnv(os.Getenv(race.EnvVar))
+	sz, serr := kernels.ParseSize(*size)
+	if err == nil {
+		err = serr
+	}
 	if err == nil && *detector != "on" && *detector != "off" {
 		err = fmt.Errorf("-detector %q: want on or off", *detector)
 	}
@@ -47,16 +52,19 @@ func runOne(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fs.usageError(err)
 	}
-	c := bench.Config{Kernel: k, Inject: *inject, Size: sz, Seed: *seed, Executor: ex.Executor, Precise: opt.Precise}
+	c := bench.Config{Kernel: k, Inject: *inject, Size: sz, Seed: *seed, Executor: ex.Executor, Precise: env.Apply(opt).Precise}
 	var det bench.Detector
 	if *detector == "on" {
-		det = bench.NewDetectorFor(opt)()
+		det = detectorOf(env, opt)()
 	}
 	r := bench.Once(context.Background(), c, det)
 	if *asJSON {
 		err = json.NewEncoder(stdout).Encode(runJSON(c, *detector, r))
 	} else {
-		printRun(stdout, c, *detector, r)
+		printRun(stripped{stdout, env}, c, *detector, r)
+	}
+	if err == nil {
+		err = logReports(env, r.Reports)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "warpguard:", err)
@@ -71,7 +79,9 @@ const runDoc = "Run runs one configuration of a kernel (see warpguard list) and 
 	"coordinates and file:line. The exit code is 0 when the output is right and no race was " +
 	"reported, 66 when races were reported (as Go's race detector exits), 1 when the launch " +
 	"failed or the output is wrong with no race to explain it, and 2 for a command line that " +
-	"does not parse."
+	"does not parse. The WARPGUARD environment variable configures the detector as " +
+	"GORACE configures Go's (halt_on_error, max_reports, history, log_path, strip_path_prefix; " +
+	"see package racetest)."
 
 // parseWithName parses flags that may come before or after one
 // positional kernel name. When ok is false the command returns code.

@@ -21,7 +21,9 @@ const suiteDoc = "Suite runs every kernel of the catalog clean and with each inj
 	"expected and reported, and a failing row is followed by what failed. The last line tallies " +
 	"the run. The exit code is 0 when every configuration is ok, 1 when one is not, and 2 for a " +
 	"command line that does not parse. An injected configuration whose race a run misses runs " +
-	"again, up to -attempts runs: a detector sees only the interleavings that happen."
+	"again, up to -attempts runs: a detector sees only the interleavings that happen. The " +
+	"WARPGUARD environment variable configures the detector, as for run. The " +
+	"large-grid group (large/..., millions of threads) runs only when -kernels names it."
 
 // suite is `warpguard suite`: every kernel clean and with each injection,
 // with detection off and on, one row each.
@@ -30,7 +32,7 @@ func suite(args []string, stdout, stderr io.Writer) int {
 	size := c.String("size", "default", "input size: default or paper")
 	asJSON := c.Bool("json", false, "print one JSON object per configuration instead of the table")
 	verbose := c.Bool("v", false, "add the expected and reported race kinds to each row")
-	glob := c.String("kernels", "", "run only the kernels whose names match one of these comma-separated path.Match patterns")
+	glob := c.String("kernels", "", "run "+kernelsFlagDoc)
 	seed := c.Int64("seed", 1, "input generator seed")
 	attempts := c.Int("attempts", 3, "runs of an injected configuration, at most, until its race is reported")
 	config := c.String("config", "opt", "detector configuration, as bench -configs names them (see race.Config); precise is the precise mode")
@@ -39,6 +41,10 @@ func suite(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	cat, sz, err := suiteCatalog(c, *glob, *size)
+	env, eerr := race.ParseEnv(os.Getenv(race.EnvVar))
+	if err == nil {
+		err = eerr
+	}
 	var opt race.Options
 	if err == nil {
 		opt, err = detectorConfig(*config)
@@ -49,7 +55,10 @@ func suite(args []string, stdout, stderr io.Writer) int {
 	cfgs := bench.Configs(cat, sz, *seed)
 	for i := range cfgs {
 		cfgs[i].Executor, cfgs[i].Attempts = ex.Executor, *attempts
-		cfgs[i].Detector, cfgs[i].Precise = bench.NewDetectorFor(opt), opt.Precise
+		cfgs[i].Detector, cfgs[i].Precise = detectorOf(env, opt), env.Apply(opt).Precise
+		if strings.HasPrefix(cfgs[i].Kernel.Name, largePrefix) {
+			cfgs[i].Timeout = largeTimeout
+		}
 	}
 	var out resultWriter = newSuiteTable(stdout, cfgs, *verbose)
 	if *asJSON {
@@ -57,6 +66,9 @@ func suite(args []string, stdout, stderr io.Writer) int {
 	}
 	start := time.Now()
 	results, err := runSuite(cfgs, out, progressTo(stdout, stderr, *asJSON))
+	for i := 0; err == nil && i < len(results); i++ {
+		err = logReports(env, results[i].On.Reports)
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "warpguard:", err)
 		return exitError
@@ -84,10 +96,7 @@ func suiteCatalog(c *command, glob, size string) (kernels.Catalog, kernels.Size,
 	if err != nil {
 		return nil, 0, err
 	}
-	cat, err := kernels.All().Match(glob)
-	if err == nil && len(cat) == 0 {
-		err = fmt.Errorf("no kernel matches %q (see warpguard list)", glob)
-	}
+	cat, err := selectKernels(kernels.All(), glob)
 	return cat, sz, err
 }
 

@@ -1,0 +1,49 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/warpguard/warpguard/bench"
+	"github.com/warpguard/warpguard/race"
+)
+
+// detectorOf returns the detector maker for run and suite: opt (their
+// -config) with e, the WARPGUARD variable (see race.ParseEnv), laid over
+// it, and history on unless e turns it off. log_path names a file the
+// reports are also appended to, and strip_path_prefix is cut from run's
+// text.
+func detectorOf(e race.Env, opt race.Options) func() bench.Detector {
+	opt.History = true
+	opt = e.Apply(opt)
+	return func() bench.Detector { return race.New(opt) }
+}
+
+// logReports appends rs to e's log file, LogPath.<pid>, if it names one.
+func logReports(e race.Env, rs []race.Report) error {
+	if e.LogPath == "" || len(rs) == 0 {
+		return nil
+	}
+	f, err := os.OpenFile(fmt.Sprintf("%s.%d", e.LogPath, os.Getpid()), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	for _, r := range rs {
+		fmt.Fprintln(f, e.Strip(r.String()))
+	}
+	return f.Close()
+}
+
+// stripped is a writer that cuts e's path prefix from what it writes.
+type stripped struct {
+	w io.Writer
+	e race.Env
+}
+
+func (s stripped) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(s.w, s.e.Strip(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}

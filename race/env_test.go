@@ -1,0 +1,62 @@
+package race_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/warpguard/warpguard/race"
+)
+
+// TestParseEnv: every key sets its option, and Apply lays exactly the keys
+// given over the caller's options.
+func TestParseEnv(t *testing.T) {
+	t.Parallel()
+	e, err := race.ParseEnv(" halt_on_error=1  max_reports=10 history=0 precise=0 log_path=/tmp/wg strip_path_prefix=/src/ ")
+	require.NoError(t, err)
+	require.Equal(t, race.Options{HaltOnFirst: true, MaxReports: 10}, e.Options)
+	require.Equal(t, "/tmp/wg", e.LogPath)
+	require.Equal(t, "x.go:3", e.Strip("/src/x.go:3"))
+	o := e.Apply(race.Options{History: true, MaxReports: 3, Granularity: 8})
+	require.Equal(t, race.Options{HaltOnFirst: true, MaxReports: 10, Granularity: 8}, o, "every key given replaces the caller's value")
+	require.Equal(t, race.Options{History: true}, race.Env{}.Apply(race.Options{History: true}), "an empty value changes nothing")
+	p, err := race.ParseEnv("precise=1")
+	require.NoError(t, err)
+	require.Equal(t, race.Options{Precise: true, History: true}, p.Apply(race.Options{History: true}), "precise=1 selects the precise mode")
+}
+
+// TestParseEnvErrorsNameTheKey: a bad value names its key, the variable
+// and what the key wants.
+func TestParseEnvErrorsNameTheKey(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"halt_on_error=yes":      `halt_on_error="yes": want 0 or 1`,
+		"max_reports=0":          `max_reports="0": want a positive integer`,
+		"max_reports=ten":        `max_reports="ten": want a positive integer`,
+		"history=1 halt=1":       `unknown key "halt"`,
+		"history":                `"history" is not key=value`,
+		"history=1 precise=true": `precise="true": want 0 or 1`,
+	} {
+		_, err := race.ParseEnv(in)
+		require.ErrorContains(t, err, want, in)
+		require.ErrorContains(t, err, "WARPGUARD", in)
+	}
+}
+
+// A program reads WARPGUARD (os.Getenv(race.EnvVar)) and lays the keys it
+// sets over its own options.
+func ExampleParseEnv() {
+	env, err := race.ParseEnv("halt_on_error=1 max_reports=5")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	opt := env.Apply(race.Options{History: true})
+	fmt.Println(opt.HaltOnFirst, opt.MaxReports, opt.History)
+	_, err = race.ParseEnv("max_reports=many")
+	fmt.Println(err)
+	// Output:
+	// true 5 true
+	// race: WARPGUARD: max_reports="many": want a positive integer
+}

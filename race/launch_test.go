@@ -1,0 +1,41 @@
+package race_test
+
+import (
+	"context"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/race"
+	"github.com/warpguard/warpguard/scope"
+)
+
+// TestHugeGrid: a grid of 2^31-1 blocks under the detector starts at once
+// and runs until its deadline, in memory bounded by its resident blocks:
+// the detector allocates nothing per grid block or thread up front, and
+// keeps nothing of an ended block but the device fences of threads that
+// made one.
+func TestHugeGrid(t *testing.T) {
+	t.Parallel()
+	d := newDevice(t)
+	x := gpu.Alloc[uint32](d, "x", 1024)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	det := race.New(race.Options{})
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	err := d.Launch(ctx, gpu.Config{Name: "huge", Grid: gpu.Dim3{X: 1<<31 - 1}, Block: gpu.Dim3{X: 32}, Observer: det},
+		func(t *gpu.Thread) {
+			i := t.GlobalID() % x.Len()
+			x.Store(t, i, x.Load(t, i)+1)
+			t.Fence(scope.Device)
+		})
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	assert.Less(t, int64(after.HeapInuse)-int64(before.HeapInuse), int64(256<<20), "heap growth")
+}

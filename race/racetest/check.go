@@ -1,0 +1,60 @@
+package racetest
+
+import (
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/warpguard/warpguard/race"
+)
+
+// Check fails tb once per race det has reported, printing each report, and
+// resets det. WARPGUARD's log_path and strip_path_prefix apply. The return
+// of a launch synchronizes before a Check that follows it on the test's
+// goroutine, so Check sees every race of the launches that returned; it
+// may miss those of a launch still running.
+func Check(tb testing.TB, det *race.Detector) {
+	tb.Helper()
+	e, err := race.ParseEnv(os.Getenv(race.EnvVar))
+	if err != nil {
+		tb.Errorf("racetest: %v", err)
+	}
+	check(tb, det, e)
+}
+
+// check is Check with c's environment, read when c was made.
+func (c *config) check(tb testing.TB, det *race.Detector) {
+	tb.Helper()
+	check(tb, det, c.env)
+}
+
+// check is Check with the environment e.
+func check(tb testing.TB, det *race.Detector, e race.Env) {
+	tb.Helper()
+	rs := det.Reports()
+	for _, r := range rs {
+		tb.Errorf("%s", e.Strip(r.String()))
+	}
+	if n := det.Dropped(); n > 0 {
+		tb.Errorf("racetest: %d more races not shown", n)
+	}
+	if err := logReports(e, rs); err != nil {
+		tb.Errorf("racetest: %v", err)
+	}
+	det.Reset()
+}
+
+// logReports appends rs to e's log file, LogPath.<pid>, if it names one.
+func logReports(e race.Env, rs []race.Report) error {
+	if e.LogPath == "" || len(rs) == 0 {
+		return nil
+	}
+	f, err := os.OpenFile(fmt.Sprintf("%s.%d", e.LogPath, os.Getpid()), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	for _, r := range rs {
+		fmt.Fprintln(f, e.Strip(r.String()))
+	}
+	return f.Close()
+}

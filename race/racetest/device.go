@@ -1,0 +1,45 @@
+package racetest
+
+import (
+	"testing"
+
+	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/race"
+)
+
+// Device returns a device every launch of which is checked by one
+// detector, attached as gpu.DeviceConfig.Observer: code that launches
+// kernels internally runs checked, unchanged, when its test hands it this
+// device. Launches that overlap are checked against each other from the
+// moment the later one starts; launches the host orders are ordered. When the test ends (tb.Cleanup), tb fails
+// once per race found, as [Check] fails it: the return of every launch on
+// the device synchronizes before that check, so it sees all their races;
+// a launch still running then (on a goroutine the test leaked) may be
+// missed.
+//
+// The options set the detector, the device ([DeviceConfig]) and the
+// device's default launch timeout ([Timeout]); [Seed] does not apply.
+// A device that cannot be made fails tb at once.
+func Device(tb testing.TB, opts ...Option) *gpu.Device {
+	tb.Helper()
+	c := configure(tb, opts)
+	det := race.New(c.opt)
+	cfg := c.dev
+	cfg.Observer = det
+	if c.timeout > 0 && cfg.Timeout == 0 {
+		cfg.Timeout = c.timeout
+	}
+	d, err := gpu.NewDevice(cfg)
+	if err != nil {
+		tb.Fatalf("racetest: %v", err)
+	}
+	tb.Cleanup(func() { c.check(tb, det) })
+	return d
+}
+
+// DetectorOf returns the detector attached to d, as [Device] attaches it,
+// or nil if d has none.
+func DetectorOf(d *gpu.Device) *race.Detector {
+	det, _ := d.Config().Observer.(*race.Detector)
+	return det
+}

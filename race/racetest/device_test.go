@@ -1,0 +1,127 @@
+package racetest_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/race/racetest"
+	"github.com/warpguard/warpguard/scope"
+)
+
+// count is library code that launches a kernel of its own: every thread
+// adds one to *n. blockScope makes its atomic block-scoped, a scoped race
+// across blocks.
+func count(ctx context.Context, d *gpu.Device, n gpu.Buffer[int32], blockScope bool) error {
+	s := scope.Device
+	if blockScope {
+		s = scope.Block
+	}
+	cfg := gpu.Config{Name: "count", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 32}}
+	return d.Launch(ctx, cfg, func(t *gpu.Thread) { n.AtomicAdd(t, 0, 1, s) })
+}
+
+// TestDeviceChecksLaunchesItDoesNotMake: code handed the device launches
+// its own kernels; their races fail the test at its end, and only theirs.
+func TestDeviceChecksLaunchesItDoesNotMake(t *testing.T) {
+	t.Parallel()
+	for _, racy := range []bool{false, true} {
+		rec := record(t)
+		rec.run(func() {
+			d := racetest.Device(rec)
+			n := gpu.Alloc[int32](d, "n", 1)
+			require.NoError(t, count(t.Context(), d, n, racy))
+			require.NotNil(t, racetest.DetectorOf(d))
+			require.Empty(t, rec.errs, "races fail the test when it ends, not before")
+		})
+		if !racy {
+			require.Empty(t, rec.errs)
+			continue
+		}
+		require.Len(t, rec.errs, 1)
+		require.Contains(t, rec.errs[0], "(scoped-atomic)")
+	}
+}
+
+// TestDetectorOfAPlainDevice: a device made without Device has no
+// detector to return.
+func TestDetectorOfAPlainDevice(t *testing.T) {
+	t.Parallel()
+	d, err := gpu.NewDevice(gpu.DeviceConfig{})
+	require.NoError(t, err)
+	require.Nil(t, racetest.DetectorOf(d))
+}
+
+// TestDeviceChecksConcurrentLaunches: two launches running at once, each
+// adding to one word with plain loads and stores, lose updates; the
+// device's detector reports them although each launch alone is race-free
+// (one thread each).
+func TestDeviceChecksConcurrentLaunches(t *testing.T) {
+	t.Parallel()
+	rec := record(t)
+	rec.run(func() {
+		d := racetest.Device(rec)
+		x := gpu.Alloc[int32](d, "x", 1)
+		var started, wg sync.WaitGroup
+		started.Add(2)
+		for _, name := range []string{"a", "b"} {
+			wg.Go(func() {
+				cfg := gpu.Config{Name: name, Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}}
+				assert.NoError(t, d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
+					if t.Rank() == 0 {
+						started.Done()
+						started.Wait() // both launches are running
+					}
+					x.Store(t, 0, x.Load(t, 0)+1)
+				}))
+			})
+		}
+		wg.Wait()
+	})
+	require.NotEmpty(t, rec.errs)
+	require.Contains(t, strings.Join(rec.errs, "\n"), `of launch "`)
+}
+
+// TestDeviceOptions: DeviceConfig shapes the device and the detector's
+// options reach the device's detector.
+func TestDeviceOptions(t *testing.T) {
+	t.Parallel()
+	rec := record(t)
+	rec.run(func() {
+		d := racetest.Device(rec, racetest.DeviceConfig(gpu.DeviceConfig{Name: "small", WarpSize: 8}), racetest.MaxReports(1))
+		require.Equal(t, "small", d.Config().Name)
+		require.Equal(t, 8, d.Config().WarpSize)
+		x := gpu.Alloc[int32](d, "x", 2)
+		cfg := gpu.Config{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}}
+		require.NoError(t, d.Launch(t.Context(), cfg, func(t *gpu.Thread) {
+			x.AtomicAdd(t, 0, 1, scope.Block)
+			x.Store(t, 1, 1)
+		}))
+	})
+	require.Len(t, rec.errs, 2, "one report kept, and the count of those dropped")
+	require.Contains(t, rec.errs[1], "1 more races not shown")
+}
+
+// TestDeviceTimeout: the Timeout option of a Device bounds the launches
+// of code the test does not control.
+func TestDeviceTimeout(t *testing.T) {
+	t.Parallel()
+	rec := record(t)
+	rec.run(func() {
+		d := racetest.Device(rec, racetest.Timeout(100*time.Millisecond))
+		n := gpu.Alloc[int32](d, "n", 1)
+		err := d.Launch(context.Background(), gpu.Config{Name: "spin", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}}, func(t *gpu.Thread) {
+			for {
+				n.AtomicAdd(t, 0, 1, scope.Device)
+			}
+		})
+		require.ErrorIs(t, err, gpu.ErrTimeout)
+	})
+	require.Empty(t, rec.errs)
+}

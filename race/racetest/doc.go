@@ -1,0 +1,41 @@
+// Package racetest runs kernels under a scoped race detector in tests and
+// fails the test with every race found, the way `go test -race` fails a
+// test on a Go data race.
+//
+// [Launch] checks one launch. [Device] returns a device whose every
+// launch is checked, for code that launches kernels itself: hand it the
+// device in the test, and the races of its launches fail the test when
+// it ends. [Explore] runs a kernel under many seeded schedules, since the
+// races a launch shows depend on how its threads interleave. [Expect]
+// asserts that a race was reported, and consumes it, for tests of code
+// that races on purpose.
+//
+// Launches run under the test's context (testing.TB.Context) and end a
+// little before the test's deadline, so a kernel that spins forever fails
+// its test with the runtime's listing of where each thread was; the
+// [Timeout] option sets a shorter deadline.
+//
+// # Environment
+//
+// The WARPGUARD environment variable configures the detector as GORACE
+// configures Go's: space-separated key=value pairs, such as
+//
+//	WARPGUARD="halt_on_error=1 max_reports=10" go test ./...
+//
+// The keys are
+//
+//   - halt_on_error=1: stop a launch at its first race (default 0).
+//   - max_reports=N: keep at most N distinct races; past them, the test
+//     says how many more there were (default 100).
+//   - history=0: do not record the site of every access, which makes
+//     checks cheaper but leaves the previous side of a report without its
+//     file:line and call stack (default 1 here; race.Options' default 0).
+//   - precise=1: reserved for precise detection, which is not available
+//     yet; it is an error.
+//   - log_path=PATH: also append every report to the file PATH.<pid>.
+//   - strip_path_prefix=PREFIX: cut PREFIX from the file paths of
+//     reports.
+//
+// Options given in code win over the environment. A malformed value fails
+// the test, naming the key.
+package racetest

@@ -1,0 +1,85 @@
+package racetest_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/race/racetest"
+	"github.com/warpguard/warpguard/scope"
+)
+
+// handoff races only under some schedules: thread 0 writes data and sets
+// a flag, with no fence between; thread 32, of another warp, reads data
+// only if it sees the flag, which it does only if thread 0 ran first.
+// Both live in shared memory, so every launch starts from zeros.
+func handoff(t *gpu.Thread) {
+	data, flag := gpu.Shared[int32](t, "data", 1), gpu.Shared[int32](t, "flag", 1)
+	switch t.Rank() {
+	case 0:
+		data.Store(t, 0, 1)
+		flag.AtomicExch(t, 0, 1, scope.Block) // no fence before it
+	case 32:
+		if flag.AtomicAdd(t, 0, 0, scope.Block) == 1 {
+			_ = data.Load(t, 0)
+		}
+	}
+}
+
+// TestExploreNamesTheSeedAndItReplays: a race some schedules show fails
+// the test naming a seed, which Launch under that Seed shows again.
+func TestExploreNamesTheSeedAndItReplays(t *testing.T) {
+	t.Parallel()
+	d, err := gpu.NewDevice(gpu.DeviceConfig{})
+	require.NoError(t, err)
+	cfg := gpu.Config{Name: "handoff", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 64}}
+	rec := record(t)
+	seed := racetest.Explore(rec, 32, d, cfg, handoff)
+	require.NotZero(t, seed, "some schedule starts thread 0 before thread 32")
+	require.GreaterOrEqual(t, len(rec.errs), 2)
+	require.Contains(t, rec.errs[0], "seed")
+	require.Contains(t, strings.Join(rec.errs, "\n"), "(missing-block-fence)")
+
+	for range 2 {
+		again := record(t)
+		racetest.Launch(again, d, cfg, handoff, racetest.Seed(seed))
+		require.Len(t, again.errs, 1, "seed %d replays the race", seed)
+	}
+	clean := uint64(0) // a seed under which thread 32 runs first
+	for s := uint64(1); s <= 32 && clean == 0; s++ {
+		r := record(t)
+		if racetest.Launch(r, d, cfg, handoff, racetest.Seed(s)); len(r.errs) == 0 {
+			clean = s
+		}
+	}
+	require.NotZero(t, clean, "the race depends on the schedule")
+	require.Zero(t, racetest.Explore(t, 1, d, cfg, handoff, racetest.Seed(clean)))
+}
+
+// TestExplorePassesCleanKernels: a kernel with no race passes every seed,
+// and each seed runs it once.
+func TestExplorePassesCleanKernels(t *testing.T) {
+	t.Parallel()
+	d, err := gpu.NewDevice(gpu.DeviceConfig{})
+	require.NoError(t, err)
+	n := gpu.Alloc[int32](d, "n", 1)
+	cfg := gpu.Config{Grid: gpu.Dim3{X: 4}, Block: gpu.Dim3{X: 32}}
+	require.Zero(t, racetest.Explore(t, 8, d, cfg, func(t *gpu.Thread) { n.AtomicAdd(t, 0, 1, scope.Device) }, racetest.Seed(100)))
+	require.Equal(t, []int32{8 * 4 * 32}, n.Host())
+}
+
+// TestExploreNeverTriesSeedZero: with Seed(0), a failure still names a
+// nonzero seed, so that 0 keeps meaning that every schedule passed.
+func TestExploreNeverTriesSeedZero(t *testing.T) {
+	t.Parallel()
+	d, err := gpu.NewDevice(gpu.DeviceConfig{})
+	require.NoError(t, err)
+	x := gpu.Alloc[int32](d, "x", 1)
+	cfg := gpu.Config{Name: "store", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}}
+	rec := record(t)
+	seed := racetest.Explore(rec, 1, d, cfg, func(t *gpu.Thread) { x.Store(t, 0, 1) }, racetest.Seed(0))
+	require.Equal(t, uint64(1), seed)
+	require.Contains(t, rec.errs[0], "seed 1")
+}

@@ -1,0 +1,97 @@
+package racetest
+
+import (
+	"os"
+	"testing"
+	"time"
+
+	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/race"
+)
+
+// An Option configures the detector, the launches or the device that
+// [Launch], [Device] and [Explore] make. Options given in code are laid
+// over the WARPGUARD environment variable, which is laid over the
+// defaults (history on, everything else race.Options' zero value).
+type Option func(*config)
+
+// config is what the options and the environment set.
+type config struct {
+	opt     race.Options
+	seed    uint64 // with seeded, the schedule seed
+	seeded  bool
+	timeout time.Duration
+	dev     gpu.DeviceConfig
+	env     race.Env
+}
+
+// HaltOnFirst stops a launch at its first race (race.Options.HaltOnFirst).
+func HaltOnFirst() Option { return func(c *config) { c.opt.HaltOnFirst = true } }
+
+// MaxReports bounds the reports kept (race.Options.MaxReports).
+func MaxReports(n int) Option { return func(c *config) { c.opt.MaxReports = n } }
+
+// History turns the detector's history on or off (race.Options.History):
+// on, the default here, every report names both sites with their call
+// stacks; off, checks are cheaper and the previous site is unknown.
+func History(on bool) Option { return func(c *config) { c.opt.History = on } }
+
+// Options replaces the detector's options with o; options given after it
+// still apply.
+func Options(o race.Options) Option { return func(c *config) { c.opt = o } }
+
+// Seed runs the launches racetest makes under gpu.ScheduleRandom with
+// this seed, deterministically when their executor is gpu.Fibers; for
+// [Explore] it is the first of the seeds tried. It does not reach the
+// launches of a [Device], which their own Config schedules.
+func Seed(seed uint64) Option {
+	return func(c *config) { c.seed, c.seeded = seed, true }
+}
+
+// Timeout stops a launch still running after d, failing the test with the
+// runtime's listing of where every unfinished thread was. For a [Device]
+// it is the device's default launch timeout (gpu.DeviceConfig.Timeout).
+func Timeout(d time.Duration) Option { return func(c *config) { c.timeout = d } }
+
+// DeviceConfig describes the device [Device] makes; its Observer is
+// replaced by the test's detector.
+func DeviceConfig(cfg gpu.DeviceConfig) Option { return func(c *config) { c.dev = cfg } }
+
+// configure returns the configuration of opts over the environment and
+// the defaults. A malformed WARPGUARD value fails tb at once.
+func configure(tb testing.TB, opts []Option) config {
+	tb.Helper()
+	c := config{opt: race.Options{History: true}}
+	c.env = environment(tb)
+	c.opt = c.env.Apply(c.opt)
+	for _, o := range opts {
+		o(&c)
+	}
+	return c
+}
+
+// environment parses WARPGUARD, failing tb if it is malformed.
+func environment(tb testing.TB) race.Env {
+	tb.Helper()
+	e, err := race.ParseEnv(os.Getenv(race.EnvVar))
+	if err != nil {
+		tb.Fatalf("racetest: %v", err)
+	}
+	return e
+}
+
+// schedule returns cfg under the seeded schedule, if any.
+func (c *config) schedule(cfg gpu.Config) gpu.Config {
+	if c.seeded {
+		return seeded(cfg, c.seed)
+	}
+	return cfg
+}
+
+// seeded returns cfg under gpu.ScheduleRandom with seed, deterministic
+// where its executor allows.
+func seeded(cfg gpu.Config, seed uint64) gpu.Config {
+	cfg.Schedule, cfg.Seed = gpu.ScheduleRandom, seed
+	cfg.Deterministic = cfg.Executor == gpu.Fibers
+	return cfg
+}

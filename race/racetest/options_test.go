@@ -1,0 +1,73 @@
+package racetest_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/race"
+	"github.com/warpguard/warpguard/race/racetest"
+	"github.com/warpguard/warpguard/scope"
+)
+
+// twoRaces races twice: a block-scope atomic across blocks on x[0], and a
+// missing device fence on x[1].
+func twoRaces(t *testing.T) (*gpu.Device, gpu.Config, gpu.Kernel) {
+	d, err := gpu.NewDevice(gpu.DeviceConfig{})
+	require.NoError(t, err)
+	x := gpu.Alloc[int32](d, "x", 2)
+	return d, gpu.Config{Name: "racy", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}}, func(t *gpu.Thread) {
+		x.AtomicAdd(t, 0, 1, scope.Block)
+		x.Store(t, 1, 1)
+	}
+}
+
+// TestEnvironment sets WARPGUARD, so it runs alone (t.Setenv).
+func TestEnvironment(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "races")
+	t.Setenv(race.EnvVar, "max_reports=1 history=0 log_path="+log)
+	d, cfg, k := twoRaces(t)
+	rec := record(t)
+	racetest.Launch(rec, d, cfg, k)
+	require.Len(t, rec.errs, 2, "one report, then how many were not shown")
+	require.Contains(t, rec.errs[0], "an unrecorded site", "history=0: the previous site is unknown")
+	require.Contains(t, rec.errs[1], "1 more races not shown")
+	text, err := os.ReadFile(fmt.Sprintf("%s.%d", log, os.Getpid()))
+	require.NoError(t, err)
+	require.Equal(t, rec.errs[0]+"\n", string(text), "the log holds the reports")
+
+	rec = record(t)
+	racetest.Launch(rec, d, cfg, k, racetest.MaxReports(5), racetest.History(true))
+	require.Len(t, rec.errs, 2, "options in code win over the environment")
+	require.NotContains(t, rec.errs[0], "an unrecorded site")
+
+	t.Setenv(race.EnvVar, "halt_on_error=1 history=2")
+	rec = record(t)
+	rec.run(func() { racetest.Launch(rec, d, cfg, k) })
+	require.Len(t, rec.errs, 1)
+	require.Contains(t, rec.errs[0], `history="2": want 0 or 1`)
+}
+
+// TestHaltOnFirstOption: HaltOnFirst stops the launch at its first race.
+func TestHaltOnFirstOption(t *testing.T) {
+	t.Parallel()
+	d, cfg, k := twoRaces(t)
+	rec := record(t)
+	racetest.Launch(rec, d, cfg, k, racetest.HaltOnFirst())
+	require.Len(t, rec.errs, 1, "the launch stopped at its first race, and the halt is no error of its own")
+}
+
+// TestOptionsReplaceTheDetectorsOptions: Options replaces the defaults,
+// history included.
+func TestOptionsReplaceTheDetectorsOptions(t *testing.T) {
+	t.Parallel()
+	d, cfg, k := twoRaces(t)
+	rec := record(t)
+	racetest.Launch(rec, d, cfg, k, racetest.Options(race.Options{MaxReports: 1}))
+	require.Len(t, rec.errs, 2)
+	require.Contains(t, rec.errs[0], "an unrecorded site", "race.Options' zero value has no history")
+}
