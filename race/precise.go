@@ -33,6 +33,19 @@ type plaunch struct {
 	blocks map[int]*pblock
 	global pshadow
 	shared map[int]pshadow // by block: a block's shared memory dies with it
+	spare  [][]pthread     // the thread states of ended blocks, for the next
+}
+
+// threads returns thread states for a block, those of an ended block if
+// there is one: a launch allocates them for its resident blocks only.
+// blockStart overwrites each.
+func (l *plaunch) threads() []pthread {
+	if n := len(l.spare); n > 0 {
+		ths := l.spare[n-1]
+		l.spare = l.spare[:n-1]
+		return ths
+	}
+	return make([]pthread, l.g.BlockSize)
 }
 
 // A pblock holds the threads of one resident block, by rank.
@@ -63,7 +76,7 @@ func (p *precise) blockStart(g *gpu.Grid, b int) {
 	if l == nil {
 		return
 	}
-	blk := &pblock{threads: make([]pthread, g.BlockSize)}
+	blk := &pblock{threads: l.threads()}
 	for r := range blk.threads {
 		tid := b*g.BlockSize + r
 		blk.threads[r] = pthread{l: l, tid: int32(tid), place: l.place(int32(tid)), c: 1}
@@ -78,6 +91,9 @@ func (p *precise) blockEnd(g *gpu.Grid, b int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if l := p.launches[g]; l != nil {
+		if blk := l.blocks[b]; blk != nil {
+			l.spare = append(l.spare, blk.threads)
+		}
 		delete(l.blocks, b)
 		delete(l.shared, b)
 	}
@@ -204,6 +220,11 @@ func (p *precise) check(th *pthread, t *gpu.Thread, loc *ploc, x *prec, a *gpu.A
 	loc.record(th, x, wide)
 }
 
+// readSetAt is how many accesses a location's list holds before its weak
+// reads go to a set: most locations are read by a thread or two, which the
+// list keeps without allocating.
+const readSetAt = 4
+
 // racer returns an access loc keeps that races with x, an access of th,
 // or nil. A wide access skips the wide set, and only a write checks the
 // weak reads.
@@ -228,7 +249,7 @@ func (loc *ploc) record(th *pthread, x *prec, wide bool) {
 			loc.wide = new(threadSet)
 		}
 		loc.wide.put(x)
-	case x.weakRead():
+	case x.weakRead() && (loc.reads != nil || len(loc.recs) >= readSetAt):
 		if loc.reads == nil {
 			loc.reads = new(threadSet)
 		}
