@@ -27,6 +27,13 @@ type Detector interface {
 // on so that every report names both sites.
 func NewDetector() Detector { return race.New(race.Options{History: true}) }
 
+// NewDetectorFor returns package race's detector configured by opt, with
+// history on so that every report names both sites.
+func NewDetectorFor(opt race.Options) func() Detector {
+	opt.History = true
+	return func() Detector { return race.New(opt) }
+}
+
 // A Config is one configuration of one kernel.
 type Config struct {
 	Kernel   *kernels.Kernel
@@ -37,6 +44,10 @@ type Config struct {
 	// Detector makes the detector for the run with detection on; nil
 	// means NewDetector.
 	Detector func() Detector
+	// Precise judges the run by the precise mode's expected verdicts
+	// (kernels.Kernel.ExpectedIn), and, with Detector nil, runs that
+	// mode.
+	Precise bool
 	// Timeout bounds each run; 0 means one minute at the default size and
 	// ten at the paper size.
 	Timeout time.Duration
@@ -112,13 +123,16 @@ type Result struct {
 
 // Evaluate runs c with detection off and on and judges the result.
 func Evaluate(ctx context.Context, c Config) Result {
-	res := Result{Kernel: c.Kernel.Name, Inject: c.Inject, Expect: c.Kernel.Expected(c.Inject)}
+	res := Result{Kernel: c.Kernel.Name, Inject: c.Inject, Expect: c.Kernel.ExpectedIn(c.Inject, c.Precise)}
 	if in, ok := c.Kernel.Injection(c.Inject); ok {
 		res.Where, res.Corrupts = in.Where, in.Corrupts
+		if c.Precise && in.Precise != nil && in.Precise.Where != "" {
+			res.Where = in.Precise.Where
+		}
 	}
 	newDet := c.Detector
 	if newDet == nil {
-		newDet = NewDetector
+		newDet = NewDetectorFor(race.Options{Precise: c.Precise})
 	}
 	attempts := c.Attempts
 	if attempts <= 0 {

@@ -139,9 +139,16 @@ func comparedConfigs(history bool) []string {
 	case !history:
 		return []string{"plain", "opt"}
 	case !long || testing.Short():
-		return slices.DeleteFunc(race.Configs(), func(n string) bool { return n == "off" })
+		return defaultModeConfigs()
 	}
-	return append(slices.DeleteFunc(race.Configs(), func(n string) bool { return n == "off" }), "opt:mutex", "opt:striped")
+	return append(defaultModeConfigs(), "opt:mutex", "opt:striped")
+}
+
+// defaultModeConfigs returns the configurations that detect by the
+// default mode's rules, which must agree with each other; the precise
+// mode has verdicts of its own (kernels.Kernel.ExpectedIn).
+func defaultModeConfigs() []string {
+	return slices.DeleteFunc(race.Configs(), func(n string) bool { return n == "off" || n == "precise" })
 }
 
 // sameVerdict compares configuration name with plain on c, whose union

@@ -65,6 +65,9 @@ type Injection struct {
 	// the worst case for warp-synchronous code), so a configuration with
 	// this injection is not required to pass its output check.
 	Corrupts bool
+	// Precise is the precise mode's verdict where it differs from
+	// Expect's; nil where the two modes agree.
+	Precise *Verdict
 }
 
 // Params selects one configuration of a kernel.
@@ -96,8 +99,11 @@ type Kernel struct {
 	Cooperative bool
 	// Racy reports that even the clean configuration has a race (a ScoR
 	// "race_" microbenchmark); its expected kinds are in Expect.
-	Racy       bool
-	Expect     []kind.Kind
+	Racy   bool
+	Expect []kind.Kind
+	// Precise is the precise mode's verdict on the clean kernel where it
+	// differs from Racy and Expect's; nil where the two modes agree.
+	Precise    *Verdict
 	Injections []Injection
 	// Setup allocates and fills the input on d.
 	Setup func(d *gpu.Device, p Params) (*Run, error)
@@ -132,6 +138,21 @@ func (k *Kernel) Expected(inject string) []kind.Kind {
 	}
 	in, _ := k.Injection(inject)
 	return in.Expect
+}
+
+// ExpectedIn returns the race kinds the detector must report for a
+// configuration in the precise mode when precise is set, else in the
+// default mode (Expected).
+func (k *Kernel) ExpectedIn(inject string, precise bool) []kind.Kind {
+	v := k.Precise
+	if inject != "" {
+		in, _ := k.Injection(inject)
+		v = in.Precise
+	}
+	if !precise || v == nil {
+		return k.Expected(inject)
+	}
+	return v.Expect
 }
 
 // A Catalog is a list of kernels in a stable order.

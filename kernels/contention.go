@@ -26,7 +26,7 @@ func Contention() Catalog {
 // round's value and a device fence; each thread sums the values it reads.
 // Every block waits on block 0, so the launch is cooperative.
 func FlagSpin() *Kernel {
-	return &Kernel{
+	return (&Kernel{
 		Name:        "contention/flag-spin",
 		Doc:         "every thread spins on one flag a producer raises each round after a device fence (conjugGMB-like)",
 		Cooperative: true,
@@ -34,10 +34,12 @@ func FlagSpin() *Kernel {
 			{Name: injNoFence, Doc: "the producer raises the flag without a device fence after writing the value",
 				Expect: []kind.Kind{kind.MissingDeviceFence, kind.MissingBlockFence, kind.MissingSyncwarp}, Where: where((*flagSpin).kernel)},
 			{Name: injBlockScopeFlag, Doc: "the producer raises the flag with a block-scope atomic",
-				Expect: []kind.Kind{kind.ScopedAtomic}, Where: where((*flagSpin).publish)},
+				Expect: []kind.Kind{kind.ScopedAtomic}, Where: where((*flagSpin).publish),
+				Precise: &Verdict{Expect: []kind.Kind{kind.ScopedAtomic, kind.MissingDeviceFence, kind.MissingBlockFence, kind.MissingSyncwarp},
+					Why: whySpinNoAcquire, Where: where((*flagSpin).kernel)}},
 		},
 		Setup: setupFlagSpin,
-	}
+	}).withPrecise(whySpinNoAcquire, kind.MissingDeviceFence, kind.MissingBlockFence, kind.MissingSyncwarp)
 }
 
 type flagSpin struct {
@@ -105,7 +107,7 @@ func (f *flagSpin) check() error {
 // Each thread fences before arriving, so its write is ordered before the
 // reads of the other blocks. The blocks wait on each other: cooperative.
 func SpinBarrier() *Kernel {
-	return &Kernel{
+	return (&Kernel{
 		Name:        "contention/spin-barrier",
 		Doc:         "stencil rounds between grid barriers where every thread arrives on and spins on one counter",
 		Cooperative: true,
@@ -114,7 +116,7 @@ func SpinBarrier() *Kernel {
 				Expect: []kind.Kind{kind.MissingDeviceFence}, Where: where((*spinBarrier).round)},
 		},
 		Setup: setupSpinBarrier,
-	}
+	}).withPrecise(whySpinNoAcquire, kind.MissingDeviceFence)
 }
 
 type spinBarrier struct {

@@ -27,16 +27,17 @@ const (
 // unordered with the other blocks' reads. The blocks spin on each other,
 // so the launch is cooperative.
 func GridBarrier() *Kernel {
-	return &Kernel{
+	return (&Kernel{
 		Name:        "iguard/grid-barrier",
 		Doc:         "stencil rounds separated by a hand-written grid barrier (device fence by every thread, atomic arrival counter)",
 		Cooperative: true,
 		Injections: []Injection{
 			{Name: injLeaderOnlyFence, Doc: "only thread 0 of each block fences before arriving (iGUARD Fig. 10)",
-				Expect: []kind.Kind{kind.MissingDeviceFence}, Where: where((*gridBarrier).round)},
+				Expect: []kind.Kind{kind.MissingDeviceFence}, Where: where((*gridBarrier).round),
+				Precise: &Verdict{Why: whyCumulative}},
 		},
 		Setup: setupGridBarrier,
-	}
+	}).withPrecise(whyFenceBeforeBarrier, kind.MissingDeviceFence)
 }
 
 type gridBarrier struct {

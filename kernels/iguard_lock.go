@@ -29,7 +29,8 @@ func ThreadLock() *Kernel {
 		Injections: []Injection{
 			{Name: injLaneSkipsLock, Doc: "lane 31 of each warp adds between fences but without the lock",
 				Expect: []kind.Kind{kind.ImproperLocking, kind.MissingSyncwarp, kind.MissingBlockFence, kind.MissingDeviceFence},
-				Where:  where((*threadLock).add), Corrupts: true},
+				Where:  where((*threadLock).add), Corrupts: true,
+				Precise: &Verdict{Why: whyVolatile}},
 		},
 		Setup: setupThreadLock,
 	}

@@ -16,13 +16,16 @@ func atomicMicros() Catalog {
 			interblock, kinds(kind.ScopedAtomic), exchPair(scope.Block, scope.Block), dataIn(1, 2)),
 		micro("race_interblock_none-atom_waw",
 			"B0 exchanges data with a device atomic, B1 stores it with a volatile store",
-			interblock, kinds(kind.MissingDeviceFence), exchStore(scope.Device), dataIn(1, 2)),
+			interblock, kinds(kind.MissingDeviceFence), exchStore(scope.Device), dataIn(1, 2)).
+			withPrecise(whyVolatile),
 		micro("race_interwarp_none-atom_waw",
 			"T0 exchanges data with a device atomic, T32 stores it with a volatile store",
-			interwarp, kinds(kind.MissingBlockFence), exchStore(scope.Device), dataIn(1, 2)),
+			interwarp, kinds(kind.MissingBlockFence), exchStore(scope.Device), dataIn(1, 2)).
+			withPrecise(whyVolatile),
 		micro("race_interwarp_none-blkatom_waw",
 			"T0 exchanges data with a block atomic, T32 stores it with a volatile store",
-			interwarp, kinds(kind.MissingBlockFence), exchStore(scope.Block), dataIn(1, 2)),
+			interwarp, kinds(kind.MissingBlockFence), exchStore(scope.Block), dataIn(1, 2)).
+			withPrecise(whyVolatile),
 		micro("norace_interblock_atom",
 			"B0 and B1 exchange data with device atomics",
 			interblock, nil, exchPair(scope.Device, scope.Device), dataIn(1, 2)),
@@ -42,7 +45,8 @@ func atomicMicros() Catalog {
 			}, dataIn(2)),
 		micro("norace_interwarp-block_fence-atom_hrd-indirect",
 			"block-scope atomics on data from two blocks, ordered by a chain of flags and fences through device-scope atomics (HRD-indirect)",
-			indirect, nil, hrdIndirect, dataIn(3)),
+			indirect, nil, hrdIndirect, dataIn(3)).
+			withPrecise(whyPollNoAcquire, kind.ScopedAtomic),
 	}
 }
 

@@ -14,10 +14,12 @@ func fenceMicros() Catalog {
 	return Catalog{
 		micro("race_interblock_blkfence_raw",
 			"B0 publishes data with a block fence and a flag; B1, in another block, reads it: the fence's scope is too narrow",
-			interblock, kinds(kind.MissingDeviceFence), publish(scope.Block, true), nil),
+			interblock, kinds(kind.MissingDeviceFence), publish(scope.Block, true), nil).
+			withPrecise(whyVolatile),
 		micro("race_interblock_fence_rtraw",
 			"B0 reads data, fences, sets the flag, and reads data again; B1 waits for the flag and writes data: B0's second read is unordered with the write",
-			interblock, kinds(kind.MissingDeviceFence), readAfterRelease, nil),
+			interblock, kinds(kind.MissingDeviceFence), readAfterRelease, nil).
+			withPrecise(whyVolatile),
 		micro("norace_interblock_fence_raw",
 			"B0 publishes data with a device fence and a flag; B1 waits for the flag and reads data",
 			interblock, nil, publish(scope.Device, false), readOne),

@@ -22,48 +22,59 @@ func lockMicros() Catalog {
 		micro("race_interblock_lock-blkfence_waw",
 			"B0 takes the device lock with a block fence after its CAS, which does not acquire a device lock; B1 uses the full idiom",
 			interblock, kinds(kind.ImproperLocking),
-			lockPair(lk{dev, blk, dev}, lk{dev, dev, dev}), dataIn(1, 2)),
+			lockPair(lk{dev, blk, dev}, lk{dev, dev, dev}), dataIn(1, 2)).
+			withPrecise(whyVolatile),
 		micro("race_interblock_lock-no-stf_waw",
 			"B0 takes the device lock with no fence after its CAS; B1 uses the full idiom",
 			interblock, kinds(kind.ImproperLocking),
-			lockPair(lk{dev, none, dev}, lk{dev, dev, dev}), dataIn(1, 2)),
+			lockPair(lk{dev, none, dev}, lk{dev, dev, dev}), dataIn(1, 2)).
+			withPrecise(whyVolatile),
 		micro("race_interblock_lock-no-tf_waw",
 			"B0 and B1 release the device lock with no fence before the exchange",
 			interblock, kinds(kind.MissingDeviceFence),
-			lockPair(lk{dev, dev, none}, lk{dev, dev, none}), dataIn(1, 2)),
+			lockPair(lk{dev, dev, none}, lk{dev, dev, none}), dataIn(1, 2)).
+			withPrecise(whyVolatile),
 		micro("race_interblock_none-lock_rtraw",
 			"B0 reads data under the device lock and then stores it after releasing; B1 reads it under the lock. "+
 				"ScoR leaves the order to the scheduler; here B1 waits on a relaxed flag, set by B0 after its store "+
 				"with no fence, so the race manifests on every run (the flag orders nothing)",
-			interblock, kinds(kind.MissingDeviceFence, kind.ImproperLocking), writeAfterUnlock, dataIn(1)),
+			interblock, kinds(kind.MissingDeviceFence, kind.ImproperLocking), writeAfterUnlock, dataIn(1)).
+			withPrecise(whyVolatile),
 		micro("race_interblock_none-lock_waw",
 			"B0 stores data under the device lock, B1 with no lock",
 			interblock, kinds(kind.ImproperLocking, kind.MissingDeviceFence),
-			lockVsPlain(lk{dev, dev, dev}), dataIn(1, 2)),
+			lockVsPlain(lk{dev, dev, dev}), dataIn(1, 2)).
+			withPrecise(whyVolatile),
 		micro("race_interwarp_blklock-no-stf_waw",
 			"T0 takes the block lock with no fence after its CAS; T32 uses the full block idiom",
 			interwarp, kinds(kind.ImproperLocking),
-			lockPair(lk{blk, none, blk}, lk{blk, blk, blk}), dataIn(1, 2)),
+			lockPair(lk{blk, none, blk}, lk{blk, blk, blk}), dataIn(1, 2)).
+			withPrecise(whyVolatile),
 		micro("race_interwarp_blklock-no-tf_waw",
 			"T0 and T32 release the block lock with no fence before the exchange",
 			interwarp, kinds(kind.MissingBlockFence),
-			lockPair(lk{blk, blk, none}, lk{blk, blk, none}), dataIn(1, 2)),
+			lockPair(lk{blk, blk, none}, lk{blk, blk, none}), dataIn(1, 2)).
+			withPrecise(whyVolatile),
 		micro("race_interwarp_dev-blklock-no-stf_waw",
 			"T0 takes the lock at device scope with no fence after its CAS; T32 takes it at block scope with the full idiom",
 			interwarp, kinds(kind.ImproperLocking),
-			lockPair(lk{dev, none, dev}, lk{blk, blk, blk}), dataIn(1, 2)),
+			lockPair(lk{dev, none, dev}, lk{blk, blk, blk}), dataIn(1, 2)).
+			withPrecise(whyVolatile),
 		micro("race_interwarp_dev-blklock-no-tf_waw",
 			"T0 (device lock) and T32 (block lock) release with no fence before the exchange",
 			interwarp, kinds(kind.MissingBlockFence),
-			lockPair(lk{dev, dev, none}, lk{blk, blk, none}), dataIn(1, 2)),
+			lockPair(lk{dev, dev, none}, lk{blk, blk, none}), dataIn(1, 2)).
+			withPrecise(whyVolatile),
 		micro("race_interwarp_none-blklock_waw",
 			"T0 stores data under a block lock (with device fences), T32 with no lock",
 			interwarp, kinds(kind.ImproperLocking, kind.MissingBlockFence),
-			lockVsPlain(lk{blk, dev, dev}), dataIn(1, 2)),
+			lockVsPlain(lk{blk, dev, dev}), dataIn(1, 2)).
+			withPrecise(whyVolatile),
 		micro("race_interwarp_none-lock_waw",
 			"T0 stores data under the device lock, T32 with no lock",
 			interwarp, kinds(kind.ImproperLocking, kind.MissingBlockFence),
-			lockVsPlain(lk{dev, dev, dev}), dataIn(1, 2)),
+			lockVsPlain(lk{dev, dev, dev}), dataIn(1, 2)).
+			withPrecise(whyVolatile),
 		micro("norace_interblock_lock_waw",
 			"B0 and B1 store data under the device lock, full idiom",
 			interblock, nil, lockPair(lk{dev, dev, dev}, lk{dev, dev, dev}), dataIn(1, 2)),

@@ -40,7 +40,8 @@ func Reduction() *Kernel {
 		Doc:  "single-pass sum: flag-and-fence block tree, __syncwarp-ed warp tail, device-fenced last-block ticket",
 		Injections: []Injection{
 			{Name: injStage64NoFence, Doc: "threads 32-63 publish their sums with no block fence before the flag",
-				Expect: []kind.Kind{kind.MissingBlockFence}, Where: where((*reduction).publish)},
+				Expect: []kind.Kind{kind.MissingBlockFence}, Where: where((*reduction).publish),
+				Precise: &Verdict{Why: whyVolatile}},
 			{Name: injTicketBlockFence, Doc: "the block's sum is published to the last block with only a block fence",
 				Expect: []kind.Kind{kind.MissingDeviceFence}, Where: where((*reduction).retire)},
 		},
@@ -53,6 +54,7 @@ func Reduction() *Kernel {
 			Expect:   []kind.Kind{kind.MissingSyncwarp},
 			Where:    where((*reduction).warpTail),
 			Corrupts: true,
+			Precise:  &Verdict{Why: whyVolatile},
 		})
 	}
 	return k

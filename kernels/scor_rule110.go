@@ -35,7 +35,8 @@ func Rule110() *Kernel {
 		Cooperative: true,
 		Injections: []Injection{
 			{Name: injBorderBlockFence, Doc: "threads at a block border publish their cells with a block fence",
-				Expect: []kind.Kind{kind.MissingDeviceFence}, Where: where((*rule110).publish)},
+				Expect: []kind.Kind{kind.MissingDeviceFence}, Where: where((*rule110).publish),
+				Precise: &Verdict{Why: whyVolatile}},
 			{Name: injRightPollBlockAtomic, Doc: "a block's last thread polls the next block's first thread's flag with a block-scope atomic",
 				Expect: []kind.Kind{kind.ScopedAtomic}, Where: where((*rule110).waitRight)},
 		},

@@ -72,7 +72,9 @@ func halfWarps(within bool) corpusCase {
 // shuffleOrders: a warp shuffle is a collective of every lane named in its
 // mask, and the runtime documents it as ordering their accesses.
 func shuffleOrders() corpusCase {
+	// Precise: a shuffle exchanges values and orders no memory.
 	return corpusCase{name: "shuffle-orders", blocks: 1, block: 32,
+		precise: kinds(race.MissingSyncwarp), preciseDiffers: true,
 		kernel: func(d *gpu.Device) (gpu.Kernel, func() error) {
 			out := gpu.Alloc[int32](d, "out", 32)
 			return func(t *gpu.Thread) {
@@ -116,7 +118,10 @@ func wideTile(sync bool) corpusCase {
 // held by the warp (iGUARD's warp lock table), so the lanes' accesses are
 // protected although only lane 0 took it.
 func warpLeaderLock() corpusCase {
+	// Precise: lane 0's release fence precedes the __syncwarp after the
+	// other lanes' writes, so its unlock releases none of them.
 	return corpusCase{name: "warp-leader-lock", blocks: 2, block: 64,
+		precise: kinds(race.MissingSyncwarp, race.MissingBlockFence, race.MissingDeviceFence), preciseDiffers: true,
 		kernel: func(d *gpu.Device) (gpu.Kernel, func() error) {
 			lock := gpu.Alloc[int32](d, "lock", 1)
 			count := gpu.Alloc[int32](d, "count", 32)

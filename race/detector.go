@@ -44,6 +44,7 @@ type Detector struct {
 	mu      sync.Mutex // guards reports
 	reports reports
 	xl      crossLaunches // orders launches that overlap (crosslaunch.go)
+	pre     *precise      // with Options.Precise, the mode that checks instead (precise.go)
 }
 
 // New returns a detector configured by opt.
@@ -54,12 +55,19 @@ func New(opt Options) *Detector {
 		d.stripes = new(stripes)
 	}
 	d.sites.stacks = opt.History
+	if opt.Precise {
+		d.pre = newPrecise(d)
+	}
 	return d
 }
 
 // LaunchStart implements [gpu.Observer]: it starts the launch with clean
 // metadata.
 func (d *Detector) LaunchStart(g *gpu.Grid) {
+	if d.pre != nil {
+		d.pre.launchStart(g)
+		return
+	}
 	l := newLaunch(d, g)
 	if d.opt.Central {
 		l.central = startCentral(d)
@@ -70,6 +78,10 @@ func (d *Detector) LaunchStart(g *gpu.Grid) {
 
 // LaunchEnd implements [gpu.Observer]: it frees the launch's metadata.
 func (d *Detector) LaunchEnd(g *gpu.Grid, _ error) {
+	if d.pre != nil {
+		d.pre.launchEnd(g)
+		return
+	}
 	v, ok := d.launches.LoadAndDelete(g)
 	if !ok {
 		return
@@ -85,10 +97,20 @@ func (d *Detector) LaunchEnd(g *gpu.Grid, _ error) {
 }
 
 // BlockStart implements [gpu.Observer].
-func (d *Detector) BlockStart(g *gpu.Grid, b int) { d.launchOf(g).start(b) }
+func (d *Detector) BlockStart(g *gpu.Grid, b int) {
+	if d.pre != nil {
+		d.pre.blockStart(g, b)
+		return
+	}
+	d.launchOf(g).start(b)
+}
 
 // BlockEnd implements [gpu.Observer]: the block's shared memories die.
 func (d *Detector) BlockEnd(g *gpu.Grid, b int) {
+	if d.pre != nil {
+		d.pre.blockEnd(g, b)
+		return
+	}
 	l := d.launchOf(g)
 	if l.central != nil {
 		l.central.send(event{kind: evBlockEnd, l: l, block: b})
@@ -132,6 +154,14 @@ func (d *Detector) launchOf(g *gpu.Grid) *launch {
 func (d *Detector) Access(t *gpu.Thread, a *gpu.Access) {
 	if d.halted.Load() {
 		d.raise()
+		return
+	}
+	if d.pre != nil {
+		var site gpu.Site
+		if d.paths {
+			site, _ = d.sites.of(t)
+		}
+		d.pre.access(t, a, site)
 		return
 	}
 	th := d.threadOf(t)
@@ -258,6 +288,10 @@ func (d *Detector) checkEntry(th *thread, s *shadow, g uint64, hasEntry bool, c 
 // Fence implements [gpu.Observer]: it counts the fence and activates the
 // locks it validates.
 func (d *Detector) Fence(t *gpu.Thread, s scope.Scope) {
+	if d.pre != nil {
+		d.pre.fence(t, s)
+		return
+	}
 	th := d.threadOf(t)
 	if c := th.l.central; c != nil {
 		_, n := th.number(s)
@@ -272,6 +306,10 @@ func (d *Detector) Fence(t *gpu.Thread, s scope.Scope) {
 // met. It runs while every other participant is held in the barrier, so
 // the participants' later accesses see the new epoch.
 func (d *Detector) Sync(t *gpu.Thread, s gpu.Sync) {
+	if d.pre != nil {
+		d.pre.sync(t, s)
+		return
+	}
 	th := d.threadOf(t)
 	if c := th.l.central; c != nil {
 		c.send(event{kind: evSync, th: th, sync: s})

@@ -115,5 +115,105 @@
 // optimizations), "coalesce", "backoff" and "opt" (the default). Every
 // configuration reports the same races; [Detector.Stats] counts checks,
 // first touches, lock acquisitions, contention, backoff and coalesced
-// accesses.
+// accesses.//
+// # Precise mode
+//
+// Options.Precise ("precise" in [Config]) decides by a model instead of
+// iGUARD's rules: PTX's notion of a data race, cut down to the operations
+// package gpu has. On the execution it observes, it reports a race on a
+// granule if and only if the execution has one there, up to the first
+// race on each granule (after a race the granule is checked no more: the
+// state a race leaves may hide later ones). So the set of granules it
+// reports is the set the model gives.
+//
+// The model orders events by happens-before, the transitive closure of:
+//
+//   - program order within a thread;
+//   - barriers: a completed __syncthreads (and its count/and/or forms),
+//     __syncwarp(mask), or cooperative-groups sync of a block, tile,
+//     coalesced group or grid orders everything its participants did
+//     before it before everything they do after it. Warp intrinsics that
+//     exchange values (shuffles, votes, match, reduce) order no memory;
+//   - launch boundaries: each launch starts knowing everything before it;
+//   - scoped synchronizes-with: a release pattern of thread A (a release
+//     store of scope s, or a fence of scope s then a strong write) is
+//     ordered before an acquire pattern of thread B (an acquire load of
+//     scope s', or a strong read then a fence of scope s') when the read
+//     returns the value of the write, or of a read-modify-write of the
+//     write's release sequence (the read-modify-writes of that location
+//     that follow it, by any thread), and both s and s', and the scopes of
+//     the write and the read, include both threads.
+//
+// Every fence acts as PTX's fence.acq_rel at its scope, through those
+// patterns only: the order PTX gives any two fence.sc at run time is left
+// out, so a kernel whose only ordering is two fences with no flag
+// observed between them (Dekker-style) is reported. A scope includes two
+// threads as [scope.Scope.Covers] says. Volatile accesses are strong and
+// relaxed at system scope; weak accesses are not strong.
+//
+// Two accesses conflict when they touch the same granule from different
+// threads and at least one writes (a failed CAS only reads). A conflicting
+// pair is a data race unless happens-before orders it or it is morally
+// strong: both strong, each of a scope that includes the other's thread.
+// A race of two strong accesses is [ScopedAtomic]; any other is named by
+// the synchronization the two threads' places call for: [MissingSyncwarp]
+// in one warp, [MissingBlockFence] in one block, [MissingDeviceFence]
+// across blocks. The precise mode infers no locks: a lock is correct when
+// its acquire and release patterns order the critical sections, so it
+// never reports [ImproperLocking]. Reports name both sides, and the
+// evidence says what was missing, such as "the reader acquired nothing
+// after reading flag at f.go:12".
+//
+// Where the two modes disagree, on purpose:
+//
+//	pattern                                              default  precise  why
+//	writer fences, sets a flag; reader spins with        clean    race     the reader has no acquire pattern
+//	  relaxed loads, no fence, then reads
+//	__syncthreads, leader alone fences and sets a flag;  race     clean    the barrier makes the leader's
+//	  another block acquires and reads all threads' data                   fence cumulative
+//	iGUARD's grid barrier as printed (leader-only        race     race     the waiter's missing acquire,
+//	  fence, waiter spins on a volatile, no fence)                         which the evidence names
+//	volatile flag, device fence on each side             race     clean    volatile accesses are strong:
+//	                                                                       the flag's pair is morally strong
+//	3-hop chain, block-scope fence in the middle hop     clean    race     the middle hop's scope does not
+//	                                                                       include the first writer
+//	lanes write shared memory, __ballot_sync or          clean    race     value-exchanging intrinsics
+//	  __shfl_sync (no __syncwarp), read each other's                       order no memory
+//	a plain read, then its thread's atomic, then other   clean    race     the read still races with the
+//	  threads' atomics on the word                                         other threads' atomics
+//	ScoR's volatile data (stores under locks, published  race     clean    volatile pairs are morally strong
+//	  with too narrow a fence)
+//
+// Package kernels records, for every suite kernel where the modes differ,
+// the precise mode's verdict and its reason.
+//
+// The precise mode checks with vector clocks that do not grow with the
+// grid. A thread keeps its own clock and one vclock of what it knows,
+// shared with the threads it last met at a barrier; a block-wide barrier
+// folds the block's threads into one entry (the block, up to its k-th
+// barrier), so a vclock holds an entry per block it heard of and per
+// thread that synchronized with its owner since that thread's last block
+// barrier: at worst it grows with the grid's blocks, never with its
+// threads.
+// A fence keeps a view (the vclock and the thread's epoch), which a
+// strong write after it publishes in its location's release state,
+// joined by the threads each release reaches: the launch, one block or
+// one warp. A strong read joins what reaches it into its thread's pending
+// acquires, which a fence of adequate scope takes in. The shadow of a
+// granule keeps, FastTrack-style, the epochs of the accesses a later one
+// may still race with: an access ordered after an earlier one drops it
+// when every later race with the earlier one would be a race with it too.
+// Strong accesses of device scope, any two of which are morally strong,
+// and weak reads, which no read conflicts with, are kept one per thread
+// in a set per class, which an access of the same class updates without
+// walking it.
+// Memory is bounded by the resident blocks' threads plus the shadow of
+// the memory touched. Events are applied one at a time under one lock, so
+// the mode is slower than the default on many cores. The runtime reports
+// a store after its value reaches memory, so a strong read waits, within
+// bounds, for the write whose value it returned to be recorded; under
+// gpu.Config.Deterministic the order of events is the memory order and
+// the check is exact. Launches that overlap on one device are not
+// checked against each other in this mode, and a thread that exits
+// before a barrier is counted as a participant.
 package race

@@ -15,7 +15,8 @@ const EnvVar = "WARPGUARD"
 // Env is the configuration a WARPGUARD value gives.
 type Env struct {
 	// Options holds HaltOnFirst (halt_on_error), MaxReports
-	// (max_reports) and History (history); its other fields are zero.
+	// (max_reports), History (history) and Precise (precise); its other
+	// fields are zero.
 	Options Options
 	// Set says which of the keys were given, by name, so that a caller
 	// can lay them over its own defaults (see [Env.Apply]).
@@ -56,8 +57,8 @@ func (e *Env) setBool(k, v string) error {
 		e.Options.HaltOnFirst = on
 	case k == "history":
 		e.Options.History = on
-	case on: // precise
-		return errors.New("precise detection is not available yet")
+	default:
+		e.Options.Precise = on
 	}
 	return nil
 }
@@ -78,8 +79,8 @@ func (e *Env) setMaxReports(v string) error {
 //
 // with the keys halt_on_error (0 or 1: stop a launch at its first race),
 // max_reports (a positive count of reports kept), history (0 or 1: name
-// both sites of every race, with call stacks), precise (0, or 1 once
-// precise detection exists), log_path and strip_path_prefix. The error
+// both sites of every race, with call stacks), precise (0 or 1: the
+// precise mode, Options.Precise), log_path and strip_path_prefix. The error
 // names the first key that is unknown, malformed or out of range.
 func ParseEnv(s string) (Env, error) {
 	e := Env{Set: map[string]bool{}}
@@ -110,6 +111,9 @@ func (e Env) Apply(o Options) Options {
 	}
 	if e.Set["max_reports"] {
 		o.MaxReports = e.Options.MaxReports
+	}
+	if e.Set["precise"] {
+		o.Precise = e.Options.Precise
 	}
 	return o
 }

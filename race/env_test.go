@@ -21,6 +21,9 @@ func TestParseEnv(t *testing.T) {
 	o := e.Apply(race.Options{History: true, MaxReports: 3, Granularity: 8})
 	require.Equal(t, race.Options{HaltOnFirst: true, MaxReports: 10, Granularity: 8}, o, "every key given replaces the caller's value")
 	require.Equal(t, race.Options{History: true}, race.Env{}.Apply(race.Options{History: true}), "an empty value changes nothing")
+	p, err := race.ParseEnv("precise=1")
+	require.NoError(t, err)
+	require.Equal(t, race.Options{Precise: true, History: true}, p.Apply(race.Options{History: true}), "precise=1 selects the precise mode")
 }
 
 // TestParseEnvErrorsNameTheKey: a bad value names its key, the variable
@@ -33,7 +36,6 @@ func TestParseEnvErrorsNameTheKey(t *testing.T) {
 		"max_reports=ten":        `max_reports="ten": want a positive integer`,
 		"history=1 halt=1":       `unknown key "halt"`,
 		"history":                `"history" is not key=value`,
-		"precise=1":              `precise="1": precise detection is not available yet`,
 		"history=1 precise=true": `precise="true": want 0 or 1`,
 	} {
 		_, err := race.ParseEnv(in)

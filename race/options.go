@@ -50,6 +50,13 @@ type Options struct {
 	// the style of Barracuda, instead of checking inline on the accessing
 	// goroutine. It exists as a baseline for benchmarks; it is slower.
 	Central bool
+	// Precise checks by the precise model instead of iGUARD's rules:
+	// scoped happens-before with vector clocks, reads-from and release
+	// sequences (see the package doc, "Precise mode"). It reports a race
+	// on a granule exactly when the observed execution has one, up to
+	// the first race per granule. Lock, NoBackoff, NoCoalesce,
+	// FullEntries and Central do not apply to it.
+	Precise bool
 	// Off asks for no detection at all: it names the "off" configuration
 	// of [Config], and a caller seeing it should attach no observer.
 	// A Detector made with Off still checks.

@@ -6,9 +6,10 @@ import (
 )
 
 // Configs returns the names of the detector configurations [Config]
-// knows: "off", "central", "plain", "coalesce", "backoff" and "opt".
+// knows: "off", "central", "plain", "coalesce", "backoff", "opt" and
+// "precise".
 func Configs() []string {
-	return []string{"off", "central", "plain", "coalesce", "backoff", "opt"}
+	return []string{"off", "central", "plain", "coalesce", "backoff", "opt", "precise"}
 }
 
 // Config returns the options of the named configuration:
@@ -19,10 +20,12 @@ func Configs() []string {
 //     optimizations: a tight spin on the entry, no coalescing
 //     (iGUARD with CONT_OPT=0);
 //   - coalesce, backoff: plain with one of iGUARD's two optimizations;
-//   - opt: both, the default (the zero Options).
+//   - opt: both, the default (the zero Options);
+//   - precise: the precise mode (Options.Precise), scoped
+//     happens-before instead of iGUARD's rules.
 //
 // A name may carry suffixes, each after a colon, for any configuration
-// but off and central: ":spin", ":mutex" or ":striped" sets Options.Lock,
+// but off, central and precise: ":spin", ":mutex" or ":striped" sets Options.Lock,
 // and ":full" sets Options.FullEntries, so that "opt:mutex" is opt with a
 // sync.Mutex per entry and "plain:full" is plain with a full entry per
 // granule from its first touch. The options it returns have no history;
@@ -33,7 +36,7 @@ func Config(name string) (Options, error) {
 	if err != nil || !ok {
 		return o, err
 	}
-	if o.Off || o.Central {
+	if o.Off || o.Central || o.Precise {
 		return Options{}, fmt.Errorf("race: configuration %q takes no suffix (%q)", base, suffixes)
 	}
 	for _, sfx := range strings.Split(suffixes, ":") {
@@ -60,6 +63,8 @@ func baseConfig(name string) (Options, error) {
 		return Options{Lock: LockSpin, NoCoalesce: true}, nil
 	case "opt":
 		return Options{}, nil
+	case "precise":
+		return Options{Precise: true}, nil
 	}
 	return Options{}, fmt.Errorf("race: unknown configuration %q (want one of %s)", name, strings.Join(Configs(), ", "))
 }

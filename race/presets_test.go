@@ -14,7 +14,7 @@ import (
 
 func TestConfigs(t *testing.T) {
 	t.Parallel()
-	require.Equal(t, []string{"off", "central", "plain", "coalesce", "backoff", "opt"}, race.Configs())
+	require.Equal(t, []string{"off", "central", "plain", "coalesce", "backoff", "opt", "precise"}, race.Configs())
 	for _, name := range race.Configs() {
 		_, err := race.Config(name)
 		require.NoError(t, err, name)

@@ -9,12 +9,14 @@ import (
 	"github.com/warpguard/warpguard/race"
 )
 
-// detectorOf returns the detector maker e, the WARPGUARD variable (see
-// race.ParseEnv), configures for run and suite: history on unless e turns
-// it off. log_path names a file the reports are also appended to, and
-// strip_path_prefix is cut from run's text.
-func detectorOf(e race.Env) func() bench.Detector {
-	opt := e.Apply(race.Options{History: true})
+// detectorOf returns the detector maker for run and suite: opt (their
+// -config) with e, the WARPGUARD variable (see race.ParseEnv), laid over
+// it, and history on unless e turns it off. log_path names a file the
+// reports are also appended to, and strip_path_prefix is cut from run's
+// text.
+func detectorOf(e race.Env, opt race.Options) func() bench.Detector {
+	opt.History = true
+	opt = e.Apply(opt)
 	return func() bench.Detector { return race.New(opt) }
 }
 

@@ -22,6 +22,7 @@ func runOne(args []string, stdout, stderr io.Writer) int {
 	detector := fs.String("detector", "on", "race detection: on or off")
 	seed := fs.Int64("seed", 1, "input generator seed")
 	asJSON := fs.Bool("json", false, "print one JSON object")
+	config := fs.String("config", "opt", "detector configuration, as bench -configs names them (see race.Config); precise is the precise mode")
 	ex := addExecutor(fs.FlagSet)
 	name, code, ok := parseWithName(fs, args, stdout)
 	if !ok {
@@ -44,13 +45,17 @@ func runOne(args []string, stdout, stderr io.Writer) int {
 			err = fmt.Errorf("%s has no injection %q (see warpguard list)", k.Name, *inject)
 		}
 	}
+	var opt race.Options
+	if err == nil {
+		opt, err = detectorConfig(*config)
+	}
 	if err != nil {
 		return fs.usageError(err)
 	}
-	c := bench.Config{Kernel: k, Inject: *inject, Size: sz, Seed: *seed, Executor: ex.Executor}
+	c := bench.Config{Kernel: k, Inject: *inject, Size: sz, Seed: *seed, Executor: ex.Executor, Precise: env.Apply(opt).Precise}
 	var det bench.Detector
 	if *detector == "on" {
-		det = detectorOf(env)()
+		det = detectorOf(env, opt)()
 	}
 	r := bench.Once(context.Background(), c, det)
 	if *asJSON {

@@ -35,6 +35,7 @@ func suite(args []string, stdout, stderr io.Writer) int {
 	glob := c.String("kernels", "", "run "+kernelsFlagDoc)
 	seed := c.Int64("seed", 1, "input generator seed")
 	attempts := c.Int("attempts", 3, "runs of an injected configuration, at most, until its race is reported")
+	config := c.String("config", "opt", "detector configuration, as bench -configs names them (see race.Config); precise is the precise mode")
 	ex := addExecutor(c.FlagSet)
 	if code, ok := c.parse(args, stdout); !ok {
 		return code
@@ -44,12 +45,17 @@ func suite(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		err = eerr
 	}
+	var opt race.Options
+	if err == nil {
+		opt, err = detectorConfig(*config)
+	}
 	if err != nil {
 		return c.usageError(err)
 	}
 	cfgs := bench.Configs(cat, sz, *seed)
 	for i := range cfgs {
-		cfgs[i].Executor, cfgs[i].Attempts, cfgs[i].Detector = ex.Executor, *attempts, detectorOf(env)
+		cfgs[i].Executor, cfgs[i].Attempts = ex.Executor, *attempts
+		cfgs[i].Detector, cfgs[i].Precise = detectorOf(env, opt), env.Apply(opt).Precise
 		if strings.HasPrefix(cfgs[i].Kernel.Name, largePrefix) {
 			cfgs[i].Timeout = largeTimeout
 		}
@@ -68,6 +74,16 @@ func suite(args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	return finishSuite(results, time.Since(start), stdout, stderr, *asJSON)
+}
+
+// detectorConfig returns the options of the configuration called name,
+// which must detect.
+func detectorConfig(name string) (race.Options, error) {
+	opt, err := race.Config(name)
+	if err == nil && opt.Off {
+		err = fmt.Errorf("-config %q detects nothing; want a detector configuration", name)
+	}
+	return opt, err
 }
 
 // suiteCatalog checks suite's arguments and returns the kernels and the

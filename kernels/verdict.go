@@ -1,0 +1,42 @@
+package kernels
+
+import "github.com/warpguard/warpguard/race/kind"
+
+// A Verdict is what one detection mode must report for a configuration,
+// and why, where it differs from the default mode's: the precise mode
+// judges by scoped happens-before (see package race), the default by
+// iGUARD's fence counting.
+type Verdict struct {
+	Expect []kind.Kind // kinds of race the mode must report; none for a clean verdict
+	Why    string      // the model's reason, in one line
+	// Where, if set, replaces the injection's Where for this mode: the
+	// function one of a report's sites must be in.
+	Where string
+}
+
+// The reasons the precise mode's verdicts differ from the default mode's,
+// each stated by the precise model (package race, "Precise mode").
+const (
+	// whyVolatile: ScoR's data accesses are volatile.
+	whyVolatile = "volatile accesses are strong at system scope, so any two form a morally strong pair, which is no data race"
+	// whyPollNoAcquire: a chain whose reader polls with atomics and
+	// fences only at block scope.
+	// whySpinNoAcquire: waiters spin with relaxed loads and never fence.
+	whySpinNoAcquire = "the waiters spin with relaxed atomic loads and no fence follows: they acquire nothing, so the writers' fences order nothing before their reads"
+	// whyCumulative: a leader's fence after __syncthreads releases what
+	// its whole block wrote before the barrier.
+	whyCumulative = "causality is transitive through the barrier: the leader's fence after __syncthreads releases every write its block made before it"
+	// whyFenceBeforeBarrier: threads fence before __syncthreads, but the
+	// leader's strong write follows no fence of its own after it.
+	whyFenceBeforeBarrier = "a fence releases only through a strong write of its own thread that follows it: the threads' fences precede no write " +
+		"of theirs, and the leader's fence precedes the barrier, so its arrival releases none of the other threads' writes"
+	whyPollNoAcquire = "the reader polls with atomics and then fences at block scope only, which does not include the releasing block: " +
+		"nothing acquires the release, and a block-scope atomic does not include the other block"
+)
+
+// withPrecise sets the precise mode's verdict on k's clean configuration:
+// expect (none for clean), for the reason why.
+func (k *Kernel) withPrecise(why string, expect ...kind.Kind) *Kernel {
+	k.Precise = &Verdict{Expect: expect, Why: why}
+	return k
+}

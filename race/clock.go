@@ -1,0 +1,248 @@
+package race
+
+import (
+	"slices"
+	"weak"
+)
+
+// An epoch names one point of one thread's history in the precise mode:
+// the thread's linear id in the grid, its block, and its clock there. The
+// clock's high half counts the block-wide barriers the thread has passed
+// (its generation), the low half its steps since the last one. An access
+// is recorded as the epoch it was made at.
+type epoch struct {
+	tid, blk int32
+	c        uint64
+}
+
+// gen returns the generation of the epoch: the block-wide barriers its
+// thread had passed.
+func (e epoch) gen() uint32 { return uint32(e.c >> 32) }
+
+// A bgen is knowledge of a whole block: every event its threads made
+// before its k-th block-wide barrier.
+type bgen struct {
+	blk int32
+	k   uint32
+}
+
+// A vclock is a sparse vector clock: what its owner knows of other
+// threads. Blocks whose barrier it learned of are one entry each (b);
+// threads known beyond that are one entry each (e), sorted by thread.
+// So it grows with the blocks and the threads that synchronized with
+// its owner, not with the grid, and a barrier folds its block's threads
+// into one entry. A vclock is immutable once made: threads that learned
+// the same thing (at a barrier) share one.
+type vclock struct {
+	e []epoch // sorted by tid; none implied by b
+	b []bgen  // sorted by blk
+	// covered is the last vclock a join found this one covers, so that
+	// joining it again costs no walk. It is weak: it keeps nothing alive,
+	// and a new vclock at a freed one's address never matches it. Like
+	// everything of the precise mode, it is guarded by the mode's lock.
+	covered weak.Pointer[vclock]
+}
+
+// blockK returns the barrier count of block blk that v knows, 0 if none.
+func (v *vclock) blockK(blk int32) uint32 {
+	if v == nil {
+		return 0
+	}
+	i, ok := slices.BinarySearchFunc(v.b, blk, func(g bgen, b int32) int { return int(g.blk - b) })
+	if !ok {
+		return 0
+	}
+	return v.b[i].k
+}
+
+// threadC returns the clock of thread tid that v holds an entry for, 0 if
+// none.
+func (v *vclock) threadC(tid int32) uint64 {
+	if v == nil {
+		return 0
+	}
+	i, ok := slices.BinarySearchFunc(v.e, tid, func(e epoch, t int32) int { return int(e.tid - t) })
+	if !ok {
+		return 0
+	}
+	return v.e[i].c
+}
+
+// knows reports whether the event at e is ordered before v's owner's
+// next event.
+func (v *vclock) knows(e epoch) bool {
+	return v.threadC(e.tid) >= e.c || e.gen() < v.blockK(e.blk)
+}
+
+// covers reports whether v knows everything w knows. It walks both in
+// order: a thread's block grows with its id, so epochs sorted by thread
+// are sorted by block too.
+func (v *vclock) covers(w *vclock) bool {
+	if w == nil || v == w {
+		return true
+	}
+	if v == nil {
+		return len(w.e) == 0 && len(w.b) == 0
+	}
+	return v.coversBlocks(w.b) && v.coversThreads(w.e)
+}
+
+// coversBlocks reports whether v knows every block entry of bs.
+func (v *vclock) coversBlocks(bs []bgen) bool {
+	i := 0
+	for _, g := range bs {
+		for i < len(v.b) && v.b[i].blk < g.blk {
+			i++
+		}
+		if i == len(v.b) || v.b[i].blk != g.blk || v.b[i].k < g.k {
+			return false
+		}
+	}
+	return true
+}
+
+// coversThreads reports whether v knows every epoch of es, sorted by
+// thread, by its thread entries or its block entries.
+func (v *vclock) coversThreads(es []epoch) bool {
+	var bi, ei int
+	for _, e := range es {
+		for ei < len(v.e) && v.e[ei].tid < e.tid {
+			ei++
+		}
+		if ei < len(v.e) && v.e[ei].tid == e.tid && v.e[ei].c >= e.c {
+			continue
+		}
+		for bi < len(v.b) && v.b[bi].blk < e.blk {
+			bi++
+		}
+		if bi == len(v.b) || v.b[bi].blk != e.blk || e.gen() >= v.b[bi].k {
+			return false
+		}
+	}
+	return true
+}
+
+// join returns the least vclock above a and b, reusing either when it
+// already covers the other.
+func join(a, b *vclock) *vclock {
+	switch {
+	case b == nil || a == b:
+		return a
+	case a == nil:
+		return b
+	}
+	switch {
+	case len(b.e)+len(b.b) <= len(a.e)+len(a.b) && a.remembers(b):
+		return a
+	case b.remembers(a):
+		return b
+	}
+	v := &vclock{b: mergeBlocks(a.b, b.b)}
+	v.e = prune(mergeThreads(a.e, b.e), v)
+	return v
+}
+
+// memoAt is the size from which a vclock remembers the last vclock it
+// covered: a smaller one is walked faster than a weak pointer is made.
+const memoAt = 32
+
+// remembers reports whether v covers w, remembering the answer for a
+// large w.
+func (v *vclock) remembers(w *vclock) bool {
+	if len(w.e)+len(w.b) < memoAt {
+		return v.covers(w)
+	}
+	ww := weak.Make(w)
+	if v.covered == ww {
+		return true
+	}
+	if !v.covers(w) {
+		return false
+	}
+	v.covered = ww
+	return true
+}
+
+// mergeBlocks merges two block lists, keeping each block's larger count.
+func mergeBlocks(a, b []bgen) []bgen {
+	out := make([]bgen, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		switch {
+		case a[0].blk < b[0].blk:
+			out, a = append(out, a[0]), a[1:]
+		case b[0].blk < a[0].blk:
+			out, b = append(out, b[0]), b[1:]
+		default:
+			out = append(out, bgen{a[0].blk, max(a[0].k, b[0].k)})
+			a, b = a[1:], b[1:]
+		}
+	}
+	return append(append(out, a...), b...)
+}
+
+// mergeThreads merges two epoch lists sorted by thread, keeping each
+// thread's later epoch.
+func mergeThreads(a, b []epoch) []epoch {
+	out := make([]epoch, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		switch {
+		case a[0].tid < b[0].tid:
+			out, a = append(out, a[0]), a[1:]
+		case b[0].tid < a[0].tid:
+			out, b = append(out, b[0]), b[1:]
+		default:
+			e := a[0]
+			e.c = max(a[0].c, b[0].c)
+			out = append(out, e)
+			a, b = a[1:], b[1:]
+		}
+	}
+	return append(append(out, a...), b...)
+}
+
+// prune drops from es, in place, the epochs v's block entries imply,
+// walking both in order.
+func prune(es []epoch, v *vclock) []epoch {
+	if len(v.b) == 0 {
+		return es
+	}
+	out, bi := es[:0], 0
+	for _, e := range es {
+		for bi < len(v.b) && v.b[bi].blk < e.blk {
+			bi++
+		}
+		if bi < len(v.b) && v.b[bi].blk == e.blk && e.gen() < v.b[bi].k {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// withBlock returns v joined with knowledge of block blk up to its k-th
+// barrier.
+func withBlock(v *vclock, blk int32, k uint32) *vclock {
+	return join(v, &vclock{b: []bgen{{blk, k}}})
+}
+
+// A view is what a thread knew at one point: its vclock and its own
+// epoch. A fence or release keeps a view rather than building a vclock,
+// so that it costs no copy until another thread acquires it. The zero
+// view knows nothing.
+type view struct {
+	k     *vclock
+	self  epoch
+	known bool
+}
+
+// joinView returns the least vclock above a and w.
+func joinView(a *vclock, w view) *vclock {
+	if !w.known {
+		return a
+	}
+	a = join(a, w.k)
+	if a.knows(w.self) {
+		return a
+	}
+	return join(a, &vclock{e: []epoch{w.self}})
+}

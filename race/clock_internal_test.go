@@ -1,0 +1,54 @@
+package race
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func at(tid, blk int32, gen uint32, step uint32) epoch {
+	return epoch{tid: tid, blk: blk, c: uint64(gen)<<32 | uint64(step)}
+}
+
+func TestVclockKnows(t *testing.T) {
+	t.Parallel()
+	v := &vclock{e: []epoch{at(5, 0, 0, 3), at(70, 2, 1, 4)}, b: []bgen{{blk: 1, k: 2}}}
+	assert.True(t, v.knows(at(5, 0, 0, 3)), "an entry's own epoch")
+	assert.False(t, v.knows(at(5, 0, 0, 4)), "past the entry")
+	assert.True(t, v.knows(at(40, 1, 1, 99)), "before block 1's second barrier")
+	assert.False(t, v.knows(at(40, 1, 2, 1)), "after it")
+	assert.False(t, v.knows(at(6, 0, 0, 1)), "a thread never heard of")
+	var none *vclock
+	assert.False(t, none.knows(at(1, 0, 0, 1)))
+}
+
+func TestJoinFoldsThreadsIntoBlocks(t *testing.T) {
+	t.Parallel()
+	a := &vclock{e: []epoch{at(1, 0, 0, 5), at(40, 1, 0, 2)}}
+	b := withBlock(nil, 0, 1)
+	j := join(a, b)
+	require.Equal(t, []epoch{at(40, 1, 0, 2)}, j.e, "thread 1's entry is implied by block 0's barrier")
+	require.Equal(t, []bgen{{0, 1}}, j.b)
+	assert.True(t, j.covers(a) && j.covers(b))
+	assert.Same(t, j, join(j, a), "a join that adds nothing reuses the vclock")
+	assert.Same(t, j, join(b, j))
+}
+
+func TestJoinKeepsLaterEpochs(t *testing.T) {
+	t.Parallel()
+	a := &vclock{e: []epoch{at(1, 0, 0, 5), at(3, 0, 0, 1)}}
+	b := &vclock{e: []epoch{at(1, 0, 0, 2), at(2, 0, 0, 7)}}
+	j := join(a, b)
+	require.Equal(t, []epoch{at(1, 0, 0, 5), at(2, 0, 0, 7), at(3, 0, 0, 1)}, j.e)
+	assert.False(t, a.covers(b))
+	assert.False(t, b.covers(a))
+}
+
+func TestJoinView(t *testing.T) {
+	t.Parallel()
+	w := view{k: &vclock{e: []epoch{at(1, 0, 0, 2)}}, self: at(9, 0, 0, 4), known: true}
+	v := joinView(nil, w)
+	assert.True(t, v.knows(at(1, 0, 0, 2)) && v.knows(at(9, 0, 0, 4)))
+	assert.Nil(t, joinView(nil, view{}), "the zero view knows nothing")
+}

@@ -1,0 +1,383 @@
+package race
+
+import (
+	"runtime"
+	"sync"
+
+	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/scope"
+)
+
+// precise is the state of the precise mode (Options.Precise): the
+// launches it observes. One mutex orders every event of every launch, so
+// the order the events are applied in is one total order consistent with
+// each thread's program order, and every field below is guarded by it.
+type precise struct {
+	d        *Detector
+	mu       sync.Mutex
+	launches map[*gpu.Grid]*plaunch
+}
+
+// newPrecise returns the precise mode of detector d, which keeps its
+// reports.
+func newPrecise(d *Detector) *precise {
+	return &precise{d: d, launches: map[*gpu.Grid]*plaunch{}}
+}
+
+// A plaunch is one launch under the precise mode: its resident blocks'
+// threads and the shadow of the memory it touched. A launch starts from
+// nothing known: the launch boundary orders everything before it.
+type plaunch struct {
+	p      *precise
+	g      *gpu.Grid
+	blocks map[int]*pblock
+	global pshadow
+	shared map[int]pshadow // by block: a block's shared memory dies with it
+	spare  [][]pthread     // the thread states of ended blocks, for the next
+}
+
+// threads returns thread states for a block, those of an ended block if
+// there is one: a launch allocates them for its resident blocks only.
+// blockStart overwrites each.
+func (l *plaunch) threads() []pthread {
+	if n := len(l.spare); n > 0 {
+		ths := l.spare[n-1]
+		l.spare = l.spare[:n-1]
+		return ths
+	}
+	return make([]pthread, l.g.BlockSize)
+}
+
+// A pblock holds the threads of one resident block, by rank.
+type pblock struct {
+	threads []pthread
+}
+
+// launchStart starts launch g knowing nothing: the launch boundary
+// orders everything before it.
+func (p *precise) launchStart(g *gpu.Grid) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.launches[g] = &plaunch{p: p, g: g, blocks: map[int]*pblock{}, global: pshadow{}, shared: map[int]pshadow{}}
+}
+
+// launchEnd forgets launch g: its threads and its shadow.
+func (p *precise) launchEnd(g *gpu.Grid) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.launches, g)
+}
+
+// blockStart makes the block's threads, each at clock 1 knowing nothing.
+func (p *precise) blockStart(g *gpu.Grid, b int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	l := p.launches[g]
+	if l == nil {
+		return
+	}
+	blk := &pblock{threads: l.threads()}
+	for r := range blk.threads {
+		tid := b*g.BlockSize + r
+		blk.threads[r] = pthread{l: l, tid: int32(tid), place: l.place(int32(tid)), c: 1}
+	}
+	l.blocks[b] = blk
+}
+
+// blockEnd forgets the block's threads and its shared memory's shadow:
+// what other threads learned of them lives on in their vclocks and in the
+// shadow of global memory.
+func (p *precise) blockEnd(g *gpu.Grid, b int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if l := p.launches[g]; l != nil {
+		if blk := l.blocks[b]; blk != nil {
+			l.spare = append(l.spare, blk.threads)
+		}
+		delete(l.blocks, b)
+		delete(l.shared, b)
+	}
+}
+
+// place returns the coordinates of thread tid for scope checks.
+func (l *plaunch) place(tid int32) scope.Place {
+	b, r := int(tid)/l.g.BlockSize, int(tid)%l.g.BlockSize
+	return scope.Place{Thread: int(tid), Warp: b*l.g.Warps + r/l.g.WarpSize, Block: b}
+}
+
+// thread returns t's state, or nil for a launch the mode does not know.
+func (p *precise) thread(t *gpu.Thread) *pthread {
+	if th, ok := t.ObserverState().(*pthread); ok && th.l.p == p {
+		return th
+	}
+	l := p.launches[t.Grid()]
+	if l == nil || l.blocks[t.Block()] == nil {
+		return nil
+	}
+	th := &l.blocks[t.Block()].threads[t.Rank()]
+	if t.ObserverState() == nil {
+		t.SetObserverState(th)
+	}
+	return th
+}
+
+// shadowOf returns the shadow of the memory m.
+func (l *plaunch) shadowOf(m *gpu.Memory) pshadow {
+	if m.Space != gpu.SharedSpace {
+		return l.global
+	}
+	s := l.shared[m.Block]
+	if s == nil {
+		s = pshadow{}
+		l.shared[m.Block] = s
+	}
+	return s
+}
+
+// awaitTries bounds how often a strong read waits for the write it read
+// to be reported (see readFrom).
+const awaitTries = 256
+
+// access checks access a of t, made at site, against the shadow of every
+// granule it touches, records it there, and applies what it synchronizes.
+func (p *precise) access(t *gpu.Thread, a *gpu.Access, site gpu.Site) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	th := p.thread(t)
+	if th == nil {
+		return
+	}
+	x := th.record(a, site)
+	var rv view
+	if a.Order == gpu.Release {
+		rv = th.now()
+	}
+	sh := th.l.shadowOf(a.Mem)
+	first, last := p.granules(a)
+	head := sh.at(first)
+	if a.Op.Reads() {
+		p.read(th, head, a, site, x.strong())
+	}
+	for g := first; g <= last; g++ {
+		p.check(th, t, sh.at(g), &x, a)
+	}
+	if x.write {
+		head.written(th, a, rv)
+	}
+	if a.Order == gpu.Release {
+		th.c++
+	}
+}
+
+// granules returns the first and last granule access a touches, by
+// address in its space.
+func (p *precise) granules(a *gpu.Access) (first, last uint64) {
+	at := a.Mem.Base + a.Offset
+	return at >> p.d.shift, (at + uint64(max(a.Size, 1)) - 1) >> p.d.shift
+}
+
+// read applies read a of the location loc by th: a strong read reads
+// from the last write and acquires what it may; any read teaches the
+// location its value, when no write was recorded yet.
+func (p *precise) read(th *pthread, loc *ploc, a *gpu.Access, site gpu.Site, strong bool) {
+	if strong {
+		p.readFrom(loc, a)
+		th.acquireFrom(loc, a, site)
+	}
+	if !loc.hasVal {
+		loc.val, loc.hasVal = a.Old, true // the value before the launch's first recorded write
+	}
+}
+
+// readFrom waits, within bounds, until the write strong read a read from
+// is recorded at loc. The runtime reports a store or read-modify-write
+// after its value reached memory, so another thread may read the value
+// first; the mode's reads-from is "the last recorded write whose value
+// the read returned". Under gpu.Config.Deterministic one thread runs at
+// a time and the write is always recorded already.
+func (p *precise) readFrom(loc *ploc, a *gpu.Access) {
+	for i := 0; loc.hasVal && loc.val != a.Old && i < awaitTries; i++ {
+		p.mu.Unlock()
+		runtime.Gosched()
+		p.mu.Lock()
+	}
+}
+
+// check checks x, access a of th, against the accesses loc keeps, reports
+// the first race, and records x: a wide access or a weak read in the
+// location's set of its class, any other in its list. After a race the location is no longer
+// checked: the mode's guarantee holds up to the first race per location.
+func (p *precise) check(th *pthread, t *gpu.Thread, loc *ploc, x *prec, a *gpu.Access) {
+	if loc.raced {
+		return
+	}
+	wide := x.wide(a.Mem.Space)
+	if y := th.racer(loc, x, wide); y != nil {
+		p.report(th, t, a, x, y)
+		loc.raced, loc.recs, loc.wide, loc.reads = true, nil, nil, nil
+		return
+	}
+	loc.record(th, x, wide)
+}
+
+// readSetAt is how many accesses a location's list holds before its weak
+// reads go to a set: most locations are read by a thread or two, which the
+// list keeps without allocating.
+const readSetAt = 4
+
+// racer returns an access loc keeps that races with x, an access of th,
+// or nil. A wide access skips the wide set, and only a write checks the
+// weak reads.
+func (th *pthread) racer(loc *ploc, x *prec, wide bool) *prec {
+	y := th.conflict(loc.recs, x)
+	if y == nil && loc.wide != nil && !wide {
+		y = loc.wide.check(th, x)
+	}
+	if y == nil && loc.reads != nil && x.write {
+		y = loc.reads.check(th, x)
+	}
+	return y
+}
+
+// record keeps x, an access of th that raced with nothing, in the set of
+// its class or in the list, and drops what it makes redundant.
+func (loc *ploc) record(th *pthread, x *prec, wide bool) {
+	loc.recs = th.prune(loc.recs, x)
+	switch {
+	case wide:
+		if loc.wide == nil {
+			loc.wide = new(threadSet)
+		}
+		loc.wide.put(x)
+	case x.weakRead() && (loc.reads != nil || len(loc.recs) >= readSetAt):
+		if loc.reads == nil {
+			loc.reads = new(threadSet)
+		}
+		loc.reads.put(x)
+	default:
+		if loc.recs == nil {
+			loc.recs = loc.one[:0:1]
+		}
+		loc.recs = append(loc.recs, *x)
+	}
+}
+
+// conflict returns the first access of recs that races with x, or nil.
+func (th *pthread) conflict(recs []prec, x *prec) *prec {
+	for i := range recs {
+		if th.races(x, &recs[i]) {
+			return &recs[i]
+		}
+	}
+	return nil
+}
+
+// fence applies a fence of scope s by t: PTX's fence.acq_rel at s. It
+// first acquires what the thread's earlier strong reads found released
+// within s, then keeps what the thread knows as its release for strong
+// writes that follow it.
+func (p *precise) fence(t *gpu.Thread, s scope.Scope) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if th := p.thread(t); th != nil {
+		th.fence(s)
+	}
+}
+
+// sync applies a completed barrier or collective.
+func (p *precise) sync(t *gpu.Thread, s gpu.Sync) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	th := p.thread(t)
+	if th == nil {
+		return
+	}
+	l := th.l
+	switch s.Kind {
+	case gpu.SyncThreads:
+		l.blockBarrier(l.ranks(s.Block, 0, l.g.BlockSize, ^uint64(0)))
+	case gpu.SyncTile:
+		l.barrier(l.ranks(s.Block, s.First, s.Count, ^uint64(0)))
+	case gpu.SyncWarp:
+		if s.Op == "syncwarp" || s.Op == "tile.sync" { // value-exchanging intrinsics order no memory
+			w := s.Warp - s.Block*l.g.Warps
+			l.barrier(l.ranks(s.Block, w*l.g.WarpSize, l.g.WarpSize, s.Mask))
+		}
+	case gpu.SyncGrid:
+		l.gridBarrier()
+	}
+}
+
+// ranks returns the threads of block b with ranks first to first+n-1
+// whose bit (rank-first) is set in mask.
+func (l *plaunch) ranks(b, first, n int, mask uint64) []*pthread {
+	blk := l.blocks[b]
+	if blk == nil {
+		return nil
+	}
+	var out []*pthread
+	for r := first; r < first+n && r < len(blk.threads); r++ {
+		if (r-first) >= 64 || mask>>(r-first)&1 != 0 {
+			out = append(out, &blk.threads[r])
+		}
+	}
+	return out
+}
+
+// gridBarrier applies a grid sync: every resident block passes a
+// block-wide barrier, and all of them learn what all knew.
+func (l *plaunch) gridBarrier() {
+	var v *vclock
+	var blocks [][]*pthread
+	for b := range l.blocks {
+		ths := l.ranks(b, 0, l.g.BlockSize, ^uint64(0))
+		v = join(v, l.blockBarrier(ths))
+		blocks = append(blocks, ths)
+	}
+	for _, ths := range blocks {
+		for _, th := range ths {
+			th.know = v
+		}
+	}
+}
+
+// blockBarrier applies a barrier all of a block's threads ths passed:
+// each leaves knowing the join of what all knew and, as one entry, every
+// event of the block before the barrier, and starts a new generation. It
+// returns what they now know.
+func (l *plaunch) blockBarrier(ths []*pthread) *vclock {
+	if len(ths) == 0 {
+		return nil
+	}
+	var v *vclock
+	var gen uint32
+	for _, th := range ths {
+		v = join(v, th.know)
+		gen = max(gen, th.self().gen())
+	}
+	v = withBlock(v, int32(ths[0].place.Block), gen+1)
+	for _, th := range ths {
+		th.know = v
+		th.c = uint64(gen+1)<<32 | 1
+	}
+	return v
+}
+
+// barrier orders every event of the threads ths before a partial barrier
+// (a warp's or a tile's) before every event after it: each leaves knowing
+// the join of what all knew and all their epochs, one vclock they share,
+// and starts a new epoch.
+func (l *plaunch) barrier(ths []*pthread) {
+	var v *vclock
+	es := make([]epoch, 0, len(ths))
+	for _, th := range ths {
+		v = join(v, th.know)
+		es = append(es, th.self())
+	}
+	sortEpochs(es)
+	v = join(v, &vclock{e: es})
+	for _, th := range ths {
+		th.know = v
+		th.c++
+	}
+}

@@ -1,0 +1,93 @@
+package race
+
+import (
+	"fmt"
+
+	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/scope"
+)
+
+// report records the race between x, access a of th, and y, an earlier
+// access of the same location.
+func (p *precise) report(th *pthread, t *gpu.Thread, a *gpu.Access, x, y *prec) {
+	if x.site.IsZero() {
+		x.site, _ = p.d.sites.of(t)
+	}
+	k := th.kindOf(x, y)
+	if p.d.known(k, x.site, y.site) {
+		return
+	}
+	l := th.l
+	cur, prev := l.side(x), l.side(y)
+	r := Report{Kind: k, Launch: l.g.Name, Mem: a.Mem, Index: a.Index, Current: cur, Previous: prev,
+		Evidence: th.evidence(k, cur, prev, y)}
+	p.d.keep(r, t)
+}
+
+// kindOf names the race by what was missing: a scope wide enough, for
+// two strong accesses; else the synchronization the two threads' places
+// call for.
+func (th *pthread) kindOf(x, y *prec) Kind {
+	if x.strong() && y.strong() {
+		return ScopedAtomic
+	}
+	switch scope.Common(th.place, th.l.place(y.e.tid)) {
+	case scope.Warp:
+		return MissingSyncwarp
+	case scope.Block:
+		return MissingBlockFence
+	}
+	return MissingDeviceFence
+}
+
+// side describes recorded access x.
+func (l *plaunch) side(x *prec) Side {
+	pl := l.place(x.e.tid)
+	rank := int(x.e.tid) - pl.Block*l.g.BlockSize
+	return Side{
+		Block: dimIndex(l.g.GridDim, pl.Block), Thread: dimIndex(l.g.BlockDim, rank),
+		BlockID: pl.Block, GlobalID: int(x.e.tid), Warp: rank / l.g.WarpSize, Lane: rank % l.g.WarpSize,
+		Op: x.op, Order: x.order, Scope: x.scope, Site: x.site,
+	}
+}
+
+// evidence says what synchronization the pair lacks, from the current
+// thread's side: the scope that is too narrow, a flag it read without
+// acquiring, or no synchronization at all.
+func (th *pthread) evidence(k Kind, cur, prev Side, y *prec) string {
+	if k == ScopedAtomic {
+		narrow, other := prev, cur
+		if prev.Scope.Covers(th.l.place(y.e.tid), th.place) {
+			narrow, other = cur, prev
+		}
+		return fmt.Sprintf("The %v at %s has %v scope, which does not include %s, and nothing orders the two accesses.",
+			narrow.Op, narrow.where(), narrow.Scope, other.Who())
+	}
+	first := fmt.Sprintf("%s's %s at %s", prev.Who(), prev.What(), prev.where())
+	if who, poll := th.unacquired(y.e); poll.mem != nil {
+		flag := Report{Mem: poll.mem, Index: poll.idx}
+		at := Side{Site: poll.site}
+		return fmt.Sprintf("%s acquired nothing after reading %s at %s: no acquire load, and no fence of a scope that includes the writer followed that read, so %s is not ordered before this %s.",
+			who, flag.Element(), at.where(), first, cur.Op)
+	}
+	return fmt.Sprintf("Nothing orders %s before this %s: no barrier both threads passed, and no release of the first thread (a release store, or a fence then a strong write) reached the second through an acquire (an acquire load, or a strong read then a fence) with scopes that include both threads, directly or through a chain of such pairs.",
+		first, cur.Op)
+}
+
+// unacquired finds a strong read that would have ordered e before th had
+// a fence followed it: th's own, or that of a thread of its block, which
+// th may have met at a barrier since. It names the reader.
+func (th *pthread) unacquired(e epoch) (string, pollNote) {
+	if th.pend[scope.System].knows(e) && th.poll.mem != nil {
+		return "The reader", th.poll
+	}
+	blk := th.l.blocks[th.place.Block]
+	for i := range blk.threads {
+		o := &blk.threads[i]
+		if o.pend[scope.System].knows(e) && o.poll.mem != nil {
+			rank := int(o.tid) - th.place.Block*th.l.g.BlockSize
+			return fmt.Sprintf("Thread %v of the reader's block", dimIndex(th.l.g.BlockDim, rank)), o.poll
+		}
+	}
+	return "", pollNote{}
+}

@@ -1,0 +1,93 @@
+package race
+
+import (
+	"slices"
+
+	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/scope"
+)
+
+// A threadSet holds accesses of one class of a location, at most one read
+// and one write per thread, FastTrack's read vector in the form of the
+// accesses themselves. A location keeps two: its strong accesses of a
+// scope that includes every thread that can reach it (wide), any two of
+// which are a morally strong
+// pair, as each is with any later wide access, which therefore skips
+// them all; and its weak reads, which no read conflicts with. Only an
+// access that may race with a class is checked against its members one by
+// one. A hot atomic counter, or an input every thread reads, so costs a
+// map update per access instead of a walk of every earlier thread.
+type threadSet struct {
+	members []prec
+	at      map[int32]int32 // 2*tid+write → index in members, once there are many
+}
+
+// setIndexAt is how many members a set holds before it indexes them.
+const setIndexAt = 8
+
+// wide reports whether x, an access to memory of space sp, is a wide
+// access: strong, of a scope that includes every thread that can reach
+// the memory (device scope for global memory, block scope for shared).
+func (x *prec) wide(sp gpu.Space) bool {
+	return x.strong() && (x.scope >= scope.Device || sp == gpu.SharedSpace && x.scope >= scope.Block)
+}
+
+// weakRead reports whether x is a weak read.
+func (x *prec) weakRead() bool { return !x.strong() && !x.write }
+
+func setKey(x *prec) int32 {
+	if x.write {
+		return 2*x.e.tid + 1
+	}
+	return 2 * x.e.tid
+}
+
+// put records x, replacing the thread's earlier access of the same class
+// and kind: it is ordered before x and races with whatever x races with.
+func (w *threadSet) put(x *prec) {
+	k := setKey(x)
+	if i, ok := w.find(k); ok {
+		w.members[i] = *x
+		return
+	}
+	w.members = append(w.members, *x)
+	if w.at != nil {
+		w.at[k] = int32(len(w.members) - 1)
+	} else if len(w.members) > setIndexAt {
+		w.index()
+	}
+}
+
+// find returns the index of the member with key k.
+func (w *threadSet) find(k int32) (int, bool) {
+	if w.at != nil {
+		i, ok := w.at[k]
+		return int(i), ok
+	}
+	i := slices.IndexFunc(w.members, func(y prec) bool { return setKey(&y) == k })
+	return i, i >= 0
+}
+
+// index builds the member index.
+func (w *threadSet) index() {
+	w.at = make(map[int32]int32, 2*len(w.members))
+	for i := range w.members {
+		w.at[setKey(&w.members[i])] = int32(i)
+	}
+}
+
+// check returns a member that races with x, an access of th, or nil; it
+// drops the members x makes redundant.
+func (w *threadSet) check(th *pthread, x *prec) *prec {
+	for i := range w.members {
+		if th.races(x, &w.members[i]) {
+			return &w.members[i]
+		}
+	}
+	n := len(w.members)
+	w.members = th.prune(w.members, x)
+	if len(w.members) != n && w.at != nil {
+		w.index()
+	}
+	return nil
+}

@@ -1,0 +1,164 @@
+package race
+
+import (
+	"slices"
+
+	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/scope"
+)
+
+// A pthread is one thread under the precise mode. What it knows of other
+// threads is one vclock, shared with the threads it last met at a barrier
+// until it acquires something of its own, beside its own clock c: so a
+// block's threads cost one vclock between barriers, not one each.
+type pthread struct {
+	l     *plaunch
+	tid   int32
+	place scope.Place
+	c     uint64  // the thread's clock: its accesses so far are at c (see epoch)
+	know  *vclock // what the thread knows of other threads
+	// fenced[s] is the view at the thread's last fence of scope s or
+	// wider, the release a strong write after it makes to threads s
+	// covers; fvc[s] is the same as a vclock, made on first use.
+	fenced [scope.System + 1]view
+	fvc    [scope.System + 1]*vclock
+	// pend[s] is what the thread's strong reads so far found released to
+	// it, which a fence of scope s would acquire.
+	pend [scope.System + 1]*vclock
+	// last is the release state the thread's last strong read found,
+	// so that a poll of an unchanged flag joins nothing.
+	last    *relInfo
+	lastVer uint64
+	lastS   scope.Scope
+	// poll is the last strong read that found a release it did not
+	// acquire, for evidence.
+	poll pollNote
+}
+
+// A pollNote is a strong read that has not acquired: where it read.
+type pollNote struct {
+	mem  *gpu.Memory
+	idx  int
+	site gpu.Site
+}
+
+// self returns the thread's current epoch.
+func (th *pthread) self() epoch { return epoch{th.tid, int32(th.place.Block), th.c} }
+
+// now returns what the thread knows now, its own epoch included.
+func (th *pthread) now() view { return view{k: th.know, self: th.self(), known: true} }
+
+// knows reports whether the event at e happens before the thread's next
+// event: it is the thread's own, or something ordered it before.
+func (th *pthread) knows(e epoch) bool { return e.tid == th.tid || th.know.knows(e) }
+
+// A prec is one recorded access of the precise mode's shadow.
+type prec struct {
+	e     epoch
+	site  gpu.Site
+	op    gpu.Op
+	order gpu.Order
+	scope scope.Scope
+	write bool // a store or an RMW that wrote (a failed CAS only reads)
+}
+
+func (x *prec) strong() bool { return x.order != gpu.Weak }
+
+// record describes access a of th, made at site.
+func (th *pthread) record(a *gpu.Access, site gpu.Site) prec {
+	return prec{e: th.self(), site: site, op: a.Op, order: a.Order, scope: a.Scope,
+		write: a.Op.Writes() && a.Succeeded()}
+}
+
+// races reports whether x, the thread's access, races with y, an earlier
+// access of the location: they conflict, nothing orders y before x, and
+// they are not a morally strong pair. A weak access has thread scope,
+// which covers no other thread, so the scope test alone settles
+// strength.
+func (th *pthread) races(x, y *prec) bool {
+	if y.e.tid == th.tid || !(x.write || y.write) {
+		return false
+	}
+	py := th.l.place(y.e.tid)
+	if y.scope.Covers(py, th.place) && x.scope.Covers(th.place, py) {
+		return false // morally strong
+	}
+	return !th.know.knows(y.e)
+}
+
+// prune drops from recs the accesses x makes redundant: those ordered
+// before x that every later access racing with them would also race with
+// x. That holds when x writes or both only read, and x is weak, or both
+// are the thread's strong accesses and x's scope is no wider.
+func (th *pthread) prune(recs []prec, x *prec) []prec {
+	return slices.DeleteFunc(recs, func(y prec) bool {
+		if y.write && !x.write {
+			return false
+		}
+		if x.strong() && !(y.strong() && y.e.tid == x.e.tid && x.scope <= y.scope) {
+			return false
+		}
+		return th.knows(y.e)
+	})
+}
+
+// acquireFrom applies strong read a of loc's value: an acquire load
+// acquires now what loc's release state holds for its scope; another
+// strong read leaves it pending for a later fence, at each fence scope.
+func (th *pthread) acquireFrom(loc *ploc, a *gpu.Access, site gpu.Site) {
+	r := loc.rel
+	if r == nil {
+		return
+	}
+	if a.Order == gpu.Acquire {
+		th.know = join(th.know, r.acquirable(th.place, a.Scope))
+		return
+	}
+	if th.last == r && th.lastVer == r.ver && th.lastS == a.Scope {
+		return
+	}
+	th.last, th.lastVer, th.lastS = r, r.ver, a.Scope
+	var by [scope.System + 1]*vclock // what reaches the thread at each read scope
+	by[scope.Warp] = part(r.warps, th.place.Warp)
+	by[scope.Block] = join(by[scope.Warp], part(r.blocks, th.place.Block))
+	by[scope.Device] = join(by[scope.Block], r.dev)
+	by[scope.System] = by[scope.Device]
+	for s := scope.Warp; s <= scope.System; s++ {
+		th.pend[s] = join(th.pend[s], by[min(a.Scope, s)])
+	}
+	th.poll = pollNote{mem: a.Mem, idx: a.Index, site: site}
+}
+
+// fence applies a fence of scope s: PTX's fence.acq_rel. It acquires the
+// releases pending for s, then makes what the thread knows its release
+// for scope s and every narrower one, and starts a new epoch, so that
+// accesses after the fence are not part of the release.
+func (th *pthread) fence(s scope.Scope) {
+	th.know = join(th.know, th.pend[s])
+	for i := scope.Thread; i <= s; i++ {
+		th.pend[i] = nil // a fence of scope s acquired everything pending at i
+	}
+	if th.pend[scope.System] == nil {
+		th.poll = pollNote{}
+	}
+	th.last = nil
+	w := th.now()
+	for i := scope.Thread; i <= s; i++ {
+		th.fenced[i], th.fvc[i] = w, nil
+	}
+	th.c++
+}
+
+// released returns the thread's release for scope s as a vclock: the view
+// of its last fence of scope s or wider.
+func (th *pthread) released(s scope.Scope) *vclock {
+	if th.fvc[s] == nil && th.fenced[s].known {
+		th.fvc[s] = joinView(nil, th.fenced[s])
+	}
+	return th.fvc[s]
+}
+
+// sortEpochs sorts es by thread.
+func sortEpochs(es []epoch) {
+	slices.SortFunc(es, func(a, b epoch) int { return int(a.tid - b.tid) })
+}
