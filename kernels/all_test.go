@@ -25,7 +25,7 @@ func run(t *testing.T, k *kernels.Kernel, inject string, ex gpu.Executor, obs gp
 	require.NoError(t, err)
 	r, err := k.Prepare(d, kernels.Params{Seed: 1, Inject: inject})
 	require.NoError(t, err, "%s [%s]: setup", k.Name, inject)
-	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout*raceSlowdown)
 	defer cancel()
 	launchErr = r.Launch(ctx, func(ctx context.Context, cfg gpu.Config, kern gpu.Kernel) error {
 		cfg.Executor, cfg.Observer = ex, obs

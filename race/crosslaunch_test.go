@@ -117,7 +117,9 @@ func TestHostOrderedLaunchesRecordNothing(t *testing.T) {
 			assert.NoError(t, d.Launch(context.Background(), launch, k))
 		})
 	}
-	require.LessOrEqual(t, allocs[true], allocs[false]+4, "allocations per launch, device-wide against per-launch")
+	// Recording would allocate per access, thousands a launch here; the
+	// margin absorbs the few the race runtime's bookkeeping adds.
+	require.LessOrEqual(t, allocs[true], allocs[false]+32, "allocations per launch, device-wide against per-launch")
 }
 
 // orderedLaunches returns a device, a launch configuration of 4 blocks of
