@@ -1,6 +1,7 @@
 package race
 
 import (
+	"fmt"
 	"math/bits"
 	"sync"
 	"sync/atomic"
@@ -58,8 +59,13 @@ func New(opt Options) *Detector {
 }
 
 // LaunchStart implements [gpu.Observer]: it starts the launch with clean
-// metadata.
+// metadata. It refuses a launch of maxThreads threads or more with a
+// panic, which the runtime returns as the launch's error: an entry names
+// a thread in 32 bits (see packed).
 func (d *Detector) LaunchStart(g *gpu.Grid) {
+	if n := int64(g.Blocks) * int64(g.BlockSize); n > maxThreads {
+		panic(fmt.Sprintf("race: launch %q has %d threads (%d blocks of %d); the detector names threads in 32 bits and accepts at most %d", g.Name, n, g.Blocks, g.BlockSize, int64(maxThreads)))
+	}
 	l := newLaunch(d, g)
 	if d.opt.Central {
 		l.central = startCentral(d)
@@ -240,14 +246,17 @@ func (d *Detector) checkEntry(th *thread, s *shadow, g uint64, hasEntry bool, c 
 		e.ckey.Store(0) // a reader matching the key must see its path
 		x.path.Store(path)
 	}
-	before, locks := e.flags, e.locks
+	var m meta
+	e.load(&m, &th.l.sets)
+	before, locks := m.flags, m.locks
 	var f finding
 	at := path // the slot of c's site, which the entry keeps with history
 	if at == nil && d.paths && !c.site.IsZero() {
 		at = d.sites.bareSlot(c.site)
 	}
-	k := e.check(c, at, x, &f)
-	if next := e.keyAfter(key, c, k, before, locks); next != e.ckey.Load() {
+	k := m.check(c, at, x, &f)
+	e.save(&m, &th.l.sets)
+	if next := m.keyAfter(key, c, k, before, locks); next != e.ckey.Load() {
 		e.ckey.Store(next)
 	}
 	lk.unlock(e, x, st)
