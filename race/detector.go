@@ -247,7 +247,7 @@ func (d *Detector) checkEntry(th *thread, s *shadow, g uint64, hasEntry bool, c 
 		x.path.Store(path)
 	}
 	var m meta
-	e.load(&m, &th.l.sets)
+	e.load(&m, &th.l.sets, c.store)
 	before, locks := m.flags, m.locks
 	var f finding
 	at := path // the slot of c's site, which the entry keeps with history

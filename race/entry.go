@@ -137,12 +137,14 @@ func (e *meta) record(c *access, at *siteSlot, x *extra) {
 	switch {
 	case c.store:
 		e.w, e.o = c.rec, record{}
+		e.moved = movedStore
 		e.flags |= fModified | fWriter
 		if x != nil {
 			x.w, x.o = at, nil
 		}
 	case e.r.gid() != c.rec.gid():
 		e.o = e.r
+		e.moved = movedShift
 		if x != nil {
 			x.o = x.r
 		}
@@ -378,22 +380,50 @@ type meta struct {
 	r     record   // the last accessor
 	w     record   // the last writer, if flags has fWriter
 	o     record   // the reader of another thread r replaced (see otherRace)
+	moved uint8    // how record moved the records besides r, if it did
 }
 
-// load unpacks e into m; t is the launch's lockset table.
-func (e *entry) load(m *meta, t *lockTable) {
+// The values of meta.moved.
+const (
+	movedStore = 1 + iota // w became r, and o none
+	movedShift            // o became the r before
+)
+
+// load unpacks e into m, which is zero, for a check of an access that
+// is a store if store; t is the launch's lockset table. Records that
+// hold no access stay zero, and so does the other reader for a load,
+// which only a store reads (see otherRace).
+func (e *entry) load(m *meta, t *lockTable, store bool) {
+	if e.flags&fValid == 0 {
+		return // a fresh entry
+	}
 	m.flags, m.locks = e.flags, t.lookup(e.locks)
 	e.r.unpack(&m.r)
-	e.w.unpack(&m.w)
-	e.o.unpack(&m.o)
+	if !e.w.zero() {
+		e.w.unpack(&m.w)
+	}
+	if store && !e.o.zero() {
+		e.o.unpack(&m.o)
+	}
 }
 
-// save packs m into e.
+// save packs m into e. A check replaces the last accessor and moves the
+// other records only as meta.record says in m.moved, so that one record
+// is packed per check: a store's record is also the last writer, and
+// the other reader, if it moved, is the last accessor's packed record.
 func (e *entry) save(m *meta, t *lockTable) {
 	e.flags, e.locks = m.flags, t.intern(m.locks)
-	e.r.pack(&m.r)
-	e.w.pack(&m.w)
-	e.o.pack(&m.o)
+	switch m.moved {
+	case movedStore:
+		e.o = packed{}
+		e.r.pack(&m.r)
+		e.w = e.r
+	case movedShift:
+		e.o = e.r
+		e.r.pack(&m.r)
+	default:
+		e.r.pack(&m.r)
+	}
 }
 
 // extra is the part of a granule's metadata only some detectors use, in

@@ -1,6 +1,7 @@
 package race
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math/bits"
 	"sync"
@@ -26,17 +27,20 @@ const (
 )
 
 // A lockTable holds the locksets a launch's entries name, by handle.
-// Handles are given once per set and table, under mu; a set caches its
-// handle (lockSet.ref), so the common case, a set already named, takes
-// no lock. Sets are read by handle without a lock: a handle reaches a
+// Handles are given once per content and table, under mu: a lock table
+// publishes a new set at every change, so a thread taking one lock after
+// another makes a set per acquisition, and naming each anew would keep
+// them all until the launch ends; the table grows with the distinct
+// locksets instead. A set caches its handle (lockSet.ref), so the common
+// case, a set already named, takes no lock. Sets are read by handle without a lock: a handle reaches a
 // reader only through the entry that holds it, whose lock the writer of
 // the handle released after interning it, or through the set's cache,
 // stored after the set; either way the set's store in its chunk is
 // synchronized before the reader's load.
 type lockTable struct {
 	mu     sync.Mutex
-	n      uint32                  // handles given, under mu
-	byset  map[*lockSet]lockHandle // sets whose cache names another table, under mu
+	n      uint32                // handles given, under mu
+	byids  map[string]lockHandle // handles by the sets' identities (idsKey), under mu
 	chunks [lockChunks]atomic.Pointer[[]atomic.Pointer[lockSet]]
 }
 
@@ -67,9 +71,10 @@ func (t *lockTable) intern(s *lockSet) lockHandle {
 	return t.name(s)
 }
 
-// name gives s a handle in t, or returns the one it has. A set another
-// launch's table named last keeps its handle there in t.byset, so that
-// launches sharing a set name it once each rather than at every check.
+// name returns the handle of s's identities in t, giving one if none
+// has it, and caches it on s. A set two launches share is named once in
+// each, then found by its identities when the other launch's cache
+// replaced t's.
 // A launch that names 2^32-1 sets panics, which the runtime turns into
 // the launch's error, rather than let handles wrap.
 //
@@ -77,7 +82,9 @@ func (t *lockTable) intern(s *lockSet) lockHandle {
 func (t *lockTable) name(s *lockSet) lockHandle {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if h, ok := t.byset[s]; ok {
+	key := idsKey(s.ids)
+	if h, ok := t.byids[key]; ok {
+		s.ref.Store(&lockRef{t, h})
 		return h
 	}
 	if t.n == 1<<32-1 {
@@ -93,10 +100,23 @@ func (t *lockTable) name(s *lockSet) lockHandle {
 		t.chunks[k].Store(c)
 	}
 	(*c)[i].Store(s)
-	if t.byset == nil {
-		t.byset = map[*lockSet]lockHandle{}
+	if t.byids == nil {
+		t.byids = map[string]lockHandle{}
 	}
-	t.byset[s] = h
+	t.byids[key] = h
 	s.ref.Store(&lockRef{t, h})
 	return h
+}
+
+// idsKey returns the identities ids as a map key: each one's memory id,
+// granule, element and block.
+func idsKey(ids []lockID) string {
+	b := make([]byte, 0, len(ids)*32)
+	for _, id := range ids {
+		b = binary.LittleEndian.AppendUint64(b, id.key.mem.ID)
+		b = binary.LittleEndian.AppendUint64(b, id.key.gran)
+		b = binary.LittleEndian.AppendUint64(b, uint64(id.key.index))
+		b = binary.LittleEndian.AppendUint64(b, uint64(id.block))
+	}
+	return string(b)
 }

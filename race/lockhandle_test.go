@@ -6,13 +6,16 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/warpguard/warpguard/gpu"
 )
 
-// lockSets returns n distinct locksets.
+// lockSets returns n distinct locksets, on locks of one memory.
 func lockSets(n int) []*lockSet {
+	mem := &gpu.Memory{ID: 3}
 	s := make([]*lockSet, n)
 	for i := range s {
-		s[i] = &lockSet{ids: []lockID{{key: lockKey{gran: uint64(i)}}}}
+		s[i] = &lockSet{ids: []lockID{{key: lockKey{mem: mem, gran: uint64(i)}}}}
 	}
 	return s
 }
@@ -38,6 +41,34 @@ func TestLockHandles(t *testing.T) {
 		require.Same(t, s, tab.lookup(h))
 	}
 	assert.Zero(t, testing.AllocsPerRun(100, func() { tab.intern(sets[150]) }), "a named set")
+}
+
+// TestLockHandlesByIdentities: sets of equal identities share a handle,
+// so that a thread publishing a new set at each acquisition of the same
+// locks does not grow the table; sets that differ in any part of an
+// identity do not.
+func TestLockHandlesByIdentities(t *testing.T) {
+	var tab lockTable
+	m1, m2 := &gpu.Memory{ID: 1}, &gpu.Memory{ID: 2}
+	id := lockID{key: lockKey{mem: m1, gran: 4, index: 16}, block: 2}
+	h := tab.intern(&lockSet{ids: []lockID{id}})
+	for range 3 {
+		require.Equal(t, h, tab.intern(&lockSet{ids: []lockID{id}}))
+	}
+	require.Equal(t, uint32(1), tab.n)
+	seen := map[lockHandle]bool{h: true}
+	for _, o := range []lockID{
+		{key: lockKey{mem: m2, gran: 4, index: 16}, block: 2},
+		{key: lockKey{mem: m1, gran: 5, index: 16}, block: 2},
+		{key: lockKey{mem: m1, gran: 4, index: 17}, block: 2},
+		{key: lockKey{mem: m1, gran: 4, index: 16}, block: -1},
+	} {
+		ho := tab.intern(&lockSet{ids: []lockID{o}})
+		require.False(t, seen[ho], "%+v", o)
+		seen[ho] = true
+	}
+	h2 := tab.intern(&lockSet{ids: []lockID{id, id}})
+	require.False(t, seen[h2], "two identities")
 }
 
 // TestLockHandleChunks: handles map onto consecutive slots of chunks

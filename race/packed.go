@@ -76,9 +76,12 @@ func (p *packed) unpack(r *record) {
 	}
 	k := binary.LittleEndian.Uint16(p[12:])
 	r.grid = uint32(k & (1<<gridBits - 1))
-	a := gpu.Access{Op: gpu.Op(k >> (gridBits + 6)), Order: gpu.Order(k >> (gridBits + 3) & 7), Scope: scope.Scope(k >> gridBits & 7)}
-	r.op, r.order, r.scope, r.strong = a.Op, a.Order, a.Scope, isStrong(&a)
+	r.op, r.order, r.scope = gpu.Op(k>>(gridBits+6)), gpu.Order(k>>(gridBits+3)&7), scope.Scope(k>>gridBits&7)
+	r.strong = strongOp(r.op, r.order)
 }
+
+// zero reports whether p holds no record (a thread id of 0).
+func (p *packed) zero() bool { return binary.LittleEndian.Uint32(p[0:]) == 0 }
 
 // barSince reports whether the barrier epochs of md and cur differ modulo
 // 2^barBits: whether a __syncthreads of their block separates them.

@@ -62,7 +62,7 @@ func storePair(l *launch, i, j int, between func()) Kind {
 		th.fill(&c.rec, &a)
 		var m meta
 		var f finding
-		e.load(&m, &l.sets)
+		e.load(&m, &l.sets, true)
 		k := m.check(&c, nil, nil, &f)
 		e.save(&m, &l.sets)
 		return k
@@ -166,7 +166,7 @@ func TestLaneEpochSaturates(t *testing.T) {
 func TestCheckAllocs(t *testing.T) {
 	l := counterFixture()
 	th := &l.res.get(0).threads[0]
-	held := &lockSet{ids: []lockID{{key: lockKey{gran: 3}}}}
+	held := &lockSet{ids: []lockID{{key: lockKey{mem: &gpu.Memory{ID: 1}, gran: 3}}}}
 	th.w.table.set.Store(held)
 	var e entry
 	a := gpu.Access{Op: gpu.OpStore}
@@ -175,11 +175,49 @@ func TestCheckAllocs(t *testing.T) {
 	run := func() {
 		var m meta
 		var f finding
-		e.load(&m, &l.sets)
+		e.load(&m, &l.sets, true)
 		m.check(&c, nil, nil, &f)
 		e.save(&m, &l.sets)
 	}
 	run()
 	require.Same(t, held, l.sets.lookup(e.locks))
 	assert.Zero(t, testing.AllocsPerRun(100, run))
+}
+
+// TestEntrySaveLoad: an entry packs a meta's flags, lockset and last
+// accessor, moves its other records as the check says (a store's record
+// is also the last writer and clears the other reader; a shift makes the
+// last accessor the other reader), and unpacks them as they were; a load
+// leaves the other reader, which only a store reads, zero.
+func TestEntrySaveLoad(t *testing.T) {
+	var tab lockTable
+	set := &lockSet{ids: []lockID{{key: lockKey{mem: &gpu.Memory{ID: 1}, gran: 3}}}}
+	a := record{tid: 9, seq: 7, grid: 1, op: gpu.OpStore, order: gpu.Relaxed, scope: scope.Device, strong: true}
+	b := record{tid: 5, seq: 2, bar: 3, op: gpu.OpLoad}
+	c := record{tid: 4, tile: 2, wep: 6, op: gpu.OpLoad}
+	var e entry
+	e.save(&meta{flags: fValid | fWriter, locks: set, r: a, moved: movedStore}, &tab)
+	for i, step := range []struct {
+		r     record
+		moved uint8
+		w, o  record
+	}{
+		{a, movedStore, a, record{}},
+		{b, movedShift, a, a},
+		{c, 0, a, a},
+	} {
+		if i > 0 {
+			var m meta
+			e.load(&m, &tab, true)
+			m.r, m.moved, m.flags = step.r, step.moved, m.flags|fBlkShared
+			e.save(&m, &tab)
+		}
+		var m meta
+		e.load(&m, &tab, true)
+		require.Equal(t, meta{flags: m.flags, locks: set, r: step.r, w: step.w, o: step.o}, m, "step %d", i)
+		require.NotZero(t, m.flags&fValid)
+		var l meta
+		e.load(&l, &tab, false)
+		require.Equal(t, record{}, l.o, "a load reads no other reader")
+	}
 }
