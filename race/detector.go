@@ -248,7 +248,7 @@ func (d *Detector) checkEntry(th *thread, s *shadow, g uint64, hasEntry bool, c 
 	}
 	var m meta
 	e.load(&m, &th.l.sets, c.store)
-	before, locks := m.flags, m.locks
+	before, locks := m.flags, e.locks
 	var f finding
 	at := path // the slot of c's site, which the entry keeps with history
 	if at == nil && d.paths && !c.site.IsZero() {
@@ -256,7 +256,7 @@ func (d *Detector) checkEntry(th *thread, s *shadow, g uint64, hasEntry bool, c 
 	}
 	k := m.check(c, at, x, &f)
 	e.save(&m, &th.l.sets)
-	if next := m.keyAfter(key, c, k, before, locks); next != e.ckey.Load() {
+	if next := m.keyAfter(key, c, k, before, e.locks == locks); next != e.ckey.Load() {
 		e.ckey.Store(next)
 	}
 	lk.unlock(e, x, st)

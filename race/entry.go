@@ -408,16 +408,17 @@ func (e *entry) load(m *meta, t *lockTable, store bool) {
 }
 
 // save packs m into e. A check replaces the last accessor and moves the
-// other records only as meta.record says in m.moved, so that one record
-// is packed per check: a store's record is also the last writer, and
-// the other reader, if it moved, is the last accessor's packed record.
+// other records only as meta.record says in m.moved: a store's record is
+// also the last writer, packed twice rather than copied, since reading
+// back the narrow stores that just packed it stalls the copy; and the
+// other reader, if it moved, is the last accessor's packed record.
 func (e *entry) save(m *meta, t *lockTable) {
 	e.flags, e.locks = m.flags, t.intern(m.locks)
 	switch m.moved {
 	case movedStore:
 		e.o = packed{}
 		e.r.pack(&m.r)
-		e.w = e.r
+		e.w.pack(&m.r)
 	case movedShift:
 		e.o = e.r
 		e.r.pack(&m.r)
