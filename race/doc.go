@@ -214,9 +214,11 @@
 // the memory touched. Events are applied one at a time under one lock, so
 // the mode is slower than the default on many cores. The runtime reports
 // a store after its value reaches memory, so a strong read waits, within
-// bounds, for the write whose value it returned to be recorded; under
-// gpu.Config.Deterministic the order of events is the memory order and
-// the check is exact. Launches that overlap on one device are not
+// bounds, for the write whose value it returned to be recorded, and past
+// them takes the last recorded write, which on a loaded machine can add
+// or hide a race; under gpu.Config.Deterministic the order of events is
+// the memory order and the check is exact, which is how the oracle
+// judges it. Launches that overlap on one device are not
 // checked against each other in this mode, and a thread that exits
 // before a barrier is counted as a participant.
 package race

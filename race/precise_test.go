@@ -3,9 +3,10 @@ package race_test
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/warpguard/warpguard/gpu"
@@ -26,7 +27,11 @@ type preciseCase struct {
 }
 
 // run runs c under the precise mode, under each executor and under a
-// deterministic schedule, and checks its verdict.
+// deterministic schedule, and checks its verdict. Under a deterministic
+// schedule the verdict is exact and must hold at once. Under the parallel
+// executors the mode infers reads-from from values, and a write reported
+// later than its reader waits for can be misattributed on a loaded
+// machine, so there the verdict must hold in one of parallelAttempts runs.
 func (c preciseCase) run(t *testing.T) {
 	t.Helper()
 	type launch struct {
@@ -36,26 +41,57 @@ func (c preciseCase) run(t *testing.T) {
 	}
 	for _, l := range []launch{{"fibers", gpu.Fibers, false}, {"goroutines", gpu.Goroutines, false}, {"deterministic", gpu.Fibers, true}} {
 		t.Run(l.name, func(t *testing.T) {
-			det := race.New(race.Options{Precise: true, History: true})
-			d := newDevice(t)
-			cfg := gpu.Config{Name: c.name, Grid: gpu.Dim3{X: c.blocks}, Block: gpu.Dim3{X: c.block},
-				Cooperative: true, Deterministic: l.det}
-			require.NoError(t, racetest.LaunchFunc(d, det, l.e)(context.Background(), cfg, c.kernel(d)))
-			rs := det.Reports()
-			if c.expect == nil {
-				for _, r := range rs {
-					t.Errorf("unexpected report:\n%v", r)
+			attempts := parallelAttempts
+			if l.det {
+				attempts = 1
+			}
+			var problems []string
+			for range attempts {
+				if problems = c.once(t, l.e, l.det); len(problems) == 0 {
+					return
 				}
-				return
 			}
-			require.NotEmpty(t, rs, "missed the race (want one of %v)", c.expect)
-			for _, r := range rs {
-				assert.Contains(t, c.expect, r.Kind, "report:\n%v", r)
-				assert.Contains(t, r.Evidence, c.evidence, "report:\n%v", r)
-				assert.False(t, r.Current.Site.IsZero() || r.Previous.Site.IsZero(), "report lacks a site:\n%v", r)
-			}
+			t.Error(strings.Join(problems, "\n"))
 		})
 	}
+}
+
+// parallelAttempts bounds the runs of a case under a parallel executor.
+const parallelAttempts = 3
+
+// once runs c once and returns what is wrong with its reports.
+func (c preciseCase) once(t *testing.T, e gpu.Executor, deterministic bool) []string {
+	det := race.New(race.Options{Precise: true, History: true})
+	d := newDevice(t)
+	cfg := gpu.Config{Name: c.name, Grid: gpu.Dim3{X: c.blocks}, Block: gpu.Dim3{X: c.block},
+		Cooperative: true, Deterministic: deterministic}
+	require.NoError(t, racetest.LaunchFunc(d, det, e)(context.Background(), cfg, c.kernel(d)))
+	return c.problems(det.Reports())
+}
+
+// problems returns what is wrong with reports rs of c.
+func (c preciseCase) problems(rs []race.Report) []string {
+	var out []string
+	if c.expect == nil {
+		for _, r := range rs {
+			out = append(out, fmt.Sprintf("unexpected report:\n%v", r))
+		}
+		return out
+	}
+	if len(rs) == 0 {
+		return []string{fmt.Sprintf("missed the race (want one of %v)", c.expect)}
+	}
+	for _, r := range rs {
+		switch {
+		case !slices.Contains(c.expect, r.Kind):
+			out = append(out, fmt.Sprintf("kind %v not among %v:\n%v", r.Kind, c.expect, r))
+		case !strings.Contains(r.Evidence, c.evidence):
+			out = append(out, fmt.Sprintf("evidence lacks %q:\n%v", c.evidence, r))
+		case r.Current.Site.IsZero() || r.Previous.Site.IsZero():
+			out = append(out, fmt.Sprintf("report lacks a site:\n%v", r))
+		}
+	}
+	return out
 }
 
 // spin waits until flag[0] is non-zero with volatile loads.
