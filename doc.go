@@ -12,13 +12,20 @@
 //     shared memory, launches, scoped atomics, fences, barriers, warp
 //     intrinsics and cooperative groups, and the Observer seam.
 //   - [github.com/warpguard/warpguard/race]: the scoped race detector, an
-//     Observer following iGUARD's design, and the test helper that fails a
-//     test on a scoped race ([github.com/warpguard/warpguard/race/racetest]).
+//     Observer with two modes (iGUARD's design by default, and a precise
+//     scoped happens-before mode), and the test helper that fails a test
+//     on a scoped race ([github.com/warpguard/warpguard/race/racetest]).
+//   - [github.com/warpguard/warpguard/race/oracle]: a trace recorder and a
+//     slow happens-before oracle, by the definition, that judges detectors;
+//     [github.com/warpguard/warpguard/race/difftest] runs a kernel under a
+//     detector configuration and the oracle and lists where they disagree.
 //   - [github.com/warpguard/warpguard/race/kind]: the race kinds, a leaf
 //     package that kernels and reports name races by.
 //   - [github.com/warpguard/warpguard/kernels]: GPU-style algorithms and the
 //     ScoR suite, each with a sequential reference and race-injection
 //     switches.
+//   - [github.com/warpguard/warpguard/kernels/gen]: seeded random kernels
+//     for differential testing against the oracle.
 //   - [github.com/warpguard/warpguard/kernels/warp] and
 //     [github.com/warpguard/warpguard/kernels/block]: warp and block
 //     collectives (reduce, scans, loads and stores, radix rank and sort,
@@ -30,7 +37,9 @@
 //     segmented reduce), race-checked with the launch options a user's own
 //     launch takes.
 //   - [github.com/warpguard/warpguard/bench]: the suite and benchmark
-//     harness behind the warpguard command (bench/cmd/warpguard).
+//     harness behind the warpguard command (bench/cmd/warpguard);
+//     [github.com/warpguard/warpguard/bench/gorace] holds plain-Go twins of
+//     the large kernels, timed with and without Go's -race.
 //
 // # Where to start
 //
