@@ -325,9 +325,10 @@ func (e *fiberExec) close() {
 	e.all, e.pool = nil, nil
 }
 
-// growStack grows the stack of a fiber of an observed launch to 4 KiB
-// when it starts. A coroutine starts with 2 KiB, which an observer's
-// checks, called under the kernel's frames, overflow at the first access;
+// growStack grows the stack of a fiber, or of a slot's goroutine, of an
+// observed launch to 4 KiB when it starts. A coroutine starts with 2 KiB,
+// which an observer's checks, called under the kernel's frames (or its
+// block start and end, under the slot's), overflow at the first call;
 // the runtime then copies the stack and adjusts every frame on it. Here
 // the stack holds three frames, so the copy is cheapest
 // (BenchmarkFixedLaunch in package race measures it).
