@@ -3,6 +3,7 @@ package race
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 )
@@ -124,6 +125,23 @@ func (e Env) Strip(text string) string {
 		return text
 	}
 	return strings.ReplaceAll(text, e.StripPathPrefix, "")
+}
+
+// Log appends rs, each stripped as Strip strips, to the log file
+// e.LogPath names, suffixed with the process id as GORACE's log_path is;
+// with no LogPath or no reports it does nothing.
+func (e Env) Log(rs []Report) error {
+	if e.LogPath == "" || len(rs) == 0 {
+		return nil
+	}
+	f, err := os.OpenFile(fmt.Sprintf("%s.%d", e.LogPath, os.Getpid()), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	for _, r := range rs {
+		fmt.Fprintln(f, e.Strip(r.String()))
+	}
+	return f.Close()
 }
 
 // envBool parses a switch's value, 0 or 1.

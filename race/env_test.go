@@ -2,6 +2,9 @@ package race_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -59,4 +62,23 @@ func ExampleParseEnv() {
 	// Output:
 	// true 5 true
 	// race: WARPGUARD: max_reports="many": want a positive integer
+}
+
+// TestEnvLog: Log appends each report, its path prefix cut, to
+// LogPath.<pid>, and writes nothing without a LogPath or reports.
+func TestEnvLog(t *testing.T) {
+	dir := t.TempDir()
+	e := race.Env{LogPath: filepath.Join(dir, "wg"), StripPathPrefix: "/src/"}
+	r := race.Report{Kind: race.MissingDeviceFence, Launch: "k"}
+	require.NoError(t, e.Log(nil))
+	require.NoError(t, race.Env{}.Log([]race.Report{r}))
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Empty(t, entries, "nothing to log, no file")
+	require.NoError(t, e.Log([]race.Report{r}))
+	require.NoError(t, e.Log([]race.Report{r}))
+	b, err := os.ReadFile(fmt.Sprintf("%s.%d", e.LogPath, os.Getpid()))
+	require.NoError(t, err)
+	want := e.Strip(r.String()) + "\n"
+	require.Equal(t, strings.Repeat(want, 2), string(b), "two appends")
 }

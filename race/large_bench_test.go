@@ -12,9 +12,9 @@ import (
 // BenchmarkLargeLaunch measures the detector on launches of 2^20, 2^22
 // and 2^24 threads in blocks of 256, side by side with detection off: an
 // empty kernel (the launch's own cost) and SAXPY (two loads and a store
-// per thread, every granule touched by one thread). ns/op divided by the
-// thread count is the cost per thread. Select one size to measure a
-// process's peak RSS, as BENCHMARKS.md does.
+// per thread, every granule touched by one thread). A launch's time
+// divided by the thread count is the cost per thread. Select one size to
+// measure a process's peak RSS.
 func BenchmarkLargeLaunch(b *testing.B) {
 	kernels := []struct {
 		name string

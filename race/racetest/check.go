@@ -1,7 +1,6 @@
 package racetest
 
 import (
-	"fmt"
 	"os"
 	"testing"
 
@@ -38,23 +37,8 @@ func check(tb testing.TB, det *race.Detector, e race.Env) {
 	if n := det.Dropped(); n > 0 {
 		tb.Errorf("racetest: %d more races not shown", n)
 	}
-	if err := logReports(e, rs); err != nil {
+	if err := e.Log(rs); err != nil {
 		tb.Errorf("racetest: %v", err)
 	}
 	det.Reset()
-}
-
-// logReports appends rs to e's log file, LogPath.<pid>, if it names one.
-func logReports(e race.Env, rs []race.Report) error {
-	if e.LogPath == "" || len(rs) == 0 {
-		return nil
-	}
-	f, err := os.OpenFile(fmt.Sprintf("%s.%d", e.LogPath, os.Getpid()), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return err
-	}
-	for _, r := range rs {
-		fmt.Fprintln(f, e.Strip(r.String()))
-	}
-	return f.Close()
 }

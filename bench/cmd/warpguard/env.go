@@ -1,9 +1,7 @@
 package main
 
 import (
-	"fmt"
 	"io"
-	"os"
 
 	"github.com/warpguard/warpguard/bench"
 	"github.com/warpguard/warpguard/race"
@@ -18,21 +16,6 @@ func detectorOf(e race.Env, opt race.Options) func() bench.Detector {
 	opt.History = true
 	opt = e.Apply(opt)
 	return func() bench.Detector { return race.New(opt) }
-}
-
-// logReports appends rs to e's log file, LogPath.<pid>, if it names one.
-func logReports(e race.Env, rs []race.Report) error {
-	if e.LogPath == "" || len(rs) == 0 {
-		return nil
-	}
-	f, err := os.OpenFile(fmt.Sprintf("%s.%d", e.LogPath, os.Getpid()), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return err
-	}
-	for _, r := range rs {
-		fmt.Fprintln(f, e.Strip(r.String()))
-	}
-	return f.Close()
 }
 
 // stripped is a writer that cuts e's path prefix from what it writes.

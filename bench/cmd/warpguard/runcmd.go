@@ -64,7 +64,7 @@ func runOne(args []string, stdout, stderr io.Writer) int {
 		printRun(stripped{stdout, env}, c, *detector, r)
 	}
 	if err == nil {
-		err = logReports(env, r.Reports)
+		err = env.Log(r.Reports)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "warpguard:", err)

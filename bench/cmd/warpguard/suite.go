@@ -67,7 +67,7 @@ func suite(args []string, stdout, stderr io.Writer) int {
 	start := time.Now()
 	results, err := runSuite(cfgs, out, progressTo(stdout, stderr, *asJSON))
 	for i := 0; err == nil && i < len(results); i++ {
-		err = logReports(env, results[i].On.Reports)
+		err = env.Log(results[i].On.Reports)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "warpguard:", err)
