@@ -14,9 +14,9 @@ import (
 //
 //	bytes  0..3   the thread's global id plus one (record.tid)
 //	bytes  4..7   the thread's fence seq, whole
-//	bytes  8..11  the block's barrier epoch, modulo 2^12, in bits 0..11;
-//	              the lane epoch, saturated at wepUnknown, in bits 12..27;
-//	              the tile-sync count, modulo 2^4, in bits 28..31
+//	bytes  8..9   the block's barrier epoch, modulo 2^16
+//	bytes 10..11  the lane epoch in bits 0..11, saturated at wepUnknown;
+//	              the tile-sync count, modulo 2^4, in bits 12..15
 //	bytes 12..13  the grid-sync epoch, modulo 2^6, in bits 0..5; the
 //	              access's class (classOf) in bits 6..15
 //
@@ -35,19 +35,14 @@ import (
 // report (which, as any report, makes the current access the granule's
 // owner), but never turns a pair the full counters leave unordered into
 // an ordered one; and a wrap needs exactly a multiple of the modulus of
-// synchronizations between a remembered access and a later check. The
-// saturated lane epoch is the same argument for its one use: a saturated
-// record is taken for ordered by no collective. Saturation is a cliff (a
-// lane past wepUnknown collectives in one block has every later hand-off
-// that only collectives order reported), where a wrap needs an exact
-// multiple; so the lane epoch gets the wider field, the barrier epoch the
-// narrower.
+// synchronizations between a remembered access and a later check. The saturated lane epoch is the same argument for its
+// one use: a saturated record is taken for ordered by no collective.
 type packed [14]byte
 
 // The narrowed fields' sizes.
 const (
-	barBits    = 12
-	wepBits    = 16
+	barBits    = 16
+	wepBits    = 12
 	tileBits   = 4
 	gridBits   = 6
 	wepUnknown = 1<<wepBits - 1 // a saturated lane epoch
@@ -61,8 +56,8 @@ const (
 func (p *packed) pack(r *record) {
 	binary.LittleEndian.PutUint32(p[0:], uint32(r.tid))
 	binary.LittleEndian.PutUint32(p[4:], r.seq)
-	sync := r.bar&(1<<barBits-1) | min(r.wep, wepUnknown)<<barBits | r.tile<<(barBits+wepBits)
-	binary.LittleEndian.PutUint32(p[8:], sync)
+	binary.LittleEndian.PutUint16(p[8:], uint16(r.bar))
+	binary.LittleEndian.PutUint16(p[10:], uint16(min(r.wep, wepUnknown))|uint16(r.tile)<<wepBits)
 	class := classOf(r.op, r.order, r.scope)
 	binary.LittleEndian.PutUint16(p[12:], uint16(r.grid)&(1<<gridBits-1)|uint16(class)<<gridBits)
 }
@@ -73,9 +68,9 @@ func (p *packed) pack(r *record) {
 func (p *packed) unpack(r *record) {
 	r.tid = int(binary.LittleEndian.Uint32(p[0:]))
 	r.seq = binary.LittleEndian.Uint32(p[4:])
-	sync := binary.LittleEndian.Uint32(p[8:])
-	r.bar = sync & (1<<barBits - 1)
-	r.wep, r.tile = sync>>barBits&wepUnknown, sync>>(barBits+wepBits)
+	r.bar = uint32(binary.LittleEndian.Uint16(p[8:]))
+	lane := binary.LittleEndian.Uint16(p[10:])
+	r.wep, r.tile = uint32(lane&wepUnknown), uint32(lane>>wepBits)
 	if r.wep == wepUnknown {
 		r.wep = math.MaxUint32
 	}
@@ -90,7 +85,7 @@ func (p *packed) zero() bool { return binary.LittleEndian.Uint32(p[0:]) == 0 }
 
 // barSince reports whether the barrier epochs of md and cur differ modulo
 // 2^barBits: whether a __syncthreads of their block separates them.
-func barSince(md, cur *record) bool { return (md.bar^cur.bar)&(1<<barBits-1) != 0 }
+func barSince(md, cur *record) bool { return uint16(md.bar) != uint16(cur.bar) }
 
 // gridSince reports whether the grid.Sync epochs of md and cur differ
 // modulo 2^gridBits: whether a grid.Sync separates them.
