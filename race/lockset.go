@@ -183,12 +183,20 @@ func (h *held) publish() {
 	h.set.Store(h.last)
 }
 
-// lockSet returns the identities of the locks th holds now.
+// lockSet returns the identities of the locks th holds now. Another
+// lane may switch the warp to per-thread tables at any moment (see
+// splitLocked): a set read from the warp table counts only if the warp
+// was still in warp mode after the read, for the switch empties that
+// table after it has filled the lanes' own and set perThread.
 func (th *thread) lockSet() *lockSet {
-	if th.w.perThread.Load() {
-		return th.locks.set.Load()
+	w := th.w
+	if !w.perThread.Load() {
+		s := w.table.set.Load()
+		if !w.perThread.Load() {
+			return s
+		}
 	}
-	return th.w.table.set.Load()
+	return th.locks.set.Load()
 }
 
 // table runs f on the lock table th uses: the warp's, shared by its lanes
@@ -259,20 +267,21 @@ func (w *warp) splitLocked(b *block) {
 		th.locks.locks = append(th.locks.locks, l)
 		th.locks.publish()
 	}
+	w.perThread.Store(true) // before the warp table empties: lockSet relies on it
 	w.table.locks = nil
 	w.table.publish()
-	w.perThread.Store(true)
 }
 
 // fenceLocks activates th's pending locks a fence of scope s validates.
+// An empty warp table read in warp mode may be one a switch just emptied
+// (see lockSet), so the own table is looked at after it.
 func (th *thread) fenceLocks(s scope.Scope) {
-	if th.w.perThread.Load() {
-		if th.locks.n.Load() != 0 {
-			th.locks.activate(s)
-		}
+	w := th.w
+	if !w.perThread.Load() && w.table.n.Load() != 0 {
+		th.table(func(h *held) { h.activate(s) })
 		return
 	}
-	if th.w.table.n.Load() != 0 {
-		th.table(func(h *held) { h.activate(s) })
+	if w.perThread.Load() && th.locks.n.Load() != 0 {
+		th.locks.activate(s)
 	}
 }

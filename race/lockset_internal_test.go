@@ -1,6 +1,7 @@
 package race
 
 import (
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -102,4 +103,40 @@ func TestKeepClears(t *testing.T) {
 	for _, id := range ids[:cap(ids)] {
 		require.Zero(t, id)
 	}
+}
+
+// TestLockSetDuringSplit: a lane holding an active lock in its warp's
+// table keeps seeing it, and keeps activating its pending locks, while
+// another lane's acquire switches the warp to per-thread tables under it.
+// Before lockSet re-read the mode after reading the warp table, a read
+// that straddled the switch found the emptied table: a lock held
+// throughout read as none, and a correct critical section was reported
+// as improperly locked.
+func TestLockSetDuringSplit(t *testing.T) {
+	mem := &gpu.Memory{ID: 1}
+	b := (&Detector{}).newBlock(&gpu.Grid{BlockSize: 2, Warps: 1, WarpSize: 2})
+	holder, taker := &b.threads[0], &b.threads[1]
+	lost, pending := 0, 0
+	for range 3000 {
+		b.reset()
+		holder.acquire(heldLock{key: lockKey{mem: mem, gran: 0}, scope: scope.Block})
+		holder.fenceLocks(scope.Block)
+		holder.acquire(heldLock{key: lockKey{mem: mem, gran: 2}, scope: scope.Block})
+		var split sync.WaitGroup
+		split.Go(func() {
+			taker.acquire(heldLock{key: lockKey{mem: mem, gran: 1}, scope: scope.Block, lane: 1})
+		})
+		for !taker.w.perThread.Load() {
+			if holder.lockSet().empty() {
+				lost++
+			}
+		}
+		holder.fenceLocks(scope.Block)
+		split.Wait()
+		if s := holder.lockSet(); s == nil || len(s.ids) != 2 {
+			pending++
+		}
+	}
+	require.Zero(t, lost, "reads of the lock set that found no lock")
+	require.Zero(t, pending, "fences that did not activate the holder's second lock")
 }
