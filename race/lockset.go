@@ -122,18 +122,44 @@ type held struct {
 	// activates the same set every time. ids is publish's scratch.
 	last *lockSet
 	ids  []lockID
+	// small holds the sets of one or two identities (one lock) this
+	// table published, for publish to reuse: lanes sharing a warp table,
+	// each taking its own lock in turn, publish one set per lane over and
+	// over, and a set new in content is a new object, named afresh in the
+	// launch's lockTable (see entry.save). At most maxSmallSets.
+	small map[smallKey]*lockSet
+}
+
+// A smallKey is the identities of a set of at most two, the second zero
+// for a set of one.
+type smallKey [2]lockID
+
+// maxSmallSets bounds held.small: a table that has published more sets
+// of one lock starts its cache afresh.
+const maxSmallSets = 64
+
+// heldArrays are the parts of a lock table kept across recyclings, so that
+// a lock-heavy kernel's tables do not allocate at every block start.
+type heldArrays struct {
+	locks []heldLock
+	ids   []lockID
+	small map[smallKey]*lockSet
 }
 
 // keep returns h's arrays emptied and cleared, for reuse by a new launch:
 // their old elements name the last launch's memories. Elements past the
 // length are zero already in locks (slices.DeleteFunc clears them) but
 // not in ids, which publish reslices.
-func (h *held) keep() ([]heldLock, []lockID) {
+func (h *held) keep() heldArrays {
 	clear(h.locks)
 	ids := h.ids[:cap(h.ids)]
 	clear(ids)
-	return h.locks[:0], ids[:0]
+	clear(h.small)
+	return heldArrays{h.locks[:0], ids[:0], h.small}
 }
+
+// reuse gives a zeroed h the arrays keep returned.
+func (h *held) reuse(a heldArrays) { h.locks, h.ids, h.small = a.locks, a.ids, a.small }
 
 func (h *held) acquire(l heldLock) {
 	h.locks = slices.DeleteFunc(h.locks, func(o heldLock) bool { return o.key == l.key })
@@ -182,9 +208,28 @@ func (h *held) publish() {
 	slices.SortFunc(ids, compareLock)
 	ids = slices.CompactFunc(ids, func(a, b lockID) bool { return a == b })
 	if h.last == nil || !slices.Equal(h.last.ids, ids) {
-		h.last = &lockSet{ids: slices.Clone(ids)}
+		h.last = h.setOf(ids)
 	}
 	h.set.Store(h.last)
+}
+
+// setOf returns a set of ids, sorted and distinct: one h published
+// before, if it has ids and holds one lock, else a new one.
+func (h *held) setOf(ids []lockID) *lockSet {
+	if len(ids) > 2 {
+		return &lockSet{ids: slices.Clone(ids)}
+	}
+	var k smallKey
+	copy(k[:], ids)
+	if s := h.small[k]; s != nil {
+		return s
+	}
+	if h.small == nil || len(h.small) == maxSmallSets {
+		h.small = make(map[smallKey]*lockSet, maxSmallSets)
+	}
+	s := &lockSet{ids: slices.Clone(ids)}
+	h.small[k] = s
+	return s
 }
 
 // lockSet returns the identities of the locks th holds now. Another

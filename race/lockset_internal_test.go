@@ -77,6 +77,8 @@ func TestPublishReusesSet(t *testing.T) {
 	require.Same(t, first, cycle(7))
 	other := cycle(8)
 	require.NotSame(t, first, other)
+	require.Same(t, first, cycle(7), "a one-lock set published before is reused, as lanes sharing a warp table need")
+	require.Zero(t, testing.AllocsPerRun(100, func() { cycle(7); cycle(8) }))
 	require.Equal(t, uint64(7), first.ids[0].key.gran, "a published set is never changed")
 	require.Equal(t, uint64(8), other.ids[0].key.gran)
 	require.Zero(t, testing.AllocsPerRun(100, func() { cycle(8) }))
@@ -87,12 +89,18 @@ func TestPublishReusesSet(t *testing.T) {
 func TestKeepClears(t *testing.T) {
 	mem := &gpu.Memory{ID: 1}
 	var h held
+	one := lockKey{mem: mem, gran: 9}
+	h.acquire(heldLock{key: one, scope: scope.Block})
+	h.activate(scope.Block)
+	h.release(one)
 	for g := range uint64(4) {
 		h.acquire(heldLock{key: lockKey{mem: mem, gran: g}, scope: scope.Device})
 	}
 	h.activate(scope.Device)
 	h.release(lockKey{mem: mem, gran: 3})
-	locks, ids := h.keep()
+	kept := h.keep()
+	locks, ids := kept.locks, kept.ids
+	require.Empty(t, kept.small, "no set of this launch is reused by the next")
 	require.Empty(t, locks)
 	require.Empty(t, ids)
 	require.Positive(t, cap(locks))

@@ -86,7 +86,7 @@ func (th *thread) sameWarp(gid int) bool { return uint(gid-th.wfirst) < uint(th.
 // lock-heavy kernels. The arrays are cleared, so a
 // pooled block keeps no memory of the last launch alive.
 func (th *thread) reset() {
-	locks, ids := th.locks.keep()
+	kept := th.locks.keep()
 	for i := range nFence { // most threads never fence: a load is cheaper
 		if th.last[i].Load() != 0 {
 			th.last[i].Store(0)
@@ -96,7 +96,7 @@ func (th *thread) reset() {
 		}
 	}
 	th.threadOwn = threadOwn{}
-	th.locks.locks, th.locks.ids = locks, ids
+	th.locks.reuse(kept)
 }
 
 // threadOf returns t's state, finding it once per thread and keeping it

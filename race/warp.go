@@ -41,7 +41,7 @@ func (w *warp) reset() {
 	for m := w.dirty.Swap(0); m != 0; m &= m - 1 {
 		clear(w.vc[bits.TrailingZeros64(m)*w.n:][:w.n])
 	}
-	w.table.locks, w.table.ids = w.table.keep()
+	w.table.reuse(w.table.keep())
 	w.table.set.Store(nil)
 	w.table.n.Store(0)
 	w.table.ver.Store(0)
