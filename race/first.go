@@ -120,6 +120,12 @@ func (s *shadow) allocSlots(i uint64) *firstPage {
 	p, ok := s.fpool.Get().(*firstPage)
 	if !ok {
 		p = new(firstPage)
+		// A slot's first use is a load, then a CAS. On memory the OS
+		// has not backed yet, the load maps the shared zero page and
+		// the CAS faults a second time to copy it; a store now takes
+		// the one fault that backs the page (BenchmarkLargeLaunch,
+		// run cold, measures it).
+		p[0].Store(0)
 	}
 	if s.pages[i].f.CompareAndSwap(nil, p) {
 		s.bytes.Add(s.used(i) * 8)
