@@ -1,8 +1,6 @@
 package race
 
 import (
-	"fmt"
-	"math"
 	"math/bits"
 	"sync"
 	"sync/atomic"
@@ -63,23 +61,9 @@ func New(opt Options) *Detector {
 	return d
 }
 
-// threadLimit returns the most threads a launch may have: an entry names a
-// thread in 32 bits, the precise mode's epochs in a signed 32-bit int.
-func (d *Detector) threadLimit() int64 {
-	if d.pre != nil {
-		return math.MaxInt32
-	}
-	return maxThreads
-}
-
 // LaunchStart implements [gpu.Observer]: it starts the launch with clean
-// metadata. It refuses a launch of maxThreads threads or more with a
-// panic, which the runtime returns as the launch's error: an entry names
-// a thread in 32 bits (see packed).
+// metadata.
 func (d *Detector) LaunchStart(g *gpu.Grid) {
-	if n, limit := int64(g.Blocks)*int64(g.BlockSize), d.threadLimit(); n > limit {
-		panic(fmt.Sprintf("race: launch %q has %d threads (%d blocks of %d); the detector names threads in %d bits and accepts at most %d", g.Name, n, g.Blocks, g.BlockSize, bits.Len64(uint64(limit)), limit))
-	}
 	if d.pre != nil {
 		d.pre.launchStart(g)
 		return
@@ -286,17 +270,14 @@ func (d *Detector) checkEntry(th *thread, s *shadow, g uint64, hasEntry bool, c 
 		e.ckey.Store(0) // a reader matching the key must see its path
 		x.path.Store(path)
 	}
-	var m meta
-	e.load(&m, &th.l.sets, c.store)
-	before, locks := m.flags, e.locks
+	before, locks := e.flags, e.locks
 	var f finding
 	at := path // the slot of c's site, which the entry keeps with history
 	if at == nil && d.paths && !c.site.IsZero() {
 		at = d.sites.bareSlot(c.site)
 	}
-	k := m.check(c, at, x, &f)
-	e.save(&m, &th.l.sets)
-	if next := m.keyAfter(key, c, k, before, e.locks == locks); next != e.ckey.Load() {
+	k := e.check(c, at, x, &f)
+	if next := e.keyAfter(key, c, k, before, locks); next != e.ckey.Load() {
 		e.ckey.Store(next)
 	}
 	lk.unlock(e, x, st)

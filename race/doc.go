@@ -95,17 +95,14 @@
 // locked backs off exponentially up to a cap that grows with the warps
 // launched, then yields (backoff.go). A granule's first access takes no
 // lock at all: its metadata starts as one word holding the access
-// itself, packed, and becomes a full entry only when another access
-// needs one (first.go; Options.FullEntries turns this off). A full entry
-// is one cache line, 64 bytes (104 with LockMutex, which keeps a mutex
-// beside it): its records are packed and some of their counters
-// narrowed, which packed.go argues can only add reports; a record names
-// its thread in 32 bits, so a launch under the detector may have at most
-// 2^32-1 threads. So a granule touched once, as most of a big kernel's are, costs
+// itself, packed, and becomes a full entry (128
+// bytes; 168 with LockMutex, which keeps a mutex beside it) only when
+// another access needs one (first.go; Options.FullEntries turns this
+// off). So a granule touched once, as most of a big kernel's are, costs
 // 8 bytes. A memory most of whose granules needed entries anyway gets
 // them from the first touch in the detector's next launches
 // (density.go). History (Options.History) and Central keep sites and
-// call paths, so they give every granule its entry at once (104 bytes).
+// call paths, so they give every granule its entry at once (168 bytes).
 // Metadata is allocated in pages on first touch and reused across
 // launches, as are the blocks' synchronization states. History adds a
 // site lookup per access, cached per call path with the path's call stack.

@@ -210,10 +210,8 @@ func (l *launch) expand(slot *firstWord, e *entry, x *extra) {
 		if slot.CompareAndSwap(v, expanded) {
 			if v != 0 {
 				c := v.unpack()
-				var m meta
 				var none finding
-				m.check(&c, nil, x, &none) // a fresh entry: no race
-				e.save(&m, &l.sets)
+				e.check(&c, nil, x, &none) // a fresh entry: no race
 			}
 			return
 		}

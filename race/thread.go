@@ -121,10 +121,9 @@ func (d *Detector) lookupThread(t *gpu.Thread) *thread {
 
 // tiledWith reports whether th has completed a tile sync since its count
 // was n, and the last one held o, a thread of th's block: then o passed
-// that sync after th's access at count n, which it orders. Counts are
-// compared modulo the size a packed record keeps (see packed).
+// that sync after th's access at count n, which it orders.
 func (th *thread) tiledWith(n uint32, o *thread) bool {
-	if !tileSince(th.tileN.Load(), n) {
+	if th.tileN.Load() == n {
 		return false
 	}
 	r := int32(o.gid - th.bfirst)
