@@ -18,8 +18,13 @@ import (
 // read, so no report is right, however many rounds pass: a detector that
 // compared its synchronization counters modulo a narrow width would take
 // the writes for unordered again after a multiple of that width.
+// With -short (the -race pass) it checks opt alone.
 func TestLongSyncLoops(t *testing.T) {
-	for _, name := range []string{"opt", "plain", "central", "opt:full", "precise"} {
+	configs := []string{"opt", "plain", "central", "opt:full", "precise"}
+	if testing.Short() {
+		configs = configs[:1]
+	}
+	for _, name := range configs {
 		opts, err := race.Config(name)
 		require.NoError(t, err)
 		for _, c := range []struct {
