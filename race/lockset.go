@@ -182,10 +182,23 @@ func (h *held) activate(s scope.Scope) {
 }
 
 // publish recomputes the snapshot of active identities. A set, once
-// published, is never changed: checks hold it in entries.
+// published, is never changed: checks hold it in entries. The version
+// counts changes of the snapshot alone, bumped before the new set shows:
+// a pending lock changes no check (checks read active identities only),
+// so a CAS(0→v) that is never fenced, as every insert into a hash table
+// is, leaves the thread's accesses repeatable and its first accesses
+// eligible for first records (see thread.stamps).
 func (h *held) publish() {
 	h.n.Store(int32(len(h.locks)))
-	h.ver.Add(1)
+	if s := h.active(); s != h.set.Load() {
+		h.ver.Add(1)
+		h.set.Store(s)
+	}
+}
+
+// active returns the set of h's active identities: nil, the set h
+// published last if it has the same identities, or one setOf gives.
+func (h *held) active() *lockSet {
 	ids := h.ids[:0]
 	for _, l := range h.locks {
 		if !l.active {
@@ -198,15 +211,14 @@ func (h *held) publish() {
 	}
 	h.ids = ids
 	if len(ids) == 0 {
-		h.set.Store(nil)
-		return
+		return nil
 	}
 	slices.SortFunc(ids, compareLock)
 	ids = slices.CompactFunc(ids, func(a, b lockID) bool { return a == b })
 	if h.last == nil || !slices.Equal(h.last.ids, ids) {
 		h.last = h.setOf(ids)
 	}
-	h.set.Store(h.last)
+	return h.last
 }
 
 // setOf returns a set of ids, sorted and distinct: one h published
