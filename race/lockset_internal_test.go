@@ -148,3 +148,33 @@ func TestLockSetDuringSplit(t *testing.T) {
 	require.Zero(t, lost, "reads of the lock set that found no lock")
 	require.Zero(t, pending, "fences that did not activate the holder's second lock")
 }
+
+// TestVersionCountsActiveChanges: a table's version moves when its
+// active set does, and only then: a pending acquire (a CAS no fence has
+// activated, as a hash table's insert is) leaves it, so the thread's
+// stamps and first records are not disturbed by locks that hold nothing.
+func TestVersionCountsActiveChanges(t *testing.T) {
+	mem := &gpu.Memory{ID: 1}
+	var h held
+	a, b := lockKey{mem: mem, gran: 1}, lockKey{mem: mem, gran: 2}
+	for _, step := range []struct {
+		name   string
+		do     func()
+		bumped bool
+	}{
+		{"pending acquire", func() { h.acquire(heldLock{key: a, scope: scope.Device}) }, false},
+		{"release of a pending lock", func() { h.release(a) }, false},
+		{"acquire again", func() { h.acquire(heldLock{key: a, scope: scope.Device}) }, false},
+		{"fence activates it", func() { h.activate(scope.Device) }, true},
+		{"second pending acquire", func() { h.acquire(heldLock{key: b, scope: scope.Block}) }, false},
+		{"fence activates the second", func() { h.activate(scope.Block) }, true},
+		{"fence with nothing pending", func() { h.activate(scope.Device) }, false},
+		{"release of an active lock", func() { h.release(b) }, true},
+		{"release of the last", func() { h.release(a) }, true},
+	} {
+		before, set := h.ver.Load(), h.set.Load()
+		step.do()
+		require.Equal(t, step.bumped, h.ver.Load() != before, step.name)
+		require.Equal(t, step.bumped, h.set.Load() != set, "%s: the set changes exactly when the version does", step.name)
+	}
+}
