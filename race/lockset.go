@@ -112,7 +112,7 @@ type held struct {
 	locks []heldLock
 	set   atomic.Pointer[lockSet]
 	n     atomic.Int32  // len(locks), for fences to skip an empty table
-	ver   atomic.Uint32 // bumped at every change, for entry stamps
+	ver   atomic.Uint32 // bumped when set changes, for entry stamps
 	// last is the last non-empty set published, reused while the active
 	// identities are the same: a lock taken and released in a loop
 	// activates the same set every time. ids is publish's scratch.
@@ -121,8 +121,8 @@ type held struct {
 	// small holds the sets of one or two identities (one lock) this
 	// table published, for publish to reuse: lanes sharing a warp table,
 	// each taking its own lock in turn, publish one set per lane over and
-	// over, and a set new in content is a new object, named afresh in the
-	// launch's lockTable (see entry.save). At most maxSmallSets.
+	// over, each a new object to allocate otherwise. At most
+	// maxSmallSets.
 	small map[smallKey]*lockSet
 }
 
