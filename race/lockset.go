@@ -118,8 +118,8 @@ type held struct {
 	// activates the same set every time. ids is publish's scratch.
 	last *lockSet
 	ids  []lockID
-	// small holds the sets of one or two identities (one lock) this
-	// table published, for publish to reuse: lanes sharing a warp table,
+	// small holds the sets of one or two identities (a lock, or two
+	// block locks) this table published, for publish to reuse: lanes sharing a warp table,
 	// each taking its own lock in turn, publish one set per lane over and
 	// over, each a new object to allocate otherwise. At most
 	// maxSmallSets.
@@ -222,7 +222,7 @@ func (h *held) active() *lockSet {
 }
 
 // setOf returns a set of ids, sorted and distinct: one h published
-// before, if it has ids and holds one lock, else a new one.
+// before, if it has ids and they are at most two, else a new one.
 func (h *held) setOf(ids []lockID) *lockSet {
 	if len(ids) > 2 {
 		return &lockSet{ids: slices.Clone(ids)}
