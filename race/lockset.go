@@ -119,10 +119,10 @@ type held struct {
 	last *lockSet
 	ids  []lockID
 	// small holds the sets of one or two identities (a lock, or two
-	// block locks) this table published, for publish to reuse: lanes sharing a warp table,
-	// each taking its own lock in turn, publish one set per lane over and
-	// over, each a new object to allocate otherwise. At most
-	// maxSmallSets.
+	// block locks) this table published, for publish to reuse: lanes
+	// sharing a warp table, each taking its own lock in turn, publish
+	// one set per lane over and over, each a new object to allocate
+	// otherwise. At most maxSmallSets.
 	small map[smallKey]*lockSet
 }
 
