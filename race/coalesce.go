@@ -85,9 +85,11 @@ func (s *shadow) coalesces(g, key uint64, path *siteSlot) bool {
 }
 
 // keyAfter returns the key an update with key leaves in e: key when the
-// update may be repeated by a warp-mate (see above), else 0.
-func (e *entry) keyAfter(key uint64, c *access, k Kind, before flags, locks *lockSet) uint64 {
-	if key == 0 || k != 0 || e.flags != before || e.locks != locks {
+// update may be repeated by a warp-mate (see above), else 0. The update
+// changed the entry's flags from before, and its lockset unless
+// sameLocks.
+func (e *meta) keyAfter(key uint64, c *access, k Kind, before flags, sameLocks bool) uint64 {
+	if key == 0 || k != 0 || e.flags != before || !sameLocks {
 		return 0
 	}
 	if !c.store && e.flags&fWriter != 0 && c.th.sameWarp(e.w.gid()) {

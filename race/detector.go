@@ -1,6 +1,7 @@
 package race
 
 import (
+	"fmt"
 	"math/bits"
 	"sync"
 	"sync/atomic"
@@ -61,9 +62,19 @@ func New(opt Options) *Detector {
 	return d
 }
 
+// preciseThreads is the most threads a launch may have in precise mode:
+// its epochs name a thread by a signed 32-bit id, and its read sets key
+// two classes of access per thread in one (see setKey).
+const preciseThreads = 1 << 30
+
 // LaunchStart implements [gpu.Observer]: it starts the launch with clean
-// metadata.
+// metadata. In precise mode it refuses a launch of more than
+// preciseThreads threads with a panic, which the runtime returns as the
+// launch's error; the default mode takes any grid the runtime does.
 func (d *Detector) LaunchStart(g *gpu.Grid) {
+	if n := int64(g.Blocks) * int64(g.BlockSize); d.pre != nil && n > preciseThreads {
+		panic(fmt.Sprintf("race: launch %q has %d threads (%d blocks of %d); precise mode names threads in 31 bits, two keys each, and accepts at most %d", g.Name, n, g.Blocks, g.BlockSize, preciseThreads))
+	}
 	if d.pre != nil {
 		d.pre.launchStart(g)
 		return
@@ -264,20 +275,23 @@ func (d *Detector) checkEntry(th *thread, s *shadow, g uint64, hasEntry bool, c 
 	lk := &th.l.lk
 	lk.lock(th, e, x)
 	if !hasEntry {
-		th.l.expand(s.slot(g), e, x)
+		th.l.expand(s, g, e, x)
 	}
 	if d.paths {
 		e.ckey.Store(0) // a reader matching the key must see its path
 		x.path.Store(path)
 	}
-	before, locks := e.flags, e.locks
+	var m meta
+	s.load(g, e, &m, &th.l.sets, c.store)
+	before, locks := m.flags, e.locks
 	var f finding
 	at := path // the slot of c's site, which the entry keeps with history
 	if at == nil && d.paths && !c.site.IsZero() {
 		at = d.sites.bareSlot(c.site)
 	}
-	k := e.check(c, at, x, &f)
-	if next := e.keyAfter(key, c, k, before, locks); next != e.ckey.Load() {
+	k := m.check(c, at, x, &f)
+	s.save(g, e, &m, &th.l.sets)
+	if next := m.keyAfter(key, c, k, before, e.locks == locks); next != e.ckey.Load() {
 		e.ckey.Store(next)
 	}
 	lk.unlock(e, x, st)

@@ -95,14 +95,17 @@
 // locked backs off exponentially up to a cap that grows with the warps
 // launched, then yields (backoff.go). A granule's first access takes no
 // lock at all: its metadata starts as one word holding the access
-// itself, packed, and becomes a full entry (128
-// bytes; 168 with LockMutex, which keeps a mutex beside it) only when
-// another access needs one (first.go; Options.FullEntries turns this
-// off). So a granule touched once, as most of a big kernel's are, costs
-// 8 bytes. A memory most of whose granules needed entries anyway gets
+// itself, packed, and becomes a full entry only when another access
+// needs one (first.go; Options.FullEntries turns this off). A full entry
+// is one cache line, 64 bytes (104 with LockMutex, which keeps a mutex
+// beside it): its records are packed, with every counter whole; a record
+// whose counters outgrow their fields (a block past 2^16 barriers, say)
+// moves its entry's records to a wide array beside the page (packed.go).
+// So a granule touched once, as most of a big kernel's are, costs 8
+// bytes. A memory most of whose granules needed entries anyway gets
 // them from the first touch in the detector's next launches
 // (density.go). History (Options.History) and Central keep sites and
-// call paths, so they give every granule its entry at once (168 bytes).
+// call paths, so they give every granule its entry at once (104 bytes).
 // Metadata is allocated in pages on first touch and reused across
 // launches, as are the blocks' synchronization states. History adds a
 // site lookup per access, cached per call path with the path's call stack.

@@ -24,11 +24,15 @@ const (
 	// accessor is kept, so these make later writes check conservatively.
 	fBlkShared
 	fDevShared
+	// fWide: a record did not fit a packed one, and the entry's records
+	// are kept whole in its page's wide array (see packed).
+	fWide
 	fShared = fBlkShared | fDevShared
 )
 
 // record is one side of a potential race: who accessed, and the state of
-// that thread's synchronization at the time; 32 bytes. Its site, kept
+// that thread's synchronization at the time; 32 bytes, which an entry
+// keeps in 14 (see packed). Its site, kept
 // only with history, lives in the entry's extra. It names its thread by
 // global id, not by its state, which is recycled with its block (see
 // launch.threadOf).
@@ -66,9 +70,11 @@ type finding struct {
 }
 
 // check runs the race checks for c, made at the site of slot at (nil
-// without history), against the entry, whose extra is x, and updates it. It returns the kind of race found, 0 for none, and then
-// fills f. Preconditions: e locked.
-func (e *entry) check(c *access, at *siteSlot, x *extra, f *finding) Kind {
+// without history), against e, the metadata of an entry whose extra is
+// x, and updates e. It returns the kind of race found, 0 for none, and
+// then fills f. Preconditions: e unpacked from its entry, which is
+// locked until e is stored back (see shadow.load).
+func (e *meta) check(c *access, at *siteSlot, x *extra, f *finding) Kind {
 	if e.flags&fValid == 0 {
 		e.flags, e.locks = fValid, c.locks
 		e.record(c, at, x)
@@ -99,7 +105,7 @@ func (e *entry) check(c *access, at *siteSlot, x *extra, f *finding) Kind {
 
 // siteOf returns the slot of the site of e's record md, kept in x with
 // history; nil if unknown.
-func (e *entry) siteOf(md *record, x *extra) *siteSlot {
+func (e *meta) siteOf(md *record, x *extra) *siteSlot {
 	switch {
 	case x == nil:
 		return nil
@@ -118,7 +124,7 @@ func (e *entry) siteOf(md *record, x *extra) *siteSlot {
 // Keeping the previous reader of another thread as well catches that at
 // the cost of one record per granule; the sharing bits still stand in for
 // readers older than that.
-func (e *entry) otherRace(c *access) Kind {
+func (e *meta) otherRace(c *access) Kind {
 	o := &e.o
 	if o.gid() == c.rec.gid() || e.shortcut(o, c) != noShortcut {
 		return 0
@@ -130,16 +136,18 @@ func (e *entry) otherRace(c *access) Kind {
 // last writer if it writes. A
 // store is checked against every remembered reader, so it clears the
 // other reader; a load keeps the accessor it replaces, if another thread.
-func (e *entry) record(c *access, at *siteSlot, x *extra) {
+func (e *meta) record(c *access, at *siteSlot, x *extra) {
 	switch {
 	case c.store:
 		e.w, e.o = c.rec, record{}
+		e.moved = movedStore
 		e.flags |= fModified | fWriter
 		if x != nil {
 			x.w, x.o = at, nil
 		}
 	case e.r.gid() != c.rec.gid():
 		e.o = e.r
+		e.moved = movedShift
 		if x != nil {
 			x.o = x.r
 		}
@@ -152,7 +160,7 @@ func (e *entry) record(c *access, at *siteSlot, x *extra) {
 
 // decide applies the race-free shortcuts and then the race checks, in
 // iGUARD's order (SOSP'21, Table 2): the first that applies decides.
-func (e *entry) decide(md *record, c *access) Kind {
+func (e *meta) decide(md *record, c *access) Kind {
 	if e.ordered(md, c) {
 		return 0
 	}
@@ -187,7 +195,7 @@ const (
 )
 
 // shortcut returns the race-free shortcut that orders md before c, if any.
-func (e *entry) shortcut(md *record, c *access) int {
+func (e *meta) shortcut(md *record, c *access) int {
 	cur := &c.rec
 	switch {
 	case e.programOrder(md, c):
@@ -211,7 +219,7 @@ func (e *entry) shortcut(md *record, c *access) int {
 
 // ordered applies the shortcuts, updating the lockset and sharing bits
 // as iGUARD does on each path.
-func (e *entry) ordered(md *record, c *access) bool {
+func (e *meta) ordered(md *record, c *access) bool {
 	switch e.shortcut(md, c) {
 	case programOrder:
 		if md.bar == c.rec.bar { // program order is within a warp
@@ -239,7 +247,7 @@ func (e *entry) ordered(md *record, c *access) bool {
 // trusts the active mask at the instruction, which says nothing about
 // memory order once lanes may interleave. A store also needs the sharing
 // bits clear, since forgotten readers may not be in program order.
-func (e *entry) programOrder(md *record, c *access) bool {
+func (e *meta) programOrder(md *record, c *access) bool {
 	cur := &c.rec
 	if !c.th.sameWarp(md.gid()) || c.store && e.flags&fShared != 0 {
 		return false
@@ -270,7 +278,7 @@ func (r *record) place(g *gpu.Grid) scope.Place {
 // a device fence too: some forgotten reader is in another block. iGUARD
 // skips the block check altogether then (a false negative); ScoRD requires
 // the device fence, and so do we.
-func (e *entry) need(md *record, c *access) int {
+func (e *meta) need(md *record, c *access) int {
 	switch {
 	case !c.th.sameBlock(md.gid()) || e.flags&fDevShared != 0:
 		return fenceDevice
@@ -281,7 +289,7 @@ func (e *entry) need(md *record, c *access) int {
 }
 
 // race applies the race checks R1-R5 to a pair not otherwise ordered.
-func (e *entry) race(md *record, c *access) Kind {
+func (e *meta) race(md *record, c *access) Kind {
 	if k := e.fenceRace(md, c); k != 0 {
 		return k
 	}
@@ -290,7 +298,7 @@ func (e *entry) race(md *record, c *access) Kind {
 
 // fenceRace applies R1-R4: the pair is a race unless md's thread fenced
 // adequately since md's access.
-func (e *entry) fenceRace(md *record, c *access) Kind {
+func (e *meta) fenceRace(md *record, c *access) Kind {
 	cur := &c.rec
 	if c.th.l.fencedSince(md, e.need(md, c)) {
 		return 0
@@ -313,7 +321,7 @@ func (e *entry) fenceRace(md *record, c *access) Kind {
 
 // lockRace is R5: the accesses are fence-ordered, but some lock is
 // involved and no lock protects both.
-func (e *entry) lockRace(c *access) Kind {
+func (e *meta) lockRace(c *access) Kind {
 	if (!e.locks.empty() || !c.locks.empty()) && e.locks.disjoint(c.locks) {
 		return ImproperLocking
 	}
@@ -323,7 +331,7 @@ func (e *entry) lockRace(c *access) Kind {
 // share updates the sharing bits when load c replaces the last accessor
 // (iGUARD S5). iGUARD compares the last accessor's recorded fence counter
 // with the last writer's current one; we compare it with its own thread's.
-func (e *entry) share(c *access) {
+func (e *meta) share(c *access) {
 	r, cur, l := &e.r, c.th, c.th.l
 	switch {
 	case r.gid() == c.rec.gid():
@@ -342,28 +350,141 @@ func (e *entry) share(c *access) {
 	}
 }
 
-// entry is the metadata of one granule of memory: two cache lines. The
-// first holds everything a repeat, a coalesced lane or a first touch
-// reads (with history, they also read the call path in the extra), and
-// the last accessor, which every check writes; the second the
-// last writer and the other reader. What only history or LockMutex needs
-// lives apart, in an extra: an entry of three lines cost first touches a
-// third more, and contended checks a line more to move between cores.
+// entry is the metadata of one granule of memory, in one cache line:
+// everything a repeat, a coalesced lane, a first touch or a check reads
+// (with history, they also read the call path in the extra). Its records
+// are packed (see packed) and its lockset is a handle into the launch's
+// lockTable; a check unpacks them into a meta, under the entry's lock,
+// and packs them back. What only history or LockMutex needs lives apart,
+// in an extra.
 type entry struct {
 	// word is the stamp of the access that last updated the entry, or,
 	// under LockSpin, locked while a check holds the entry. An access
 	// whose stamp matches is a repeat of that update by the same thread
 	// with no synchronization since, whose check would change nothing and
 	// find nothing new; it skips the lock.
-	word  stampWord
-	flags flags
+	word stampWord
 	// ckey is the coalescing key of that access, or 0 when a lane of its
 	// warp may not skip its check (see coalesce.go).
-	ckey  atomic.Uint64
+	ckey    atomic.Uint64
+	r, w, o packed     // meta's records
+	flags   flags      // meta's flags
+	locks   lockHandle // meta's lockset, in the launch's table
+}
+
+// meta is an entry unpacked, for a check: its state bits, its lockset
+// and its records.
+type meta struct {
+	flags flags
 	locks *lockSet // locks every recent access held: the lockset
 	r     record   // the last accessor
 	w     record   // the last writer, if flags has fWriter
 	o     record   // the reader of another thread r replaced (see otherRace)
+	moved uint8    // how record moved the records besides r, if it did
+}
+
+// The values of meta.moved.
+const (
+	movedStore = 1 + iota // w became r, and o none
+	movedShift            // o became the r before
+)
+
+// load unpacks the entry e of granule g into m, which is zero, for a
+// check of an access that is a store if store; t is the launch's lockset
+// table. Records that hold no access stay zero, and so does the other
+// reader for a load, which only a store reads (see otherRace).
+func (s *shadow) load(g uint64, e *entry, m *meta, t *lockTable, store bool) {
+	if e.flags&fValid == 0 {
+		return // a fresh entry
+	}
+	m.flags, m.locks = e.flags, t.lookup(e.locks)
+	if e.flags&fWide != 0 {
+		s.wide(g).load(m, store)
+		return
+	}
+	e.r.unpack(&m.r)
+	if !e.w.zero() {
+		e.w.unpack(&m.w)
+	}
+	if store && !e.o.zero() {
+		e.o.unpack(&m.o)
+	}
+}
+
+// save stores m into the entry e of granule g: packed, or whole in the
+// page's wide array once a record does not fit (see packed).
+func (s *shadow) save(g uint64, e *entry, m *meta, t *lockTable) {
+	e.flags, e.locks = m.flags|e.flags&fWide, t.intern(m.locks)
+	if e.flags&fWide == 0 && e.savePacked(m) {
+		return
+	}
+	w := s.wide(g)
+	if e.flags&fWide == 0 {
+		w.widen(e)
+		e.flags |= fWide
+	}
+	w.save(m)
+}
+
+// savePacked packs m's records into e, unless its last accessor does not
+// fit a packed record: then it reports false and leaves them. A check
+// replaces the last accessor and moves the other records only as
+// meta.record says in m.moved: a store's record is also the last writer,
+// packed twice rather than copied, since reading back the narrow stores
+// that just packed it stalls the copy; and the other reader, if it moved,
+// is the last accessor's packed record. The other records were packed
+// before, so they fit.
+func (e *entry) savePacked(m *meta) bool {
+	if !m.r.fits() {
+		return false
+	}
+	switch m.moved {
+	case movedStore:
+		e.o = packed{}
+		e.w.pack(&m.r)
+	case movedShift:
+		e.o = e.r
+	}
+	e.r.pack(&m.r)
+	return true
+}
+
+// wideRecords are an entry's records kept whole, for an entry with
+// fWide set.
+type wideRecords struct{ r, w, o record }
+
+// widen copies e's packed records into w.
+func (w *wideRecords) widen(e *entry) {
+	*w = wideRecords{}
+	for _, c := range [...]struct {
+		p  *packed
+		to *record
+	}{{&e.r, &w.r}, {&e.w, &w.w}, {&e.o, &w.o}} {
+		if !c.p.zero() {
+			c.p.unpack(c.to)
+		}
+	}
+}
+
+// load sets m's records to w's, leaving the other reader zero unless
+// store, as shadow.load does.
+func (w *wideRecords) load(m *meta, store bool) {
+	m.r, m.w = w.r, w.w
+	if store {
+		m.o = w.o
+	}
+}
+
+// save makes m's last accessor w's, moving w's other records as m.moved
+// says (see entry.savePacked).
+func (w *wideRecords) save(m *meta) {
+	switch m.moved {
+	case movedStore:
+		w.w, w.o = m.r, record{}
+	case movedShift:
+		w.o = w.r
+	}
+	w.r = m.r
 }
 
 // extra is the part of a granule's metadata only some detectors use, in

@@ -10,7 +10,7 @@ import (
 // An entry's lock is the seam where the locking disciplines of [Locking]
 // plug in without touching the checks: LockSpin's word is the entry's
 // first field, LockMutex's mutex lives in the entry's extra (so that an
-// entry stays two cache lines under the default discipline), and
+// entry stays one cache line under the default discipline), and
 // LockStriped's in a table shared by entries. Locking per entry is the
 // finest sharding possible: two checks contend only when they touch the
 // same granule, which is a race candidate anyway.

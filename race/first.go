@@ -194,10 +194,10 @@ func (th *thread) supersedes(a *gpu.Access, v first) bool {
 	return a.Op == gpu.OpStore && v.thread() == th.gid
 }
 
-// expand gives the granule whose slot is slot its entry e, applying its
-// first access's update, unless it has it already. Preconditions: e
-// locked.
-func (l *launch) expand(slot *firstWord, e *entry, x *extra) {
+// expand gives s's granule g its entry e, applying the first access's
+// update in its slot, unless it has it already. Preconditions: e locked.
+func (l *launch) expand(s *shadow, g uint64, e *entry, x *extra) {
+	slot := s.slot(g)
 	for {
 		v := slot.Load()
 		if v == expanded {
@@ -210,8 +210,10 @@ func (l *launch) expand(slot *firstWord, e *entry, x *extra) {
 		if slot.CompareAndSwap(v, expanded) {
 			if v != 0 {
 				c := v.unpack()
+				var m meta
 				var none finding
-				e.check(&c, nil, x, &none) // a fresh entry: no race
+				m.check(&c, nil, x, &none) // a fresh entry: no race
+				s.save(g, e, &m, &l.sets)
 			}
 			return
 		}

@@ -29,7 +29,7 @@ func launchOwn(t *testing.T, det *race.Detector, f func(t *gpu.Thread, x gpu.Buf
 
 // TestFirstTouches: words each touched by one thread are settled by first
 // records, with no lock and eight bytes of metadata per granule; with
-// Options.FullEntries each takes a locked check and a 128-byte entry.
+// Options.FullEntries each takes a locked check and a 64-byte entry.
 func TestFirstTouches(t *testing.T) {
 	t.Parallel()
 	store := func(t *gpu.Thread, x gpu.Buffer[uint32], i int) { x.Store(t, i, 1) }
@@ -43,7 +43,7 @@ func TestFirstTouches(t *testing.T) {
 	require.EqualValues(t, 1024, st.Checks)
 	require.Zero(t, st.Firsts)
 	require.EqualValues(t, 1024, st.Locks)
-	require.EqualValues(t, 1024*128, st.PeakMetadata)
+	require.EqualValues(t, 1024*64, st.PeakMetadata)
 
 	// A fence before each store puts each in a new state, which the
 	// first in the slot holds whole: still eight bytes per granule, and

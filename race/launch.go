@@ -28,8 +28,9 @@ type launch struct {
 	freeMu  sync.Mutex
 	free    *block
 	mem     *shadows
-	lk      locker   // how checks lock entries
-	central *central // the checker goroutine, with Options.Central
+	sets    lockTable // the locksets the launch's entries name
+	lk      locker    // how checks lock entries
+	central *central  // the checker goroutine, with Options.Central
 	// seq numbers the launch among its detector's, and before lists the
 	// launches running when it started (see crosslaunch.go). While cross
 	// is set, its global accesses are checked against theirs in xt.

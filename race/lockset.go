@@ -38,8 +38,12 @@ type lockID struct {
 // A lockSet is an immutable, sorted set of lock identities; nil is empty.
 // Sets are exact: iGUARD's 16-bit bloom filter aliases locks 256 bytes
 // apart, hiding races, and holding more than a few locks is rare enough
-// that a short sorted slice costs less than hashing.
-type lockSet struct{ ids []lockID }
+// that a short sorted slice costs less than hashing. Only its ref, the
+// handle the launch that last named it gave it (see lockTable), changes.
+type lockSet struct {
+	ids []lockID
+	ref atomic.Pointer[lockRef]
+}
 
 func (s *lockSet) empty() bool { return s == nil || len(s.ids) == 0 }
 
@@ -61,7 +65,7 @@ func (s *lockSet) intersect(o *lockSet) *lockSet {
 	case len(o.ids):
 		return o
 	default:
-		return &lockSet{slices.DeleteFunc(slices.Clone(s.ids), func(id lockID) bool { return !o.has(id) })}
+		return &lockSet{ids: slices.DeleteFunc(slices.Clone(s.ids), func(id lockID) bool { return !o.has(id) })}
 	}
 }
 

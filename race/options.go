@@ -39,7 +39,7 @@ type Options struct {
 	// word, instead of letting a lane skip a check that would repeat its
 	// warp's last one (see coalesce.go).
 	NoCoalesce bool
-	// FullEntries gives every granule its full metadata entry (128
+	// FullEntries gives every granule its full metadata entry (64
 	// bytes) at its first access, as iGUARD does, instead of one word
 	// holding that access, packed, until another access needs the entry
 	// (see first.go). It exists for

@@ -64,6 +64,43 @@ func (th *thread) counted(c *uint64) bool {
 type page struct {
 	e []entry
 	x []extra
+	// wide holds the records of the page's entries with fWide set,
+	// allocated when the first of them goes wide.
+	wide atomic.Pointer[widePage]
+}
+
+// A widePage is a page's records kept whole (see packed).
+type widePage [1 << pageBits]wideRecords
+
+// wide returns the whole records of granule g, whose entry exists,
+// allocating its page's wide array on first use.
+func (s *shadow) wide(g uint64) *wideRecords {
+	p := s.pages[g>>pageBits].e.Load()
+	w := p.wide.Load()
+	if w == nil {
+		w = s.allocWide(p)
+	}
+	return &w[g&(1<<pageBits-1)]
+}
+
+//go:noinline
+func (s *shadow) allocWide(p *page) *widePage {
+	w := new(widePage)
+	if p.wide.CompareAndSwap(nil, w) {
+		s.bytes.Add(int64(unsafe.Sizeof(*w)))
+		return w
+	}
+	return p.wide.Load()
+}
+
+// pageBytes is the metadata page p holds: its entries, extras and wide
+// array.
+func (s *shadow) pageBytes(p *page) int64 {
+	b := int64(len(p.e)) * granuleBytes(s.extras)
+	if p.wide.Load() != nil {
+		b += int64(unsafe.Sizeof(widePage{}))
+	}
+	return b
 }
 
 // A shadow is the metadata of one gpu.Memory, allocated a page at a time
@@ -148,6 +185,7 @@ func (s *shadow) newPage(n uint64) *page {
 
 // recycle keeps a page for reuse.
 func (s *shadow) recycle(p *page) {
+	p.wide.Store(nil)
 	p.e = p.e[:cap(p.e)]
 	if p.x != nil {
 		p.x = p.x[:cap(p.x)]
@@ -161,7 +199,7 @@ func (s *shadow) release() int64 {
 	var b, exp, once int64
 	for i := range s.pages {
 		if p := s.pages[i].e.Swap(nil); p != nil {
-			b += int64(len(p.e)) * granuleBytes(s.extras)
+			b += s.pageBytes(p)
 			s.recycle(p)
 		}
 		sb, se, so := s.releaseSlots(uint64(i))

@@ -122,14 +122,17 @@ func (th *thread) stampOf(gen uint32, op gpu.Op, order gpu.Order, s scope.Scope)
 // spinning on a flag with a volatile load is CUDA's idiom (CUB's grid
 // barrier, cooperative groups); iGUARD flags such a poll as a missing fence
 // whenever the flag's atomic writer has not fenced since.
-func isStrong(a *gpu.Access) bool {
+func isStrong(a *gpu.Access) bool { return strongOp(a.Op, a.Order) }
+
+// strongOp is isStrong for an access of op and order.
+func strongOp(op gpu.Op, order gpu.Order) bool {
 	switch {
-	case a.Op.IsRMW() || a.Order >= gpu.Acquire:
+	case op.IsRMW() || order >= gpu.Acquire:
 		return true
-	case a.Order == gpu.Relaxed:
+	case order == gpu.Relaxed:
 		return true
-	case a.Order == gpu.Volatile:
-		return a.Op == gpu.OpLoad
+	case order == gpu.Volatile:
+		return op == gpu.OpLoad
 	}
 	return false
 }
