@@ -30,26 +30,65 @@ func TestLongSyncLoops(t *testing.T) {
 		for _, c := range []struct {
 			sync   string
 			rounds int
-			kernel func(rounds int, global gpu.Buffer[int32]) gpu.Kernel
+			kernel func(rounds int, global gpu.Buffer[int32], racy bool) gpu.Kernel
 		}{
-			{"syncthreads", 3*4096 + 10, blockLoop},
-			{"tile", 200, tileLoop},
+			{"syncthreads", 1<<16 + 10, blockLoop},
+			{"tile", 1<<10 + 10, tileLoop},
 			{"grid", 300, gridLoop},
 		} {
+			if c.sync == "syncthreads" && (name != "opt" || testing.Short()) {
+				c.rounds = 3*4096 + 10
+			}
 			t.Run(name+"/"+c.sync, func(t *testing.T) {
 				d := newDevice(t)
 				det := race.New(opts)
 				global := gpu.Alloc[int32](d, "table", 128)
 				cfg := gpu.Config{Name: c.sync, Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 64}, Observer: det, Cooperative: true}
-				require.NoError(t, d.Launch(context.Background(), cfg, c.kernel(c.rounds, global)))
+				require.NoError(t, d.Launch(context.Background(), cfg, c.kernel(c.rounds, global, false)))
 				require.Empty(t, det.Reports())
 			})
 		}
 	}
 }
 
-// blockLoop reads a shared table its block filled, a __syncthreads a round.
-func blockLoop(rounds int, _ gpu.Buffer[int32]) gpu.Kernel {
+// TestRaceAfterLongSyncLoops: the same loops, run past the widths their
+// counters have in a packed record, then two threads store to one word
+// with no synchronization between: the race is reported, with the kind
+// the two threads' distance gives. Counters cut to their packed width
+// instead of going wide would take the stores for separated by a sync.
+func TestRaceAfterLongSyncLoops(t *testing.T) {
+	for _, c := range []struct {
+		sync   string
+		rounds int
+		kernel func(rounds int, global gpu.Buffer[int32], racy bool) gpu.Kernel
+		want   race.Kind
+	}{
+		{"syncthreads", 1<<16 + 10, blockLoop, race.MissingBlockFence},
+		{"tile", 1<<10 + 10, tileLoop, race.MissingBlockFence},
+		{"grid", 300, gridLoop, race.MissingDeviceFence},
+	} {
+		t.Run(c.sync, func(t *testing.T) {
+			if testing.Short() && c.sync == "syncthreads" {
+				c.rounds = 3*4096 + 10
+			}
+			d := newDevice(t)
+			det := race.New(race.Options{})
+			global := gpu.Alloc[int32](d, "table", 128)
+			cfg := gpu.Config{Name: c.sync, Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 64}, Observer: det, Cooperative: true}
+			require.NoError(t, d.Launch(context.Background(), cfg, c.kernel(c.rounds, global, true)))
+			reports := det.Reports()
+			require.NotEmpty(t, reports)
+			for _, r := range reports {
+				require.Equal(t, c.want, r.Kind, "%v", r)
+			}
+		})
+	}
+}
+
+// blockLoop reads a shared table its block filled, a __syncthreads a
+// round; if racy, lanes 0 of its two warps then store to one word with
+// nothing between.
+func blockLoop(rounds int, _ gpu.Buffer[int32], racy bool) gpu.Kernel {
 	return func(th *gpu.Thread) {
 		table := gpu.Shared[int32](th, "table", 64)
 		table.Store(th, th.Rank(), int32(th.Rank()))
@@ -58,12 +97,15 @@ func blockLoop(rounds int, _ gpu.Buffer[int32]) gpu.Kernel {
 			table.Load(th, (th.Rank()+i)%64)
 			th.SyncThreads()
 		}
+		if racy && th.Rank()%32 == 0 {
+			table.Store(th, 0, 1)
+		}
 	}
 }
 
 // tileLoop reads the part of a shared table its 64-thread tile filled, a
-// tile sync a round.
-func tileLoop(rounds int, _ gpu.Buffer[int32]) gpu.Kernel {
+// tile sync a round; racy as blockLoop.
+func tileLoop(rounds int, _ gpu.Buffer[int32], racy bool) gpu.Kernel {
 	return func(th *gpu.Thread) {
 		tile := gpu.TiledPartition(th, 64)
 		table := gpu.Shared[int32](th, "table", 64)
@@ -73,12 +115,16 @@ func tileLoop(rounds int, _ gpu.Buffer[int32]) gpu.Kernel {
 			table.Load(th, (tile.ThreadRank()+i)%64)
 			tile.Sync()
 		}
+		if racy && th.Rank()%32 == 0 {
+			table.Store(th, 0, 1)
+		}
 	}
 }
 
 // gridLoop reads the other block's half of a global table, a grid.Sync a
-// round.
-func gridLoop(rounds int, table gpu.Buffer[int32]) gpu.Kernel {
+// round; if racy, thread 0 of each block then stores to one word with
+// nothing between.
+func gridLoop(rounds int, table gpu.Buffer[int32], racy bool) gpu.Kernel {
 	return func(th *gpu.Thread) {
 		grid := gpu.ThisGrid(th)
 		at := th.Block()*64 + th.Rank()
@@ -87,6 +133,9 @@ func gridLoop(rounds int, table gpu.Buffer[int32]) gpu.Kernel {
 		for i := range rounds {
 			table.Load(th, (at+64+i)%128)
 			grid.Sync()
+		}
+		if racy && th.Rank() == 0 {
+			table.Store(th, 0, 1)
 		}
 	}
 }
