@@ -13,7 +13,7 @@ import (
 )
 
 // A CellJSON is a Cell as `warpguard bench -json` prints it, one object
-// per line. The counters, from Accesses to BackoffNs, are per launch:
+// per line. The counters, from Accesses to Widened, are per launch:
 // the mean over the timed runs' launches.
 type CellJSON struct {
 	Kernel        string  `json:"kernel"`
@@ -33,6 +33,7 @@ type CellJSON struct {
 	Contended     uint64  `json:"contended"`
 	BackoffWaits  uint64  `json:"backoff_waits"`
 	BackoffNs     uint64  `json:"backoff_ns"`
+	Widened       uint64  `json:"widened"` // entries whose records went wide (race.Stats.Widened)
 	Reports       int     `json:"reports"`
 	MetadataBytes int64   `json:"metadata_bytes"`
 	Error         string  `json:"error,omitempty"`
@@ -44,7 +45,7 @@ type CellJSON struct {
 func (c Cell) PerLaunch() race.Stats {
 	s := c.Stats
 	n := uint64(max(c.Launches, 1))
-	for _, p := range []*uint64{&s.Accesses, &s.Checks, &s.Firsts, &s.Repeats, &s.Coalesced, &s.Locks, &s.Contended, &s.Waits, &s.WaitNs} {
+	for _, p := range []*uint64{&s.Accesses, &s.Checks, &s.Firsts, &s.Repeats, &s.Coalesced, &s.Locks, &s.Contended, &s.Waits, &s.WaitNs, &s.Widened} {
 		*p = (*p + n/2) / n
 	}
 	return s
@@ -69,7 +70,7 @@ func (c Cell) JSON() CellJSON {
 	s := c.PerLaunch()
 	j := CellJSON{Kernel: c.Kernel, Config: c.Config, MedianNs: c.Median.Nanoseconds(), RatioVsOff: c.RatioVsOff,
 		Launches: c.Launches, CPUs: c.CPUs, Accesses: s.Accesses, Checks: s.Checks, Firsts: s.Firsts, Repeats: s.Repeats, Coalesced: s.Coalesced,
-		Locks: s.Locks, Contended: s.Contended, BackoffWaits: s.Waits, BackoffNs: s.WaitNs,
+		Locks: s.Locks, Contended: s.Contended, BackoffWaits: s.Waits, BackoffNs: s.WaitNs, Widened: s.Widened,
 		Reports: s.Reports, MetadataBytes: s.PeakMetadata}
 	for _, t := range c.Times {
 		j.RunsNs = append(j.RunsNs, t.Nanoseconds())

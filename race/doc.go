@@ -100,7 +100,8 @@
 // is one cache line, 64 bytes (104 with LockMutex, which keeps a mutex
 // beside it): its records are packed, with every counter whole; a record
 // whose counters outgrow their fields (a block past 2^16 barriers, say)
-// moves its entry's records to a wide array beside the page (packed.go).
+// moves its entry's records to a wide array beside the page (packed.go;
+// Stats.Widened counts such entries).
 // So a granule touched once, as most of a big kernel's are, costs 8
 // bytes. A memory most of whose granules needed entries anyway gets
 // them from the first touch in the detector's next launches

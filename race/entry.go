@@ -422,6 +422,7 @@ func (s *shadow) save(g uint64, e *entry, m *meta, t *lockTable) {
 	if e.flags&fWide == 0 {
 		w.widen(e)
 		e.flags |= fWide
+		s.widened.Add(1)
 	}
 	w.save(m)
 }

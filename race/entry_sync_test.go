@@ -17,8 +17,12 @@ import (
 // other block. The first synchronization orders the writes before every
 // read, so no report is right, however many rounds pass: a detector that
 // compared its synchronization counters modulo a narrow width would take
-// the writes for unordered again after a multiple of that width.
-// With -short (the -race pass) it checks opt alone.
+// the writes for unordered again after a multiple of that width. Each
+// loop runs past the width its counter has in a packed record, so that
+// the records go wide (see packed.go; Stats.Widened counts it); the
+// __syncthreads loop does so under opt alone, since 2^16 rounds take
+// seconds in every configuration. With -short (the -race pass) it checks
+// opt alone, and the __syncthreads loop to 3*4096 rounds.
 func TestLongSyncLoops(t *testing.T) {
 	configs := []string{"opt", "plain", "central", "opt:full", "precise"}
 	if testing.Short() {
@@ -30,11 +34,12 @@ func TestLongSyncLoops(t *testing.T) {
 		for _, c := range []struct {
 			sync   string
 			rounds int
+			width  int // the counter's packed range: rounds past it go wide
 			kernel func(rounds int, global gpu.Buffer[int32], racy bool) gpu.Kernel
 		}{
-			{"syncthreads", 1<<16 + 10, blockLoop},
-			{"tile", 1<<10 + 10, tileLoop},
-			{"grid", 300, gridLoop},
+			{"syncthreads", 1<<16 + 10, 1 << 16, blockLoop},
+			{"tile", 1<<10 + 10, 1 << 10, tileLoop},
+			{"grid", 300, 1 << 6, gridLoop},
 		} {
 			if c.sync == "syncthreads" && (name != "opt" || testing.Short()) {
 				c.rounds = 3*4096 + 10
@@ -46,6 +51,8 @@ func TestLongSyncLoops(t *testing.T) {
 				cfg := gpu.Config{Name: c.sync, Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 64}, Observer: det, Cooperative: true}
 				require.NoError(t, d.Launch(context.Background(), cfg, c.kernel(c.rounds, global, false)))
 				require.Empty(t, det.Reports())
+				wide := c.rounds > c.width && !opts.Precise // precise keeps no entries
+				require.Equal(t, wide, det.Stats().Widened > 0, "entries widened after %d rounds", c.rounds)
 			})
 		}
 	}
@@ -60,12 +67,13 @@ func TestRaceAfterLongSyncLoops(t *testing.T) {
 	for _, c := range []struct {
 		sync   string
 		rounds int
+		width  int
 		kernel func(rounds int, global gpu.Buffer[int32], racy bool) gpu.Kernel
 		want   race.Kind
 	}{
-		{"syncthreads", 1<<16 + 10, blockLoop, race.MissingBlockFence},
-		{"tile", 1<<10 + 10, tileLoop, race.MissingBlockFence},
-		{"grid", 300, gridLoop, race.MissingDeviceFence},
+		{"syncthreads", 1<<16 + 10, 1 << 16, blockLoop, race.MissingBlockFence},
+		{"tile", 1<<10 + 10, 1 << 10, tileLoop, race.MissingBlockFence},
+		{"grid", 300, 1 << 6, gridLoop, race.MissingDeviceFence},
 	} {
 		t.Run(c.sync, func(t *testing.T) {
 			if testing.Short() && c.sync == "syncthreads" {
@@ -78,6 +86,7 @@ func TestRaceAfterLongSyncLoops(t *testing.T) {
 			require.NoError(t, d.Launch(context.Background(), cfg, c.kernel(c.rounds, global, true)))
 			reports := det.Reports()
 			require.NotEmpty(t, reports)
+			require.Equal(t, c.rounds > c.width, det.Stats().Widened > 0, "entries widened after %d rounds", c.rounds)
 			for _, r := range reports {
 				require.Equal(t, c.want, r.Kind, "%v", r)
 			}

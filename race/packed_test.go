@@ -54,7 +54,7 @@ func counterFixture() *launch {
 
 // oneGranule returns the metadata of a one-granule memory.
 func oneGranule() *shadow {
-	return &shadow{n: 1, pages: make([]pageRef, 1), bytes: new(atomic.Int64), pool: new(sync.Pool)}
+	return &shadow{n: 1, pages: make([]pageRef, 1), bytes: new(atomic.Int64), widened: new(atomic.Uint64), pool: new(sync.Pool)}
 }
 
 // checkStore checks a store by th against granule 0 of s as checkEntry

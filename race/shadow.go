@@ -111,7 +111,9 @@ type shadow struct {
 	pages  []pageRef
 	extras bool          // pages carry extras
 	bytes  *atomic.Int64 // the detector's byte count
-	pool   *sync.Pool    // the detector's spare full pages
+	// widened is the detector's count of entries gone wide.
+	widened *atomic.Uint64
+	pool    *sync.Pool // the detector's spare full pages
 	// firsts: granules start with first records in slots (see
 	// first.go), rather than with entries.
 	firsts bool
@@ -220,22 +222,23 @@ func (s *shadow) release() int64 {
 // the map); past it, an immutable map that writers copy. Writers (a memory's first touch, a block's end)
 // are serialized by mu.
 type shadows struct {
-	gran   uint64
-	extras bool // pages carry extras: history, the central checker, or LockMutex
-	firsts bool // granules may start with first records (see density.go)
-	bytes  *atomic.Int64
-	pool   *sync.Pool
-	fpool  *sync.Pool // spare first pages
-	dens   *densities
-	mu     sync.Mutex // serializes writers
-	few    [8]atomic.Pointer[shadow]
-	nfew   atomic.Int32 // slots of few in use
-	m      atomic.Pointer[map[uint64]*shadow]
+	gran    uint64
+	extras  bool // pages carry extras: history, the central checker, or LockMutex
+	firsts  bool // granules may start with first records (see density.go)
+	bytes   *atomic.Int64
+	widened *atomic.Uint64
+	pool    *sync.Pool
+	fpool   *sync.Pool // spare first pages
+	dens    *densities
+	mu      sync.Mutex // serializes writers
+	few     [8]atomic.Pointer[shadow]
+	nfew    atomic.Int32 // slots of few in use
+	m       atomic.Pointer[map[uint64]*shadow]
 }
 
 func newShadows(d *Detector) *shadows {
 	return &shadows{gran: uint64(d.opt.Granularity), extras: d.paths || d.opt.Lock == LockMutex,
-		firsts: !d.paths && !d.opt.FullEntries, bytes: &d.bytes, pool: &d.pages, fpool: &d.firstPages, dens: &d.dens}
+		firsts: !d.paths && !d.opt.FullEntries, bytes: &d.bytes, widened: &d.totals.widened, pool: &d.pages, fpool: &d.firstPages, dens: &d.dens}
 }
 
 // get returns m's metadata, creating it on first use.
@@ -269,7 +272,7 @@ func (ss *shadows) add(m *gpu.Memory) *shadow {
 	}
 	n := (uint64(m.Bytes()) + ss.gran - 1) / ss.gran
 	s := &shadow{mem: m, n: n, pages: make([]pageRef, (n+1<<pageBits-1)>>pageBits), extras: ss.extras,
-		bytes: ss.bytes, pool: ss.pool, firsts: ss.firsts && ss.dens.firsts(m), fpool: ss.fpool, dens: ss.dens}
+		bytes: ss.bytes, widened: ss.widened, pool: ss.pool, firsts: ss.firsts && ss.dens.firsts(m), fpool: ss.fpool, dens: ss.dens}
 	if i := ss.nfew.Load(); int(i) < len(ss.few) {
 		ss.few[i].Store(s)
 		ss.nfew.Store(i + 1)

@@ -34,6 +34,9 @@ func (c *counters) add(o *counters) {
 // totals are the detector's counters of the blocks that have ended.
 type totals struct {
 	accesses, checks, firsts, repeats, coalesced, locks, contended, waits, waitNs atomic.Uint64
+	// widened counts entries whose records went wide, as it happens (see
+	// shadow.save): rare enough for a shared counter.
+	widened atomic.Uint64
 }
 
 // add adds a block's counters: one atomic add per counter per block, not
@@ -67,6 +70,7 @@ type Stats struct {
 	Contended uint64 // acquisitions that found the entry locked
 	Waits     uint64 // backoff steps taken
 	WaitNs    uint64 // ns spent acquiring contended entries with backoff
+	Widened   uint64 // entries whose records outgrew their packed fields and are kept whole (see the package doc on metadata)
 }
 
 // Stats returns the detector's counters.
@@ -79,5 +83,5 @@ func (d *Detector) Stats() Stats {
 		MetadataBytes: d.bytes.Load(), PeakMetadata: d.peak.Load(),
 		Accesses: t.accesses.Load(), Checks: t.checks.Load(), Firsts: t.firsts.Load(), Repeats: t.repeats.Load(),
 		Coalesced: t.coalesced.Load(), Locks: t.locks.Load(), Contended: t.contended.Load(),
-		Waits: t.waits.Load(), WaitNs: t.waitNs.Load()}
+		Waits: t.waits.Load(), WaitNs: t.waitNs.Load(), Widened: t.widened.Load()}
 }
