@@ -442,11 +442,11 @@ func (e *entry) savePacked(m *meta) bool {
 	switch m.moved {
 	case movedStore:
 		e.o = packed{}
-		e.w.pack(&m.r)
+		e.w.put(&m.r)
 	case movedShift:
 		e.o = e.r
 	}
-	e.r.pack(&m.r)
+	e.r.put(&m.r)
 	return true
 }
 

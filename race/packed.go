@@ -62,12 +62,17 @@ func (p *packed) pack(r *record) bool {
 	if !r.fits() {
 		return false
 	}
+	p.put(r)
+	return true
+}
+
+// put stores r, which fits, in p.
+func (p *packed) put(r *record) {
 	binary.LittleEndian.PutUint32(p[0:], uint32(r.tid))
 	sync := uint64(r.seq) | uint64(r.bar)<<barShift | uint64(r.wep)<<wepShift | uint64(r.tile)<<tileShift
 	binary.LittleEndian.PutUint64(p[4:], sync)
 	class := classOf(r.op, r.order, r.scope)
 	binary.LittleEndian.PutUint16(p[12:], uint16(r.grid)|uint16(class)<<gridBits)
-	return true
 }
 
 // unpack sets r to the record p holds.
