@@ -53,6 +53,7 @@ func TestLongSyncLoops(t *testing.T) {
 				require.Empty(t, det.Reports())
 				wide := c.rounds > c.width && !opts.Precise // precise keeps no entries
 				require.Equal(t, wide, det.Stats().Widened > 0, "entries widened after %d rounds", c.rounds)
+				require.Zero(t, det.MetadataBytes(), "metadata left after the launch, wide arrays included")
 			})
 		}
 	}
