@@ -27,8 +27,11 @@ import (
 // exactly the update a check of that access would have made then, and
 // checks as usual. Nothing else touched the granule in between
 // (anything else would have expanded it first), and a check of a fresh
-// entry finds no race, so no verdict moves. Atomics, and accesses in a
-// state a first cannot hold, take the entry at once.
+// entry finds no race, so no verdict moves. Atomics are firsts too: a
+// check reads nothing of an access but its thread, its class and the
+// thread's counters (lock inference, which reads a CAS's operands, runs
+// before and apart from it). Accesses in a state a first cannot hold
+// take the entry at once.
 //
 // A slot moves from 0 to a first, or from a first to a later store's of
 // the same thread (see supersedes), by a compare-and-swap without a lock;
@@ -43,9 +46,8 @@ import (
 // A first is a granule's first access, packed in its slot:
 //
 //	bit  63      the lock bit: set only in expanded, never in a first
-//	bits 30..62  the thread's global id plus one; 0 is no first
-//	bits 23..29  the access: a store bit (29), its order (26..28) and
-//	             scope (23..25)
+//	bits 33..62  the thread's global id plus one; 0 is no first
+//	bits 23..32  the access's class (classOf): op, order and scope
 //	bits 11..22  the thread's block's barrier epoch
 //	bits  0..10  the thread's fence seq
 //
@@ -57,7 +59,7 @@ const (
 	firstSeqBits     = 11
 	firstBarBits     = 12
 	firstClassShift  = firstSeqBits + firstBarBits
-	firstThreadShift = firstClassShift + 7
+	firstThreadShift = firstClassShift + stampClassBits
 	firstThreads     = 1<<(63-firstThreadShift) - 1
 
 	// expanded is a slot's value once its granule has an entry.
@@ -68,10 +70,10 @@ const (
 // returns 0 when the fields do not fit. The caller has checked the
 // counters a first holds as 0.
 func newFirst(gid int, a *gpu.Access, seq, bar uint32) first {
-	if a.Op > gpu.OpStore || gid >= firstThreads || seq >= 1<<firstSeqBits || bar >= 1<<firstBarBits {
+	if gid >= firstThreads || seq >= 1<<firstSeqBits || bar >= 1<<firstBarBits {
 		return 0
 	}
-	class := uint64(a.Op)<<6 | uint64(a.Order)<<3 | uint64(a.Scope)
+	class := classOf(a.Op, a.Order, a.Scope)
 	return first(uint64(gid+1)<<firstThreadShift | class<<firstClassShift | uint64(bar)<<firstSeqBits | uint64(seq))
 }
 
@@ -81,7 +83,7 @@ func (f first) thread() int { return int(f>>firstThreadShift) - 1 }
 // unpack returns f's access, for a check of a fresh entry, which needs
 // nothing of its thread's state.
 func (f first) unpack() access {
-	class := uint64(f>>firstClassShift) & (1<<7 - 1)
+	class := uint64(f>>firstClassShift) & (1<<stampClassBits - 1)
 	a := gpu.Access{Op: gpu.Op(class >> 6), Order: gpu.Order(class >> 3 & 7), Scope: scope.Scope(class & 7)}
 	r := record{tid: f.thread() + 1, op: a.Op, order: a.Order, scope: a.Scope, strong: isStrong(&a),
 		seq: uint32(f) & (1<<firstSeqBits - 1), bar: uint32(f>>firstSeqBits) & (1<<firstBarBits - 1)}

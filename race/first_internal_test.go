@@ -11,9 +11,9 @@ import (
 	"github.com/warpguard/warpguard/scope"
 )
 
-// TestFirstPacking: a first holds its access exactly, at the widest
-// fields it has, and refuses what does not fit rather than wrap: a
-// thread id, seq or barrier epoch past its field, or an atomic.
+// TestFirstPacking: a first holds its access exactly, atomics included,
+// at the widest fields it has, and refuses what does not fit rather than
+// wrap: a thread id, seq or barrier epoch past its field.
 func TestFirstPacking(t *testing.T) {
 	for _, c := range []struct {
 		gid      int
@@ -23,6 +23,9 @@ func TestFirstPacking(t *testing.T) {
 		{0, gpu.Access{Op: gpu.OpLoad}, 0, 0},
 		{firstThreads - 1, gpu.Access{Op: gpu.OpStore, Order: gpu.Release, Scope: scope.System}, 1<<firstSeqBits - 1, 1<<firstBarBits - 1},
 		{12345, gpu.Access{Op: gpu.OpLoad, Order: gpu.Volatile, Scope: scope.Block}, 7, 9},
+		{firstThreads - 1, gpu.Access{Op: gpu.OpCAS, Order: gpu.Acquire, Scope: scope.System}, 3, 1},
+		{77, gpu.Access{Op: gpu.OpAdd, Order: gpu.Relaxed, Scope: scope.Device}, 0, 0},
+		{5, gpu.Access{Op: gpu.OpDec, Order: gpu.Release, Scope: scope.Warp}, 1<<firstSeqBits - 1, 1<<firstBarBits - 1},
 	} {
 		f := newFirst(c.gid, &c.a, c.seq, c.bar)
 		require.NotZero(t, f)
@@ -37,7 +40,6 @@ func TestFirstPacking(t *testing.T) {
 	require.Zero(t, newFirst(firstThreads, load, 0, 0), "thread id past the field")
 	require.Zero(t, newFirst(0, load, 1<<firstSeqBits, 0), "seq past the field")
 	require.Zero(t, newFirst(0, load, 0, 1<<firstBarBits), "barrier epoch past the field")
-	require.Zero(t, newFirst(0, &gpu.Access{Op: gpu.OpAdd}, 0, 0), "an atomic")
 }
 
 // TestSettleWithoutFirst: an access a first cannot hold never makes a

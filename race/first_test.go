@@ -61,7 +61,8 @@ func TestFirstTouches(t *testing.T) {
 
 // TestFirstSuperseded: x[i] = x[i]+1 by one thread keeps one first record:
 // the store replaces the load's, which a check would have ordered by
-// program order. An atomic takes the entry at once.
+// program order. An atomic is a first record too, and a store after it
+// by its thread supersedes it.
 func TestFirstSuperseded(t *testing.T) {
 	t.Parallel()
 	st := launchOwn(t, race.New(race.Options{}), func(t *gpu.Thread, x gpu.Buffer[uint32], i int) {
@@ -73,52 +74,84 @@ func TestFirstSuperseded(t *testing.T) {
 	st = launchOwn(t, race.New(race.Options{}), func(t *gpu.Thread, x gpu.Buffer[uint32], i int) {
 		x.AtomicAdd(t, i, 1, scope.Device)
 	})
-	require.Zero(t, st.Firsts)
-	require.EqualValues(t, 1024, st.Locks)
+	require.EqualValues(t, 1024, st.Firsts)
+	require.Zero(t, st.Locks)
+
+	st = launchOwn(t, race.New(race.Options{}), func(t *gpu.Thread, x gpu.Buffer[uint32], i int) {
+		x.AtomicAdd(t, i, 1, scope.Device)
+		x.Store(t, i, 7)
+	})
+	require.EqualValues(t, 2048, st.Firsts)
+	require.Zero(t, st.Locks)
 }
 
 // TestFirstRecordsVerdicts: first records never move a verdict. Each
-// thread writes its words, then reads its neighbour's, once after a
-// __syncthreads (no race) and once without (a race), first touches,
-// superseding stores and expansions racing under both executors; the
-// detector with first records reports exactly the kinds the one with full
-// entries does.
+// thread writes its words (a load and a store, or an atomicAdd), then
+// reads its neighbour's, once after a __syncthreads (no race) and once
+// without (a race), first touches, superseding stores and expansions
+// racing under both executors; the detector with first records reports
+// exactly the kinds the one with full entries does.
 func TestFirstRecordsVerdicts(t *testing.T) {
 	t.Parallel()
+	for _, c := range firstVerdictCases() {
+		for range 5 {
+			full := neighbourKinds(t, race.Options{FullEntries: true}, c)
+			require.Equal(t, full, neighbourKinds(t, race.Options{}, c), "%+v", c)
+			require.Equal(t, c.barrier, len(full) == 0, "%+v: %v", c, full)
+		}
+	}
+}
+
+// A firstVerdictCase is an executor, whether a barrier separates the
+// writes from the reads, and whether the writes are atomics.
+type firstVerdictCase struct {
+	e               gpu.Executor
+	barrier, atomic bool
+}
+
+// firstVerdictCases returns every combination TestFirstRecordsVerdicts runs.
+func firstVerdictCases() []firstVerdictCase {
+	var cs []firstVerdictCase
 	for _, e := range executors() {
 		for _, barrier := range []bool{true, false} {
-			kinds := func(opt race.Options) map[race.Kind]bool {
-				det := race.New(opt)
-				d := newDevice(t)
-				x := gpu.Alloc[uint32](d, "x", 4*64*4)
-				cfg := gpu.Config{Name: "neighbours", Grid: gpu.Dim3{X: 4}, Block: gpu.Dim3{X: 64}, Executor: e, Observer: det}
-				err := d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
-					g := t.GlobalID()
-					for i := range 4 {
-						x.Store(t, g*4+i, x.Load(t, g*4+i)+1)
-					}
-					if barrier {
-						t.SyncThreads()
-					}
-					n := t.Block()*64 + (t.Rank()+1)%64 // a neighbour in the block
-					for i := range 4 {
-						x.Load(t, n*4+i)
-					}
-				})
-				require.NoError(t, err)
-				ks := map[race.Kind]bool{}
-				for _, r := range det.Reports() {
-					ks[r.Kind] = true
-				}
-				return ks
-			}
-			for range 5 {
-				full := kinds(race.Options{FullEntries: true})
-				require.Equal(t, full, kinds(race.Options{}), "executor %v, barrier %v", e, barrier)
-				require.Equal(t, barrier, len(full) == 0, "executor %v, barrier %v: %v", e, barrier, full)
+			for _, atomic := range []bool{false, true} {
+				cs = append(cs, firstVerdictCase{e, barrier, atomic})
 			}
 		}
 	}
+	return cs
+}
+
+// neighbourKinds runs case c's kernel under a detector of opt and returns
+// the kinds it reports.
+func neighbourKinds(t *testing.T, opt race.Options, c firstVerdictCase) map[race.Kind]bool {
+	det := race.New(opt)
+	d := newDevice(t)
+	x := gpu.Alloc[uint32](d, "x", 4*64*4)
+	cfg := gpu.Config{Name: "neighbours", Grid: gpu.Dim3{X: 4}, Block: gpu.Dim3{X: 64}, Executor: c.e, Observer: det}
+	err := d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
+		g := t.GlobalID()
+		for i := range 4 {
+			if c.atomic {
+				x.AtomicAdd(t, g*4+i, 1, scope.Device)
+			} else {
+				x.Store(t, g*4+i, x.Load(t, g*4+i)+1)
+			}
+		}
+		if c.barrier {
+			t.SyncThreads()
+		}
+		n := t.Block()*64 + (t.Rank()+1)%64 // a neighbour in the block
+		for i := range 4 {
+			x.Load(t, n*4+i)
+		}
+	})
+	require.NoError(t, err)
+	ks := map[race.Kind]bool{}
+	for _, r := range det.Reports() {
+		ks[r.Kind] = true
+	}
+	return ks
 }
 
 // TestDenseMemoryLearned: a memory whose granules all needed entries in
