@@ -13,7 +13,7 @@ import (
 // TestLongSyncLoops: a table filled once, then read in a loop with a
 // synchronization per round, for thousands of rounds, as iterative
 // kernels run: __syncthreads over a shared table, a 64-thread tile's
-// sync over its half of it, grid.Sync over a global one read by the
+// sync over it, grid.Sync over a global one read by the
 // other block. The first synchronization orders the writes before every
 // read, so no report is right, however many rounds pass: a detector that
 // compared its synchronization counters modulo a narrow width would take
@@ -99,31 +99,27 @@ func TestRaceAfterLongSyncLoops(t *testing.T) {
 // round; if racy, lanes 0 of its two warps then store to one word with
 // nothing between.
 func blockLoop(rounds int, _ gpu.Buffer[int32], racy bool) gpu.Kernel {
-	return func(th *gpu.Thread) {
-		table := gpu.Shared[int32](th, "table", 64)
-		table.Store(th, th.Rank(), int32(th.Rank()))
-		th.SyncThreads()
-		for i := range rounds {
-			table.Load(th, (th.Rank()+i)%64)
-			th.SyncThreads()
-		}
-		if racy && th.Rank()%32 == 0 {
-			table.Store(th, 0, 1)
-		}
-	}
+	return sharedLoop(rounds, racy, func(th *gpu.Thread) func() { return th.SyncThreads })
 }
 
-// tileLoop reads the part of a shared table its 64-thread tile filled, a
-// tile sync a round; racy as blockLoop.
+// tileLoop is blockLoop with the sync of the block's one 64-thread tile.
 func tileLoop(rounds int, _ gpu.Buffer[int32], racy bool) gpu.Kernel {
+	return sharedLoop(rounds, racy, func(th *gpu.Thread) func() { return gpu.TiledPartition(th, 64).Sync })
+}
+
+// sharedLoop fills a 64-word shared table, one word a thread, syncs with
+// the sync syncOf returns for the thread, then reads it rounds times, a
+// sync a round; if racy, lanes 0 of the block's two warps then store to
+// one word with nothing between.
+func sharedLoop(rounds int, racy bool, syncOf func(*gpu.Thread) func()) gpu.Kernel {
 	return func(th *gpu.Thread) {
-		tile := gpu.TiledPartition(th, 64)
+		sync := syncOf(th)
 		table := gpu.Shared[int32](th, "table", 64)
 		table.Store(th, th.Rank(), int32(th.Rank()))
-		tile.Sync()
+		sync()
 		for i := range rounds {
-			table.Load(th, (tile.ThreadRank()+i)%64)
-			tile.Sync()
+			table.Load(th, (th.Rank()+i)%64)
+			sync()
 		}
 		if racy && th.Rank()%32 == 0 {
 			table.Store(th, 0, 1)
