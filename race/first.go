@@ -4,7 +4,6 @@ import (
 	"sync/atomic"
 
 	"github.com/warpguard/warpguard/gpu"
-	"github.com/warpguard/warpguard/scope"
 )
 
 // First records. Most granules of a big kernel are touched once, or by
@@ -83,8 +82,8 @@ func (f first) thread() int { return int(f>>firstThreadShift) - 1 }
 // unpack returns f's access, for a check of a fresh entry, which needs
 // nothing of its thread's state.
 func (f first) unpack() access {
-	class := uint64(f>>firstClassShift) & (1<<stampClassBits - 1)
-	a := gpu.Access{Op: gpu.Op(class >> 6), Order: gpu.Order(class >> 3 & 7), Scope: scope.Scope(class & 7)}
+	var a gpu.Access
+	a.Op, a.Order, a.Scope = classParts(uint64(f >> firstClassShift))
 	r := record{tid: f.thread() + 1, op: a.Op, order: a.Order, scope: a.Scope, strong: isStrong(&a),
 		seq: uint32(f) & (1<<firstSeqBits - 1), bar: uint32(f>>firstSeqBits) & (1<<firstBarBits - 1)}
 	return access{rec: r, store: a.Op.Writes()}

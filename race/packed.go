@@ -1,11 +1,6 @@
 package race
 
-import (
-	"encoding/binary"
-
-	"github.com/warpguard/warpguard/gpu"
-	"github.com/warpguard/warpguard/scope"
-)
+import "encoding/binary"
 
 // A packed is a record as an entry stores it, in 14 bytes, so that an
 // entry's three records, its lock and repeat words, its flags and its
@@ -85,7 +80,7 @@ func (p *packed) unpack(r *record) {
 	r.tile = uint32(sync >> tileShift)
 	k := binary.LittleEndian.Uint16(p[12:])
 	r.grid = uint32(k & (1<<gridBits - 1))
-	r.op, r.order, r.scope = gpu.Op(k>>(gridBits+6)), gpu.Order(k>>(gridBits+3)&7), scope.Scope(k>>gridBits&7)
+	r.op, r.order, r.scope = classParts(uint64(k >> gridBits))
 	r.strong = strongOp(r.op, r.order)
 }
 

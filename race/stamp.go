@@ -56,6 +56,12 @@ func classOf(op gpu.Op, order gpu.Order, s scope.Scope) uint64 {
 	return uint64(op)<<6 | uint64(order)<<3 | uint64(s)
 }
 
+// classParts returns the op, order and scope of class c, the low
+// stampClassBits of c (see classOf).
+func classParts(c uint64) (gpu.Op, gpu.Order, scope.Scope) {
+	return gpu.Op(c >> 6 & 15), gpu.Order(c >> 3 & 7), scope.Scope(c & 7)
+}
+
 // thread returns the global id of the thread st belongs to; -1 for no
 // stamp.
 func (st stamp) thread() int { return int(st>>stampThreadShift) - 1 }
