@@ -72,12 +72,17 @@ func (e *PanicError) Unwrap() error {
 var errStopped = errors.New("gpu: launch stopped")
 
 // abort is the panic value the runtime uses to unwind a thread's stack: err
-// is its error, or errStopped when the launch stops it.
-type abort struct{ err error }
+// is its error, or errStopped when the launch stops it. site, if known, is
+// the kernel line the error belongs to; otherwise the thread's root finds
+// it on the unwinding stack.
+type abort struct {
+	err  error
+	site Site
+}
 
 // fail ends the thread with err. It does not return.
 func (t *Thread) fail(err error) {
-	panic(abort{err})
+	panic(abort{err: err})
 }
 
 // failf ends the thread with a formatted error. It does not return.
@@ -86,7 +91,7 @@ func (t *Thread) failf(format string, args ...any) {
 }
 
 // stopped ends the thread because its launch stopped. It does not return.
-func (t *Thread) stopped() { panic(abort{errStopped}) }
+func (t *Thread) stopped() { panic(abort{err: errStopped}) }
 
 // fault is the panic value of an access that failed its fast check: the
 // launch stopped, or the index is out of range of the view's n elements.

@@ -108,10 +108,15 @@ func (c *siteCache) init() {
 
 // frame returns the interned Site of a resolved stack frame.
 func (c *siteCache) frame(fr runtime.Frame) Site {
+	return c.interned(siteFrame{file: fr.File, line: fr.Line, function: fr.Function})
+}
+
+// interned returns the interned Site of location f.
+func (c *siteCache) interned(f siteFrame) Site {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.init()
-	return c.intern(siteFrame{file: fr.File, line: fr.Line, function: fr.Function})
+	return c.intern(f)
 }
 
 // intern returns the Site of location f. Preconditions: c.mu held.
@@ -131,7 +136,7 @@ func (c *siteCache) lookup(pcs *stack) Site {
 	if ok {
 		return s
 	}
-	f, ok := resolve(pcs)
+	f, ok := resolve(pcs[:])
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.init()
@@ -144,8 +149,8 @@ func (c *siteCache) lookup(pcs *stack) Site {
 
 // resolve finds the first frame past this package's frames: the kernel
 // code that called the runtime. Frames above them belong to the observer.
-func resolve(pcs *stack) (siteFrame, bool) {
-	frames := runtime.CallersFrames(pcs[:])
+func resolve(pcs []uintptr) (siteFrame, bool) {
+	frames := runtime.CallersFrames(pcs)
 	inPkg := false
 	for {
 		fr, more := frames.Next()

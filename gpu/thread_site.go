@@ -13,8 +13,13 @@ import (
 // that panicked; for runtime.Goexit, the kernel's line whose call led to
 // it (through testing.T.FailNow, say).
 func (l *launch) errorSite(r any) Site {
-	switch r.(type) {
-	case abort, fault, scopeFault:
+	switch r := r.(type) {
+	case abort:
+		if !r.site.IsZero() {
+			return r.site
+		}
+		return l.panicSite()
+	case fault, scopeFault:
 		return l.panicSite()
 	}
 	var pcs [64]uintptr

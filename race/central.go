@@ -92,10 +92,10 @@ func (c *central) run(d *Detector) {
 	}
 }
 
-// raise panics with the halt the central checker found, once, in the
-// thread whose access came next; the inline detector panics at once.
-func (d *Detector) raise() {
+// raise halts t's launch with the halt the central checker found, once,
+// in the thread whose access came next; the inline detector halts at once.
+func (d *Detector) raise(t *gpu.Thread) {
 	if h := d.halt.Swap(nil); h != nil {
-		panic(h)
+		t.Halt(h)
 	}
 }

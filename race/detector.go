@@ -164,7 +164,7 @@ func (d *Detector) launchOf(g *gpu.Grid) *launch {
 // metadata and records it there.
 func (d *Detector) Access(t *gpu.Thread, a *gpu.Access) {
 	if d.halted.Load() {
-		d.raise()
+		d.raise(t)
 		return
 	}
 	if d.pre != nil {

@@ -48,12 +48,21 @@ func (rs *reports) add(r Report) bool {
 	return true
 }
 
-// A Halt is the panic value with which a detector configured with
-// HaltOnFirst stops a launch at its first race. The launch's error wraps
-// it, so errors.As finds it.
+// A Halt is the error with which a detector configured with HaltOnFirst
+// stops a launch at its first race (through gpu.Thread.Halt). The launch's
+// error wraps it, so errors.As finds it; the thread error around it names
+// the racing thread and its kernel line.
 type Halt struct{ Report Report }
 
-func (h *Halt) Error() string { return "race: halted at the first race:\n" + h.Report.String() }
+// Error names the race in one line: its kind, the element and the other
+// side. The full report is Report, which the detector also keeps (see
+// [Detector.Reports]), so a test that prints both the launch's error and
+// the detector's reports shows the report once.
+func (h *Halt) Error() string {
+	r := h.Report
+	return fmt.Sprintf("race: halted at its first race: %v on %s with the %s at %s by %s (the detector keeps the full report)",
+		r.Kind, r.Element(), r.Previous.What(), r.Previous.where(), r.Previous.Who())
+}
 
 // found records a race that access a of thread th found. t is th's
 // gpu.Thread when the check runs on it (inline), else nil (central), and
@@ -98,7 +107,7 @@ func (d *Detector) keep(r Report, t *gpu.Thread) {
 		d.halt.Store(&Halt{Report: r}) // the next access raises it
 		return
 	}
-	panic(&Halt{Report: r})
+	t.Halt(&Halt{Report: r})
 }
 
 // known reports whether the race of kind between sites cur and prev was

@@ -1,6 +1,8 @@
 package race_test
 
 import (
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -35,4 +37,37 @@ func TestTakeConsumesMatchingReports(t *testing.T) {
 	require.Empty(t, det.Take(onX), "taken reports are gone")
 	require.NoError(t, twoWarps(t, d, det, racy))
 	require.Len(t, det.Reports(), len(rest), "a taken race stays known: not reported again")
+}
+
+// TestHaltNamesTheRacingLine: a launch halted at its first race fails
+// with the racing access's kernel line as the thread's site, a one-line
+// summary of the race, and no goroutine dump; the full report is the
+// detector's. With Central the halt comes at the thread's next access,
+// still a kernel line and still without a dump.
+func TestHaltNamesTheRacingLine(t *testing.T) {
+	t.Parallel()
+	for _, central := range []bool{false, true} {
+		d := newDevice(t)
+		x := gpu.Alloc[int32](d, "x", 1)
+		det := race.New(race.Options{HaltOnFirst: true, History: true, Central: central})
+		var line atomic.Int64
+		cfg := gpu.Config{Name: "halt", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 64}, Observer: det}
+		err := d.Launch(t.Context(), cfg, func(t *gpu.Thread) {
+			for range 100 { // with Central, accesses after the race raise it
+				line.Store(int64(callerLine()) + 1)
+				x.Store(t, 0, 1)
+			}
+		})
+		var te *gpu.ThreadError
+		require.ErrorAs(t, err, &te, "central=%v", central)
+		require.Equal(t, int(line.Load()), te.Site.Line(), "central=%v: the racing access's line", central)
+		require.True(t, strings.HasSuffix(te.Site.File(), "findings_test.go"), te.Site.File())
+		var h *race.Halt
+		require.ErrorAs(t, err, &h)
+		require.NotContains(t, err.Error(), "goroutine ", "no stack dump")
+		require.NotContains(t, err.Error(), "findings.go", "no library line")
+		require.NotContains(t, err.Error(), "WARNING: SCOPED RACE", "the report itself is the detector's")
+		require.Contains(t, err.Error(), `on global "x"[0] with the weak store at`)
+		require.Len(t, det.Reports(), 1)
+	}
 }

@@ -19,11 +19,12 @@ type Options struct {
 	// side a short call stack (Side.Stack). It costs a call-path walk and
 	// a site lookup per access; package racetest turns it on.
 	History bool
-	// HaltOnFirst stops the launch at the first race: the detector panics
-	// in the racing thread with a *[Halt], which the runtime turns into the
-	// launch's error and which stops every other thread, as Go's
-	// GORACE=halt_on_error=1 exits the program. With Central the panic
-	// comes at the next access of any thread after the checker found it.
+	// HaltOnFirst stops the launch at the first race: the detector ends
+	// the racing thread with a *[Halt] (gpu.Thread.Halt), which becomes
+	// the launch's error, naming the racing access's kernel line, and
+	// which stops every other thread, as Go's GORACE=halt_on_error=1
+	// exits the program. With Central the halt comes at the next access
+	// of any thread after the checker found it.
 	HaltOnFirst bool
 	// MaxReports bounds the reports kept; further distinct races are
 	// counted by [Detector.Dropped]. 0 means 100.

@@ -1,7 +1,12 @@
 package racetest_test
 
 import (
+	"bytes"
 	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -11,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/race"
 	"github.com/warpguard/warpguard/race/racetest"
 	"github.com/warpguard/warpguard/scope"
 )
@@ -124,4 +130,59 @@ func TestDeviceTimeout(t *testing.T) {
 		require.ErrorIs(t, err, gpu.ErrTimeout)
 	})
 	require.Empty(t, rec.errs)
+}
+
+// TestDeviceHaltPrintsTheReportOnce: under HaltOnFirst the launch's error
+// names the racing line in one line, with no goroutine dump, and the
+// report itself is printed once, by the check at the test's end.
+func TestDeviceHaltPrintsTheReportOnce(t *testing.T) {
+	t.Parallel()
+	rec := record(t)
+	var launchErr error
+	rec.run(func() {
+		d := racetest.Device(rec, racetest.HaltOnFirst())
+		x := gpu.Alloc[int32](d, "x", 1)
+		cfg := gpu.Config{Name: "halt", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}}
+		launchErr = d.Launch(t.Context(), cfg, func(t *gpu.Thread) { x.Store(t, 0, 1) })
+	})
+	require.Error(t, launchErr)
+	require.Len(t, rec.errs, 1)
+	all := launchErr.Error() + "\n" + rec.errs[0]
+	require.Equal(t, 1, strings.Count(all, "WARNING: SCOPED RACE"), "the report, once:\n%s", all)
+	require.NotContains(t, launchErr.Error(), "goroutine ", "no stack dump")
+	require.Contains(t, launchErr.Error(), "device_test.go:", "the racing line")
+	require.NotContains(t, launchErr.Error(), "findings.go")
+}
+
+// deviceHelperEnv runs TestDeviceFailureHelper's racy body when set.
+const deviceHelperEnv = "RACETEST_DEVICE_HELPER"
+
+// TestDeviceFailureHelper is run by TestDeviceFailureNamesTheTestsLine in
+// a child process, where it fails on purpose; otherwise it does nothing.
+func TestDeviceFailureHelper(t *testing.T) {
+	if os.Getenv(deviceHelperEnv) != "1" {
+		t.Skip("run by TestDeviceFailureNamesTheTestsLine")
+	}
+	_, _, line, _ := runtime.Caller(0)
+	fmt.Printf("device line %d\n", line+2)
+	d := racetest.Device(t)
+	x := gpu.Alloc[int32](d, "x", 1)
+	cfg := gpu.Config{Name: "racy", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}}
+	require.NoError(t, d.Launch(t.Context(), cfg, func(t *gpu.Thread) { x.Store(t, 0, 1) }))
+}
+
+// TestDeviceFailureNamesTheTestsLine: go test prints a Device's failure
+// at the test's line that made the device, not at a line of racetest.
+func TestDeviceFailureNamesTheTestsLine(t *testing.T) {
+	t.Parallel()
+	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestDeviceFailureHelper$", "-test.count=1")
+	cmd.Env = append(os.Environ(), deviceHelperEnv+"=1", race.EnvVar+"=")
+	out, err := cmd.CombinedOutput()
+	require.Error(t, err, "the helper fails:\n%s", out)
+	require.Contains(t, string(out), "device line", "the helper ran")
+	var line int
+	_, scanErr := fmt.Sscanf(string(out[bytes.Index(out, []byte("device line")):]), "device line %d", &line)
+	require.NoError(t, scanErr, "%s", out)
+	require.Contains(t, string(out), fmt.Sprintf("device_test.go:%d: ==================", line), "%s", out)
+	require.NotContains(t, string(out), "device.go:", "%s", out)
 }
