@@ -11,11 +11,13 @@ import (
 // detector, attached as gpu.DeviceConfig.Observer: code that launches
 // kernels internally runs checked, unchanged, when its test hands it this
 // device. Launches that overlap are checked against each other from the
-// moment the later one starts; launches the host orders are ordered. When the test ends (tb.Cleanup), tb fails
-// once per race found, as [Check] fails it: the return of every launch on
-// the device synchronizes before that check, so it sees all their races;
-// a launch still running then (on a goroutine the test leaked) may be
-// missed.
+// moment the later one starts; launches the host orders are ordered.
+//
+// When the test ends (tb.Cleanup), tb fails once per race found, as
+// [Check] fails it, naming as the failure's line the test's call of
+// Device. The return of every launch on the device synchronizes before
+// that check, so it sees all their races; a launch still running then
+// (on a goroutine the test leaked) may be missed.
 //
 // The options set the detector, the device ([DeviceConfig]) and the
 // device's default launch timeout ([Timeout]); [Seed] does not apply.
@@ -33,7 +35,12 @@ func Device(tb testing.TB, opts ...Option) *gpu.Device {
 	if err != nil {
 		tb.Fatalf("racetest: %v", err)
 	}
-	tb.Cleanup(func() { c.check(tb, det) })
+	tb.Cleanup(func() {
+		// A helper, as Device is: testing then names the line that
+		// called Device, the test's own, as the failure's line.
+		tb.Helper()
+		c.check(tb, det)
+	})
 	return d
 }
 
