@@ -139,11 +139,12 @@ func toRanks[G WarpGroup](g G, lanes uint64) uint64 {
 // Reduce is cg::reduce(g, v, op): op folded over every thread's v in rank
 // order, returned to every thread. op must be associative and free of side
 // effects, such as [Add], [Min], [Max], [And], [Or] or [Xor]; each thread
-// evaluates the fold itself.
+// evaluates the fold itself. A nil op is an error of the calling thread.
 //
 //go:noinline
 func Reduce[T Elem, G WarpGroup](g G, v T, op func(a, b T) T) T {
 	t, mask := g.warpGroup("reduce")
+	needOp(t, "reduce", op)
 	t.mark()
 	return fold(t.warpCollective(opScan, mask, toBits(v)), op)
 }
@@ -154,6 +155,7 @@ func Reduce[T Elem, G WarpGroup](g G, v T, op func(a, b T) T) T {
 //go:noinline
 func InclusiveScan[T Elem, G WarpGroup](g G, v T, op func(a, b T) T) T {
 	t, mask := g.warpGroup("inclusive_scan")
+	needOp(t, "inclusive_scan", op)
 	t.mark()
 	r := t.warpCollective(opScan, mask, toBits(v))
 	return scan(r, t.Lane(), op, true)
@@ -166,9 +168,21 @@ func InclusiveScan[T Elem, G WarpGroup](g G, v T, op func(a, b T) T) T {
 //go:noinline
 func ExclusiveScan[T Elem, G WarpGroup](g G, v T, op func(a, b T) T) T {
 	t, mask := g.warpGroup("exclusive_scan")
+	needOp(t, "exclusive_scan", op)
 	t.mark()
 	r := t.warpCollective(opScan, mask, toBits(v))
 	return scan(r, t.Lane(), op, false)
+}
+
+// needOp fails t, a thread calling the collective op names, if op is nil:
+// the error then names the kernel's line that called the collective, and
+// not the line of this package where a nil operator would fault. Every
+// thread of the group makes the check before it arrives, so none waits
+// for a thread that failed it.
+func needOp[T Elem](t *Thread, name string, op func(a, b T) T) {
+	if op == nil {
+		t.failf("%s with a nil operator", name)
+	}
 }
 
 // scan folds the contributions of r's lanes below lane (and lane itself if

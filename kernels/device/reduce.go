@@ -16,6 +16,9 @@ func Reduce[T gpu.Elem](ctx context.Context, d *gpu.Device, cfg gpu.Config, in, 
 	if err != nil {
 		return err
 	}
+	if err := needOp(r, op); err != nil {
+		return err
+	}
 	if err := r.atLeast("out", out.Len(), 1); err != nil {
 		return err
 	}

@@ -3,8 +3,10 @@ package device
 import (
 	"context"
 	"fmt"
+	"runtime"
 
 	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/internal/modpath"
 	"github.com/warpguard/warpguard/kernels/block"
 )
 
@@ -22,11 +24,13 @@ type run struct {
 	d       *gpu.Device
 	cfg     gpu.Config
 	fn      string // the primitive, such as "device.Reduce", for names and errors
+	caller  string // the line that called the primitive, as "pkg/x_test.go:12"
 	threads int
 }
 
 // newRun checks what every primitive needs: a device and a block size
-// within its limits.
+// within its limits. It must be called by the exported primitive itself,
+// whose caller's line it records.
 func newRun(ctx context.Context, d *gpu.Device, cfg gpu.Config, fn string) (*run, error) {
 	if d == nil {
 		return nil, fmt.Errorf("%s: nil *gpu.Device", fn)
@@ -38,7 +42,29 @@ func newRun(ctx context.Context, d *gpu.Device, cfg gpu.Config, fn string) (*run
 	if limit := d.Config().MaxThreadsPerBlock; threads < 1 || threads > limit {
 		return nil, fmt.Errorf("%s: Config.Block.X is %d; want 1 to %d threads", fn, threads, limit)
 	}
-	return &run{ctx: ctx, d: d, cfg: cfg, fn: fn, threads: threads}, nil
+	return &run{ctx: ctx, d: d, cfg: cfg, fn: fn, caller: callerLine(2), threads: threads}, nil
+}
+
+// callerLine returns the file:line skip frames up from its caller (0 is
+// the caller), its file relative to its module's root as gpu.Site.String
+// writes it, or "an unknown line".
+func callerLine(skip int) string {
+	var pc [1]uintptr
+	if runtime.Callers(skip+2, pc[:]) == 0 {
+		return "an unknown line"
+	}
+	f, _ := runtime.CallersFrames(pc[:]).Next()
+	return fmt.Sprintf("%s:%d", modpath.Rel(f.File, f.Function), f.Line)
+}
+
+// needOp returns an error naming the line that called the primitive if
+// op is nil, which would otherwise fault in every thread of its first
+// launch, at a line of this package.
+func needOp[T gpu.Elem](r *run, op func(a, b T) T) error {
+	if op == nil {
+		return fmt.Errorf("%s: op is nil (called at %s)", r.fn, r.caller)
+	}
+	return nil
 }
 
 // tile returns the elements one block handles.

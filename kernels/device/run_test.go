@@ -1,6 +1,8 @@
 package device_test
 
 import (
+	"fmt"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -20,4 +22,25 @@ func TestRunErrors(t *testing.T) {
 	assert.EqualError(t, err, "device.InclusiveScan: Config.Block.X is 2000; want 1 to 1024 threads")
 	_, err = device.Select(ctx, d, gpu.Config{Block: gpu.Dim3{X: -1}}, in, in, func(float32) bool { return true })
 	assert.EqualError(t, err, "device.Select: Config.Block.X is -1; want 1 to 1024 threads")
+}
+
+// TestNilOperatorNamesTheCaller: a nil op is an error naming the
+// primitive and the line that called it, before any launch, not a fault
+// in every thread at a line of this package.
+func TestNilOperatorNamesTheCaller(t *testing.T) {
+	d, _ := gpu.NewDevice(gpu.DeviceConfig{})
+	in := gpu.Alloc[int32](d, "in", 100)
+	offsets := gpu.FromHost(d, "offsets", []int32{0, 50, 100})
+	at := func() string {
+		_, _, line, _ := runtime.Caller(1)
+		return fmt.Sprintf("kernels/device/run_test.go:%d", line-1)
+	}
+	err := device.Reduce(ctx, d, gpu.Config{}, in, in, 0, nil)
+	assert.EqualError(t, err, "device.Reduce: op is nil (called at "+at()+")")
+	err = device.InclusiveScan(ctx, d, gpu.Config{}, in, in, nil)
+	assert.EqualError(t, err, "device.InclusiveScan: op is nil (called at "+at()+")")
+	err = device.ExclusiveScan(ctx, d, gpu.Config{}, in, in, 0, nil)
+	assert.EqualError(t, err, "device.ExclusiveScan: op is nil (called at "+at()+")")
+	err = device.SegmentedReduce(ctx, d, gpu.Config{}, in, offsets, in, 0, nil)
+	assert.EqualError(t, err, "device.SegmentedReduce: op is nil (called at "+at()+")")
 }

@@ -20,6 +20,9 @@ func InclusiveScan[T gpu.Elem](ctx context.Context, d *gpu.Device, cfg gpu.Confi
 	if err != nil {
 		return err
 	}
+	if err := needOp(r, op); err != nil {
+		return err
+	}
 	if err := r.atLeast("out", out.Len(), in.Len()); err != nil {
 		return err
 	}
@@ -32,6 +35,9 @@ func InclusiveScan[T gpu.Elem](ctx context.Context, d *gpu.Device, cfg gpu.Confi
 func ExclusiveScan[T gpu.Elem](ctx context.Context, d *gpu.Device, cfg gpu.Config, in, out gpu.Buffer[T], init T, op func(a, b T) T) error {
 	r, err := newRun(ctx, d, cfg, "device.ExclusiveScan")
 	if err != nil {
+		return err
+	}
+	if err := needOp(r, op); err != nil {
 		return err
 	}
 	if err := r.atLeast("out", out.Len(), in.Len()); err != nil {

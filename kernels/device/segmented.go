@@ -21,6 +21,9 @@ func SegmentedReduce[T gpu.Elem](ctx context.Context, d *gpu.Device, cfg gpu.Con
 	if err != nil {
 		return err
 	}
+	if err := needOp(r, op); err != nil {
+		return err
+	}
 	if err := r.atLeast("offsets", offsets.Len(), 1); err != nil {
 		return err
 	}
