@@ -8,8 +8,12 @@ import (
 	"github.com/warpguard/warpguard/scope"
 )
 
-// A ThreadError is an error raised by one thread: an out-of-range index, a
+// A ThreadError is an error raised by a thread: an out-of-range index, a
 // panic, a misused intrinsic. It names the thread by its coordinates.
+//
+// Threads that fail with the same error at the same kernel line, as every
+// thread of a misused grid sync does, give one ThreadError: it names the
+// first of them, in global thread order, and Threads counts them all.
 type ThreadError struct {
 	Launch   string // Config.Name, or "kernel"
 	Block    Dim3   // blockIdx
@@ -21,17 +25,52 @@ type ThreadError struct {
 	// runtime.Goexit. It is zero if unknown.
 	Site Site
 	Err  error
+	// Threads counts the threads that failed with this error at this
+	// Site: 1, or more for a mistake many threads repeat. The fields
+	// above name the first of them.
+	Threads int
+
+	text string // Err's text, which identifies a repeat
 }
 
 // Error names the thread by its coordinates and the kernel line, then its
-// error.
+// error; for an error many threads made, the first thread and how many
+// others made it.
 func (e *ThreadError) Error() string {
 	at := ""
 	if !e.Site.IsZero() {
 		at = " at " + e.Site.String()
 	}
-	return fmt.Sprintf("gpu: %s: thread %v of block %v (global thread %d)%s: %v",
-		e.Launch, e.Thread, e.Block, e.GlobalID, at, e.Err)
+	others := ""
+	if e.Threads > 1 {
+		others = fmt.Sprintf(" and %d other %s", e.Threads-1, plural(e.Threads-1, "thread", "threads"))
+	}
+	return fmt.Sprintf("gpu: %s: thread %v of block %v (global thread %d)%s%s: %v",
+		e.Launch, e.Thread, e.Block, e.GlobalID, others, at, e.Err)
+}
+
+// plural returns one for n == 1, else many.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// repeats reports whether e, a new error, repeats kept: the same error
+// text at the same kernel line.
+func (e *ThreadError) repeats(kept *ThreadError) bool {
+	return kept.Site == e.Site && kept.text == e.text
+}
+
+// absorb counts r, a repeat of e, in e, which then names the first of
+// their threads.
+func (e *ThreadError) absorb(r *ThreadError) {
+	n := e.Threads + r.Threads
+	if r.GlobalID < e.GlobalID {
+		*e = *r
+	}
+	e.Threads = n
 }
 
 // Unwrap returns the underlying error.
@@ -141,6 +180,23 @@ func recovered(r any) error {
 func (t *Thread) threadError(err error) *ThreadError {
 	return &ThreadError{
 		Launch: t.blk.l.g.Name, Block: t.blk.idx, Thread: t.ThreadIdx(),
-		BlockID: t.blk.id, GlobalID: t.gid, Err: err,
+		BlockID: t.blk.id, GlobalID: t.gid, Err: err, Threads: 1, text: err.Error(),
 	}
+}
+
+// keep adds e to the launch's thread errors, or counts it in the one it
+// repeats, so that a mistake every thread makes is reported once; past
+// maxErrors distinct errors, it is only counted. Preconditions: l.mu held.
+func (l *launch) keep(e *ThreadError) {
+	for _, k := range l.errs {
+		if e.repeats(k) {
+			k.absorb(e)
+			return
+		}
+	}
+	if len(l.errs) < maxErrors {
+		l.errs = append(l.errs, e)
+		return
+	}
+	l.dropped++
 }

@@ -103,7 +103,9 @@ type slotWatch struct {
 //
 // The error joins every thread's error (an out-of-range index, a panic with
 // its stack, ...), each naming the thread and block, in global thread
-// order; past 64 of them the rest are counted. A panic stops the whole
+// order; threads that fail alike at one kernel line (a misused intrinsic)
+// give one error counting them (ThreadError.Threads), and past 64
+// distinct errors the rest are counted. A panic stops the whole
 // launch, as a fault aborts a CUDA kernel: the other threads stop at their
 // next runtime call and every barrier is released.
 //
@@ -210,15 +212,11 @@ func (l *launch) halt() {
 	})
 }
 
-// record keeps a thread's error.
+// record keeps a thread's error (see keep).
 func (l *launch) record(e *ThreadError) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if len(l.errs) < maxErrors {
-		l.errs = append(l.errs, e)
-		return
-	}
-	l.dropped++
+	l.keep(e)
 }
 
 // recordOther keeps an error that is not one thread's, such as a

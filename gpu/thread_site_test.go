@@ -3,6 +3,7 @@ package gpu_test
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -75,5 +76,34 @@ func TestThreadErrorSites(t *testing.T) {
 			require.Equal(t, at, te.Site.Line(), "%s: %v", c.name, err)
 			require.ErrorContains(t, err, fmt.Sprintf("thread (5,0,0) of block (0,0,0) (global thread 5) at %s: ", te.Site), c.name)
 		}
+	})
+}
+
+// TestMisuseReportedOnce: a mistake every thread makes at one line is one
+// error counting them, naming the first thread: a grid sync without a
+// cooperative launch on 64 threads, a SyncWarp mask that leaves out 31
+// lanes. Errors that differ stay apart.
+func TestMisuseReportedOnce(t *testing.T) {
+	eachExecutor(t, func(t *testing.T, ex gpu.Executor) {
+		d := newDevice(t)
+		err := launch1D(d, ex, 2, 32, func(t *gpu.Thread) { gpu.ThisGrid(t).Sync() })
+		var te *gpu.ThreadError
+		require.ErrorAs(t, err, &te)
+		require.Equal(t, 64, te.Threads)
+		require.Equal(t, 0, te.GlobalID, "the first thread")
+		require.Equal(t, 1, strings.Count(err.Error(), "not cooperative"), "once: %v", err)
+		require.Contains(t, err.Error(), "thread (0,0,0) of block (0,0,0) (global thread 0) and 63 other threads at ")
+
+		err = launch1D(d, ex, 1, 32, func(t *gpu.Thread) { t.SyncWarp(0x1) })
+		require.ErrorAs(t, err, &te)
+		require.Equal(t, 31, te.Threads)
+		require.Equal(t, 1, te.GlobalID)
+		require.Equal(t, 1, strings.Count(err.Error(), "does not name the calling lane"), "once: %v", err)
+		require.Contains(t, err.Error(), "(global thread 1) and 30 other threads at ")
+
+		buf := gpu.Alloc[int32](d, "buf", 1)
+		err = launch1D(d, ex, 1, 4, func(t *gpu.Thread) { buf.Store(t, 1+t.Rank(), 1) })
+		require.Equal(t, 4, strings.Count(err.Error(), "out of range"), "distinct indices, distinct errors: %v", err)
+		require.NotContains(t, err.Error(), "other thread")
 	})
 }

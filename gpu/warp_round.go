@@ -118,7 +118,7 @@ func (t *Thread) warpCollective(op collOp, mask, v uint64) *round {
 	t.check()
 	lane := t.Lane()
 	if mask&(1<<lane) == 0 {
-		t.failf("%v with mask %#x, which does not name the calling lane %d", op, mask, lane)
+		t.failf("%v with mask %#x, which does not name the calling lane", op, mask)
 	}
 	b, ex := t.blk, t.blk.exec
 	ex.lock()
