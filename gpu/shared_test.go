@@ -108,7 +108,7 @@ func TestSharedNegativeLength(t *testing.T) {
 	t.Parallel()
 	d := newDevice(t)
 	err := launch1D(d, gpu.Fibers, 1, 2, func(t *gpu.Thread) { gpu.Shared[int32](t, "s", -100) })
-	require.ErrorContains(t, err, fmt.Sprintf(`thread (0,0,0) of block (0,0,0) (global thread 0) at %s: shared array "s" with negative length -100`, siteOf(int64(line()-1))))
+	require.ErrorContains(t, err, fmt.Sprintf(`thread (0,0,0) of block (0,0,0) (global thread 0) and 1 other thread at %s: shared array "s" with negative length -100`, siteOf(int64(line()-1))))
 	var pe *gpu.PanicError
 	require.NotErrorAs(t, err, &pe, "a clear error, not a runtime panic")
 }
