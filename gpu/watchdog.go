@@ -38,6 +38,7 @@ type StallError struct {
 	LeftRunning []Dim3
 
 	block Dim3 // the launch's block extent, for coordinates
+	warp  int  // the launch's warp size, for grouping threads by warp
 }
 
 // A Stuck is where an unfinished thread was when its launch stopped.
@@ -58,7 +59,8 @@ type Stuck struct {
 }
 
 // Error lists the cause, then per block the unfinished threads grouped by
-// where they were.
+// where they were (see writeBlock for the form, which stays short for
+// blocks of any size).
 func (e *StallError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "gpu: %s: stopped: %v", e.Launch, e.Cause)
@@ -70,7 +72,7 @@ func (e *StallError) Error() string {
 		for j < len(e.Threads) && e.Threads[j].BlockID == e.Threads[i].BlockID {
 			j++
 		}
-		writeBlock(&b, e.Threads[i:j], e.block)
+		writeBlock(&b, e.Threads[i:j], e.block, e.warp)
 		i = j
 	}
 	if e.More > 0 {
@@ -83,32 +85,6 @@ func (e *StallError) Error() string {
 		fmt.Fprintf(&b, "\n\tblock %v left running: a thread of it never called into the runtime after the stop (a loop with no access, barrier or other runtime call)", blk)
 	}
 	return b.String()
-}
-
-// writeBlock writes one block's unfinished threads, grouped by where they
-// were.
-func writeBlock(b *strings.Builder, ts []Stuck, dim Dim3) {
-	fmt.Fprintf(b, "\n\tblock %v:", ts[0].Block)
-	type key struct {
-		at, access string
-		site       Site
-	}
-	groups := map[key][]int{}
-	var keys []key
-	for _, t := range ts {
-		k := key{t.At, t.Access, t.Site}
-		if _, ok := groups[k]; !ok {
-			keys = append(keys, k)
-		}
-		groups[k] = append(groups[k], t.Rank)
-	}
-	for _, k := range keys {
-		fmt.Fprintf(b, "\n\t\tthreads %s %s", coordRanges(groups[k], rankName(dim)), k.at)
-		if k.access != "" {
-			fmt.Fprintf(b, " (%s)", k.access)
-		}
-		fmt.Fprintf(b, " at %s", k.site)
-	}
 }
 
 // Unwrap returns the cause and the context's error.
@@ -204,7 +180,7 @@ func (l *launch) stallError(ctxErr, cause error) *StallError {
 	if r.cause == nil && ctxErr == nil {
 		return nil
 	}
-	e := &StallError{Launch: l.g.Name, Cause: r.cause, Threads: r.threads, More: r.more, NotStarted: r.notStarted, LeftRunning: r.leftRunning, block: l.g.BlockDim}
+	e := &StallError{Launch: l.g.Name, Cause: r.cause, Threads: r.threads, More: r.more, NotStarted: r.notStarted, LeftRunning: r.leftRunning, block: l.g.BlockDim, warp: l.g.WarpSize}
 	if e.Cause == nil {
 		e.Cause, e.Err = cause, ctxErr
 	}

@@ -1,0 +1,53 @@
+package gpu_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/warpguard/warpguard/gpu"
+)
+
+// blockListing returns the stall listing's text for block (0,0,0).
+func blockListing(t *testing.T, err error) string {
+	var se *gpu.StallError
+	require.ErrorAs(t, err, &se)
+	msg := se.Error()
+	i := strings.Index(msg, "\tblock (0,0,0):")
+	require.GreaterOrEqual(t, i, 0, msg)
+	return msg[i:]
+}
+
+// TestStallListingOfAHugeBlockIsShort: 1,000 threads spinning at two
+// lines, alternate ranks at each, list as two places of a few hundred
+// bytes, each counting its threads and naming them per warp; threads
+// spinning at a thousand places list the first few and count the rest.
+func TestStallListingOfAHugeBlockIsShort(t *testing.T) {
+	t.Parallel()
+	d := newDevice(t)
+	flags := gpu.Alloc[int32](d, "flag", 1000)
+	cfg := gpu.Config{Name: "spin", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1000}, Executor: gpu.Goroutines, Timeout: 500 * time.Millisecond}
+	err := d.Launch(t.Context(), cfg, func(t *gpu.Thread) {
+		if t.Rank()%2 == 0 {
+			for flags.Load(t, 0) == 0 {
+			}
+		}
+		for flags.Load(t, 0) == 0 {
+		}
+	})
+	listing := blockListing(t, err)
+	require.Less(t, len(listing), 400, "short:\n%s", listing)
+	require.Contains(t, listing, "500 threads [warp 0: 16 lanes; warp 1: 16 lanes;", listing)
+	require.Contains(t, listing, "more warps] running (load global \"flag\"[0]) at ", listing)
+
+	err = d.Launch(t.Context(), cfg, func(t *gpu.Thread) {
+		for flags.Load(t, t.Rank()) == 0 {
+		}
+	})
+	listing = blockListing(t, err)
+	require.Less(t, len(listing), 700, "short:\n%s", listing)
+	require.Equal(t, 6, strings.Count(listing, "threads (")+strings.Count(listing, "thread ("), listing)
+	require.Contains(t, listing, "and 994 threads at 994 other places", listing)
+}
