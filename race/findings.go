@@ -175,5 +175,13 @@ func (d *Detector) Reset() {
 // how many it dropped past MaxReports.
 func (d *Detector) String() string {
 	rs := d.Reports()
-	return fmt.Sprintf("race.Detector: %d races, %d dropped", len(rs), d.Dropped())
+	return fmt.Sprintf("race.Detector: %s, %d dropped", Count(len(rs)), d.Dropped())
+}
+
+// Count writes n races in words, as "1 race" or "3 races".
+func Count(n int) string {
+	if n == 1 {
+		return "1 race"
+	}
+	return fmt.Sprintf("%d races", n)
 }

@@ -71,3 +71,16 @@ func TestHaltNamesTheRacingLine(t *testing.T) {
 		require.Len(t, det.Reports(), 1)
 	}
 }
+
+// TestCountAgrees: one race is "1 race", never "1 races".
+func TestCountAgrees(t *testing.T) {
+	require.Equal(t, "1 race", race.Count(1))
+	require.Equal(t, "0 races", race.Count(0))
+	require.Equal(t, "3 races", race.Count(3))
+	d := newDevice(t)
+	x := gpu.Alloc[int32](d, "x", 1)
+	det := race.New(race.Options{})
+	cfg := gpu.Config{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}, Observer: det}
+	require.NoError(t, d.Launch(t.Context(), cfg, func(t *gpu.Thread) { x.Store(t, 0, 1) }))
+	require.Equal(t, "race.Detector: 1 race, 0 dropped", det.String())
+}

@@ -1,7 +1,9 @@
 package racetest
 
 import (
+	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/warpguard/warpguard/race"
@@ -35,7 +37,7 @@ func check(tb testing.TB, det *race.Detector, e race.Env) {
 		tb.Errorf("%s", e.Strip(r.String()))
 	}
 	if n := det.Dropped(); n > 0 {
-		tb.Errorf("racetest: %d more races not shown", n)
+		tb.Errorf("racetest: %d more %s not shown", n, strings.TrimPrefix(race.Count(n), fmt.Sprint(n, " ")))
 	}
 	if err := e.Log(rs); err != nil {
 		tb.Errorf("racetest: %v", err)

@@ -111,7 +111,7 @@ func TestDeviceOptions(t *testing.T) {
 		}))
 	})
 	require.Len(t, rec.errs, 2, "one report kept, and the count of those dropped")
-	require.Contains(t, rec.errs[1], "1 more races not shown")
+	require.Contains(t, rec.errs[1], "1 more race not shown")
 }
 
 // TestDeviceTimeout: the Timeout option of a Device bounds the launches

@@ -30,8 +30,8 @@
 //   - history=0: do not record the site of every access, which makes
 //     checks cheaper but leaves the previous side of a report without its
 //     file:line and call stack (default 1 here; race.Options' default 0).
-//   - precise=1: reserved for precise detection, which is not available
-//     yet; it is an error.
+//   - precise=1: check by the precise model, scoped happens-before,
+//     instead of iGUARD's rules (race.Options.Precise; default 0).
 //   - log_path=PATH: also append every report to the file PATH.<pid>.
 //   - strip_path_prefix=PREFIX: cut PREFIX from the file paths of
 //     reports.

@@ -35,7 +35,7 @@ func TestEnvironment(t *testing.T) {
 	racetest.Launch(rec, d, cfg, k)
 	require.Len(t, rec.errs, 2, "one report, then how many were not shown")
 	require.Contains(t, rec.errs[0], "an unrecorded site", "history=0: the previous site is unknown")
-	require.Contains(t, rec.errs[1], "1 more races not shown")
+	require.Contains(t, rec.errs[1], "1 more race not shown")
 	text, err := os.ReadFile(fmt.Sprintf("%s.%d", log, os.Getpid()))
 	require.NoError(t, err)
 	require.Equal(t, rec.errs[0]+"\n", string(text), "the log holds the reports")

@@ -82,7 +82,7 @@ func TestHelp(t *testing.T) {
 // report, with both sites.
 func TestRunPrintsReport(t *testing.T) {
 	_, out, _ := runCmd("run", "scor/reduction", "-inject", "ticket-block-fence")
-	for _, want := range []string{"output: ok", "WARNING: SCOPED RACE (missing-device-fence)", "scor_reduction.go:", "1 races reported"} {
+	for _, want := range []string{"output: ok", "WARNING: SCOPED RACE (missing-device-fence)", "scor_reduction.go:", "1 race reported"} {
 		assert.Contains(t, out, want)
 	}
 }

@@ -134,7 +134,7 @@ func printRun(w io.Writer, c bench.Config, detector string, r bench.Run) {
 		fmt.Fprintln(w, rep)
 	}
 	if detector == "on" {
-		fmt.Fprintf(w, "%d races reported\n", len(r.Reports))
+		fmt.Fprintf(w, "%s reported\n", race.Count(len(r.Reports)))
 	}
 }
 
