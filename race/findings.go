@@ -130,7 +130,8 @@ func (d *Detector) Reports() []Report {
 }
 
 // Take removes the reports match accepts from those the detector keeps,
-// and returns them in the order they were found. A race taken stays
+// and returns them in the order they were found; match is called once per
+// report, in that order. A race taken stays
 // known: the same pair of sites is not reported again until [Detector.Reset].
 // Take lets a test consume the races it expects, so that a later check of
 // the rest does not fail on them. Recording a report and Take hold one

@@ -32,15 +32,21 @@ func (c *config) check(tb testing.TB, det *race.Detector) {
 // check is Check with the environment e.
 func check(tb testing.TB, det *race.Detector, e race.Env) {
 	tb.Helper()
-	rs := det.Reports()
+	report(tb, det.Reports(), det.Dropped(), e)
+	det.Reset()
+}
+
+// report fails tb once per report of rs and once for the dropped ones,
+// if any, and logs rs as e says.
+func report(tb testing.TB, rs []race.Report, dropped int, e race.Env) {
+	tb.Helper()
 	for _, r := range rs {
 		tb.Errorf("%s", e.Strip(r.String()))
 	}
-	if n := det.Dropped(); n > 0 {
-		tb.Errorf("racetest: %d more %s not shown", n, strings.TrimPrefix(race.Count(n), fmt.Sprint(n, " ")))
+	if dropped > 0 {
+		tb.Errorf("racetest: %d more %s not shown", dropped, strings.TrimPrefix(race.Count(dropped), fmt.Sprint(dropped, " ")))
 	}
 	if err := e.Log(rs); err != nil {
 		tb.Errorf("racetest: %v", err)
 	}
-	det.Reset()
 }

@@ -60,3 +60,26 @@ func ExampleExpect() {
 	// Output:
 	// missing-block-fence on shared tile
 }
+
+// A correct message passing through global memory passes every seed of
+// Explore when Setup clears the flag before each one: otherwise a later
+// seed would start with the flag the previous run set.
+func ExampleExplore() {
+	t := &printer{} // the test's *testing.T
+	d, _ := gpu.NewDevice(gpu.DeviceConfig{})
+	data, flag := gpu.Alloc[int32](d, "data", 1), gpu.Alloc[int32](d, "flag", 1)
+	cfg := gpu.Config{Name: "handoff", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}}
+	seed := racetest.Explore(t, 16, d, cfg, func(t *gpu.Thread) {
+		if t.Block() == 0 {
+			data.Store(t, 0, 42)
+			flag.StoreRelease(t, 0, 1, scope.Device)
+			return
+		}
+		for flag.LoadAcquire(t, 0, scope.Device) == 0 {
+		}
+		_ = data.Load(t, 0)
+	}, racetest.Setup(func() { flag.Fill(0) }))
+	fmt.Println("failing seed:", seed)
+	// Output:
+	// failing seed: 0
+}

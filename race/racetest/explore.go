@@ -17,10 +17,20 @@ import (
 // gpu.Config.Seed with Deterministic set, replays the failure.
 //
 // The seeds are 1 to n, or n seeds from the [Seed] option's on; seed 0 is
-// never tried, so that Explore's result is unambiguous. Global memory
-// keeps what each run leaves in it; a kernel whose course depends on it
-// should be written to start from any state it leaves. Explore returns the
-// seed that failed, or 0 if none did.
+// never tried, so that Explore's result is unambiguous. Explore returns
+// the seed that failed, or 0 if none did.
+//
+// Global memory keeps what each run leaves in it. A kernel whose course
+// depends on it, as a flag another thread sets does, needs the [Setup]
+// option: Explore calls it before each seed's launch, to reset what the
+// kernel reads.
+//
+// On a [Device], Explore checks each launch with the device's own
+// detector, which observes every launch on it (the options that shape a
+// detector then do not apply): it does not attach a second one, which
+// would observe each launch twice. It fails tb with the races found by
+// each launch and takes them from the device's detector, so the test's
+// end does not report them again.
 func Explore(tb testing.TB, n int, d *gpu.Device, cfg gpu.Config, k gpu.Kernel, opts ...Option) uint64 {
 	tb.Helper()
 	c := configure(tb, opts)
@@ -37,18 +47,59 @@ func Explore(tb testing.TB, n int, d *gpu.Device, cfg gpu.Config, k gpu.Kernel, 
 }
 
 // explore runs one schedule of Explore and reports whether it passed.
+// The setup's writes, made before the launch on the test's goroutine,
+// synchronize before every thread of the launch starts.
 func (c *config) explore(tb testing.TB, d *gpu.Device, cfg gpu.Config, k gpu.Kernel) bool {
 	tb.Helper()
+	if c.setup != nil {
+		c.setup()
+	}
+	if det := DetectorOf(d); det != nil {
+		return c.exploreDevice(tb, d, det, cfg, k)
+	}
 	det := race.New(c.opt)
 	cfg.Observer = det
 	err := c.launch(tb, d, cfg, k)
 	if err == nil && len(det.Reports()) == 0 && det.Dropped() == 0 {
 		return true
 	}
+	c.failed(tb, cfg, err)
+	c.check(tb, det)
+	return false
+}
+
+// exploreDevice runs one schedule on a Device, under its detector det
+// alone, and fails tb with the races the launch added to det.
+func (c *config) exploreDevice(tb testing.TB, d *gpu.Device, det *race.Detector, cfg gpu.Config, k gpu.Kernel) bool {
+	tb.Helper()
+	cfg.Observer = nil // the device's detector observes the launch
+	before, dropped := len(det.Reports()), det.Dropped()
+	err := c.launch(tb, d, cfg, k)
+	found := takeAfter(det, before)
+	more := det.Dropped() - dropped
+	if err == nil && len(found) == 0 && more == 0 {
+		return true
+	}
+	c.failed(tb, cfg, err)
+	report(tb, found, more, c.env)
+	return false
+}
+
+// failed fails tb naming cfg's seed, and the launch's error if any.
+func (c *config) failed(tb testing.TB, cfg gpu.Config, err error) {
+	tb.Helper()
 	tb.Errorf("racetest: launch %q fails under schedule seed %d (racetest.Seed(%d) replays it):", cfg.Name, cfg.Seed, cfg.Seed)
 	if err != nil {
 		tb.Errorf("racetest: launch %q: %v", cfg.Name, err)
 	}
-	c.check(tb, det)
-	return false
+}
+
+// takeAfter takes from det, and returns, the reports past its first n:
+// those found since it held n.
+func takeAfter(det *race.Detector, n int) []race.Report {
+	i := 0
+	return det.Take(func(race.Report) bool {
+		i++
+		return i > n
+	})
 }

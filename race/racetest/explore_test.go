@@ -1,6 +1,7 @@
 package racetest_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -81,5 +82,71 @@ func TestExploreNeverTriesSeedZero(t *testing.T) {
 	rec := record(t)
 	seed := racetest.Explore(rec, 1, d, cfg, func(t *gpu.Thread) { x.Store(t, 0, 1) }, racetest.Seed(0))
 	require.Equal(t, uint64(1), seed)
+	require.Contains(t, rec.errs[0], "seed 1")
+}
+
+// messagePassing is a correct release/acquire handoff in global memory:
+// block 0 writes data and releases the flag, block 1 acquires the flag and
+// reads data. It relies on the flag starting at 0.
+func messagePassing(data, flag gpu.Buffer[int32], got gpu.Buffer[int32]) gpu.Kernel {
+	return func(t *gpu.Thread) {
+		if t.Block() == 0 {
+			data.Store(t, 0, 42)
+			flag.StoreRelease(t, 0, 1, scope.Device)
+			return
+		}
+		for flag.LoadAcquire(t, 0, scope.Device) == 0 {
+		}
+		got.Store(t, 0, data.Load(t, 0))
+	}
+}
+
+// TestExploreSetupResetsEachSeed: a correct message passing passes every
+// seed when Setup clears its flag first; without it the second seed finds
+// the flag the first one set, and a schedule that runs the reader
+// first reads data before this launch's writer publishes it: a race.
+func TestExploreSetupResetsEachSeed(t *testing.T) {
+	t.Parallel()
+	d, err := gpu.NewDevice(gpu.DeviceConfig{})
+	require.NoError(t, err)
+	data, flag, got := gpu.Alloc[int32](d, "data", 1), gpu.Alloc[int32](d, "flag", 1), gpu.Alloc[int32](d, "got", 1)
+	cfg := gpu.Config{Name: "mp", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}}
+	setups := 0
+	reset := racetest.Setup(func() {
+		setups++
+		data.Fill(0)
+		flag.Fill(0)
+	})
+	rec := record(t)
+	require.Zero(t, racetest.Explore(rec, 8, d, cfg, messagePassing(data, flag, got), reset), "%v", rec.errs)
+	require.Empty(t, rec.errs)
+	require.Equal(t, 8, setups, "once per seed")
+	require.Equal(t, []int32{42}, got.Host())
+
+	flag.Fill(0)
+	rec = record(t)
+	failed := racetest.Explore(rec, 8, d, cfg, messagePassing(data, flag, got))
+	require.Greater(t, failed, uint64(1), "without Setup a later seed finds the flag set")
+	require.Contains(t, strings.Join(rec.errs, "\n"), fmt.Sprintf("seed %d", failed))
+}
+
+// TestExploreOnADeviceObservesOnce: on a Device, Explore checks with the
+// device's detector alone: a race is reported once, by Explore, and not
+// again when the test ends; a clean kernel passes.
+func TestExploreOnADeviceObservesOnce(t *testing.T) {
+	t.Parallel()
+	rec := record(t)
+	var seed, clean uint64
+	rec.run(func() {
+		d := racetest.Device(rec)
+		x := gpu.Alloc[int32](d, "x", 1)
+		cfg := gpu.Config{Name: "store", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}}
+		clean = racetest.Explore(rec, 4, d, cfg, func(t *gpu.Thread) { x.AtomicAdd(t, 0, 1, scope.Device) })
+		seed = racetest.Explore(rec, 4, d, cfg, func(t *gpu.Thread) { x.Store(t, 0, 1) })
+	})
+	require.Zero(t, clean)
+	require.Equal(t, uint64(1), seed)
+	all := strings.Join(rec.errs, "\n")
+	require.Equal(t, 1, strings.Count(all, "WARNING: SCOPED RACE"), "reported once:\n%s", all)
 	require.Contains(t, rec.errs[0], "seed 1")
 }

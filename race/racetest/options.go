@@ -23,6 +23,7 @@ type config struct {
 	timeout time.Duration
 	dev     gpu.DeviceConfig
 	env     race.Env
+	setup   func() // Explore's per-seed setup
 }
 
 // HaltOnFirst stops a launch at its first race (race.Options.HaltOnFirst).
@@ -52,6 +53,14 @@ func Seed(seed uint64) Option {
 // runtime's listing of where every unfinished thread was. For a [Device]
 // it is the device's default launch timeout (gpu.DeviceConfig.Timeout).
 func Timeout(d time.Duration) Option { return func(c *config) { c.timeout = d } }
+
+// Setup has [Explore] call setup before each seed's launch, on the test's
+// goroutine: it resets the global memory the kernel reads, such as a flag
+// a previous seed's run left set, so that every seed starts from the same
+// state. Its writes synchronize before the launch's threads start, as
+// every write before gpu.Device.Launch does. [Launch] and [Device] do not
+// use it.
+func Setup(setup func()) Option { return func(c *config) { c.setup = setup } }
 
 // DeviceConfig describes the device [Device] makes; its Observer is
 // replaced by the test's detector.
