@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -183,10 +184,11 @@ func TestDivergenceDeadlock(t *testing.T) {
 	})
 }
 
-// siteOf returns "file:line" for line of the caller's file.
+// siteOf returns "gpu/file:line" for line of the caller's file, as
+// Site.String writes it.
 func siteOf(line int64) string {
 	_, file, _, _ := runtime.Caller(1)
-	return fmt.Sprintf("%s:%d", file, line)
+	return fmt.Sprintf("gpu/%s:%d", filepath.Base(file), line)
 }
 
 func TestDivergenceModeString(t *testing.T) {

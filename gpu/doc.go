@@ -105,5 +105,7 @@
 // panic stops the whole launch and releases every barrier. Launch joins
 // every thread's error. Every error and report writes coordinates as
 // threadIdx and blockIdx in the form (x,y,z): "thread (3,0,0) of block
-// (1,0,0)".
+// (1,0,0)", and a kernel line as "pkg/file.go:12", the file relative to
+// the root of its Go module ([Site.String]): thread errors, stall
+// listings, divergence errors and package race's reports alike.
 package gpu

@@ -47,12 +47,16 @@ func (s Site) Function() string {
 // IsZero reports whether the site is unknown.
 func (s Site) IsZero() bool { return s.f == nil }
 
-// String returns "file:line", or "?" if the site is unknown.
+// String returns "file:line", or "?" if the site is unknown. The file is
+// written as [Site.ModuleFile] gives it, relative to the root of its Go
+// module, such as "race/racetest/example_test.go:31": every error,
+// stall listing and race report names a line so, the same on every
+// machine and checkout, and unambiguous where a base name is not.
 func (s Site) String() string {
 	if s.f == nil {
 		return "?"
 	}
-	return fmt.Sprintf("%s:%d", s.f.file, s.f.line)
+	return fmt.Sprintf("%s:%d", s.ModuleFile(), s.f.line)
 }
 
 // Caller returns the kernel source line that called into the runtime on

@@ -153,7 +153,7 @@ func TestReportFields(t *testing.T) {
 	s := r.String()
 	for _, want := range []string{"WARNING: SCOPED RACE (scoped-atomic)", `global "x"[2]`,
 		"by thread (1,0,0) of block (1,1,0)", "Previous atomic update by thread (1,1,0) of block (0,0,0)",
-		"block-scope atomicAdd at detector_test.go:", "has block scope, which does not include thread (1,0,0) of block (1,1,0)"} {
+		"block-scope atomicAdd at race/detector_test.go:", "has block scope, which does not include thread (1,0,0) of block (1,1,0)"} {
 		require.Contains(t, s, want)
 	}
 	require.True(t, strings.HasPrefix(s, "==================\n") && strings.HasSuffix(s, "\n=================="))

@@ -189,7 +189,7 @@ func flagPass(acquire bool) func(d *gpu.Device) gpu.Kernel {
 func TestPreciseMissingAcquire(t *testing.T) {
 	t.Parallel()
 	preciseCase{name: "missing-acquire", blocks: 2, block: 1, expect: kinds(race.MissingDeviceFence),
-		evidence: `The reader acquired nothing after reading global "flag"[0] at precise_test.go:`,
+		evidence: `The reader acquired nothing after reading global "flag"[0] at race/precise_test.go:`,
 		kernel:   flagPass(false)}.run(t)
 }
 

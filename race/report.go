@@ -3,7 +3,6 @@ package race
 import (
 	"fmt"
 	"path"
-	"path/filepath"
 	"strings"
 
 	"github.com/warpguard/warpguard/gpu"
@@ -88,22 +87,23 @@ func (s Side) What() string {
 	return fmt.Sprintf("%v-scope %v %v", s.Scope, s.Order, s.Op)
 }
 
-// where returns the side's site as "file.go:12", or "an unrecorded site".
+// where returns the side's site as gpu.Site.String writes it,
+// "pkg/file.go:12" relative to its module's root, or "an unrecorded site".
 func (s Side) where() string {
 	if s.Site.IsZero() {
 		return "an unrecorded site"
 	}
-	return fmt.Sprintf("%s:%d", filepath.Base(s.Site.File()), s.Site.Line())
+	return s.Site.String()
 }
 
 // callers returns the lines of the side's stack past its site, one per
-// frame, as "    called from kernel.go:30 (pkg.Kernel.func1)\n"; "" for a
-// stack of one frame or none.
+// frame, as "    called from pkg/kernel.go:30 (pkg.Kernel.func1)\n"; ""
+// for a stack of one frame or none.
 func (s Side) callers() string {
 	var b strings.Builder
 	for i := 1; i < len(s.Stack); i++ {
 		f := s.Stack[i]
-		fmt.Fprintf(&b, "    called from %s:%d (%s)\n", filepath.Base(f.File()), f.Line(), path.Base(f.Function()))
+		fmt.Fprintf(&b, "    called from %v (%s)\n", f, path.Base(f.Function()))
 	}
 	return b.String()
 }

@@ -61,7 +61,7 @@ func TestReportStacks(t *testing.T) {
 			require.Equal(t, inner, s.Stack[0].Line())
 			require.Equal(t, outer, s.Stack[1].Line())
 		}
-		require.Contains(t, r.String(), "    called from report_test.go:")
+		require.Contains(t, r.String(), "    called from race/report_test.go:")
 		b, err := json.Marshal(r)
 		require.NoError(t, err)
 		var back race.Report

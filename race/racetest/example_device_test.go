@@ -82,11 +82,11 @@ func Example_device() {
 	// ==================
 	// WARNING: SCOPED RACE (missing-device-fence)
 	// Read of global "sum"[0] by thread (0,0,0) of block (1,0,0):
-	//   weak load at example_device_test.go:35
+	//   weak load at race/racetest/example_device_test.go:35
 	//
 	// Previous write by thread (0,0,0) of block (0,0,0):
-	//   weak store at example_device_test.go:28
+	//   weak store at race/racetest/example_device_test.go:28
 	//
-	// The writer, thread (0,0,0) of block (0,0,0), executed no device-scope fence between its store at example_device_test.go:28 and this load; the threads are in different blocks.
+	// The writer, thread (0,0,0) of block (0,0,0), executed no device-scope fence between its store at race/racetest/example_device_test.go:28 and this load; the threads are in different blocks.
 	// ==================
 }

@@ -34,12 +34,12 @@ func ExampleLaunch() {
 	// ==================
 	// WARNING: SCOPED RACE (missing-device-fence)
 	// Read of global "data"[0] by thread (0,0,0) of block (1,0,0):
-	//   weak load at example_test.go:31
+	//   weak load at race/racetest/example_test.go:31
 	//
 	// Previous write by thread (0,0,0) of block (0,0,0):
-	//   weak store at example_test.go:24
+	//   weak store at race/racetest/example_test.go:24
 	//
-	// The writer, thread (0,0,0) of block (0,0,0), executed no device-scope fence between its store at example_test.go:24 and this load; the threads are in different blocks.
+	// The writer, thread (0,0,0) of block (0,0,0), executed no device-scope fence between its store at race/racetest/example_test.go:24 and this load; the threads are in different blocks.
 	// ==================
 }
 
