@@ -17,6 +17,8 @@ import (
 // a launch still running then (on a goroutine the test leaked) may be
 // missed.
 //
+// The device is closed (gpu.Device.Close) when the test ends.
+//
 // The options set the detector, the device ([DeviceConfig]) and the
 // device's default launch timeout ([Timeout]); [Seed] does not apply.
 // A device that cannot be made fails tb at once.
@@ -34,6 +36,7 @@ func Device(tb testing.TB, opts ...Option) *gpu.Device {
 		tb.Fatalf("racetest: %v", err)
 	}
 	tb.Cleanup(func() { c.check(tb, det) })
+	tb.Cleanup(func() { _ = d.Close() }) // Close always returns nil
 	return d
 }
 

@@ -125,3 +125,19 @@ func TestDeviceTimeout(t *testing.T) {
 	})
 	require.Empty(t, rec.errs)
 }
+
+// TestDeviceClosedAtEnd: the device Device returns is closed when its
+// test ends, so its fibers end with the test and a late launch fails.
+func TestDeviceClosedAtEnd(t *testing.T) {
+	t.Parallel()
+	rec := record(t)
+	var d *gpu.Device
+	rec.run(func() {
+		d = racetest.Device(rec)
+		n := gpu.Alloc[int32](d, "n", 1)
+		require.NoError(t, count(t.Context(), d, n, false))
+	})
+	require.Empty(t, rec.errs)
+	n := gpu.Alloc[int32](d, "n", 1)
+	require.ErrorIs(t, count(t.Context(), d, n, false), gpu.ErrDeviceClosed)
+}
