@@ -49,6 +49,14 @@ func TestLaunchAfterClose(t *testing.T) {
 	require.Equal(t, []int32{1, 2, 3, 4}, buf.Host(), "buffers stay usable from the host")
 }
 
+// TestCloseInvalid: Close of a nil Device, or of one not made by
+// NewDevice, is an error, not a panic.
+func TestCloseInvalid(t *testing.T) {
+	var nilDev *gpu.Device
+	require.EqualError(t, nilDev.Close(), "gpu: Close of a nil *Device")
+	require.EqualError(t, new(gpu.Device).Close(), "gpu: Close of a Device not made by NewDevice")
+}
+
 // TestCloseDuringLaunch: Close while a launch runs lets it finish; the
 // fibers it gives back afterwards end, so goleak passes once it returns.
 // It is not parallel, so no other test's goroutines are counted.

@@ -27,10 +27,13 @@
 // coroutine that ends. So memory under -race grows with the most threads
 // a device holds parked at once, at most its resident threads (SMs times
 // MaxThreadsPerSM; a smaller [DeviceConfig] lowers it), and then stays
-// flat however many launches follow; [gpu.Device.Close] (which [Device]
-// calls when the test ends) releases it. The Goroutines executor starts a
-// goroutine per thread per launch instead; the race runtime keeps a little
-// of each ended goroutine's state, so it costs memory with every launch.
+// flat however many launches follow. [gpu.Device.Close] (which [Device]
+// calls when the test ends) ends the fibers, for goleak, but the race
+// runtime keeps what it held for them: each device a test process makes
+// costs its share for good, so tests that launch much share a device.
+// The Goroutines executor starts a goroutine per thread per launch
+// instead; the race runtime keeps a little of each ended goroutine's
+// state, so it costs memory with every launch.
 //
 // # Environment
 //
