@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -46,6 +47,45 @@ func TestLaunchMemoryFlat(t *testing.T) {
 	bound := float64(threads + 16)
 	t.Logf("%d launches of %d threads: resident memory grew %.1f MiB", launches, threads, grown)
 	require.Less(t, grown, bound, "%d launches of %d threads grew resident memory by %.1f MiB", launches, threads, grown)
+}
+
+// TestFibersSharedByConcurrentLaunches: concurrent launches with
+// barriers take fibers from one device's pool and give them back, launch
+// after launch, and each still runs its own kernel: every thread reads,
+// after the barrier, what its neighbour wrote before it. Under -race it
+// checks that a fiber passing from one launch's slot to another's is
+// ordered.
+func TestFibersSharedByConcurrentLaunches(t *testing.T) {
+	t.Parallel()
+	const launchers, launches, blocks, threads = 4, 20, 3, 64
+	d := newDevice(t)
+	outs := make([]gpu.Buffer[int32], launchers)
+	errs := make([]error, launchers)
+	var wg sync.WaitGroup
+	for i := range launchers {
+		outs[i] = gpu.Alloc[int32](d, "out", blocks*threads)
+		wg.Go(func() {
+			for n := range launches {
+				errs[i] = launch1D(d, gpu.Fibers, blocks, threads, func(t *gpu.Thread) {
+					s := gpu.Shared[int32](t, "s", threads)
+					s.Store(t, t.Rank(), int32(t.GlobalID()+n))
+					t.SyncThreads()
+					outs[i].Store(t, t.GlobalID(), s.Load(t, (t.Rank()+1)%threads))
+				})
+				if errs[i] != nil {
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for i := range launchers {
+		require.NoError(t, errs[i])
+		for g, v := range outs[i].Host() {
+			b, r := g/threads, g%threads
+			require.Equal(t, int32(b*threads+(r+1)%threads+launches-1), v, "launcher %d, thread %d", i, g)
+		}
+	}
 }
 
 // settledResidentMiB returns the resident memory after a collection that
