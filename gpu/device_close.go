@@ -15,8 +15,9 @@ var ErrDeviceClosed = errors.New("gpu: device closed")
 // launches: a launch already running when Close is called finishes, and
 // ends the fibers it used when it returns.
 //
-// Once Close has returned, and every launch that was running has
-// returned, no goroutine of the device remains (goleak passes). A device
+// The end of every idle fiber synchronizes before Close returns: once
+// Close has returned, and every launch that was running has returned, no
+// goroutine of the device remains (goleak passes). A device
 // dropped without Close ends its fibers when the garbage collector finds
 // it unreachable; Close does so at once. Under the race detector, the
 // race runtime keeps for good what it held for each fiber that ends, so a
