@@ -351,11 +351,10 @@ func (e *fiberExec) close() {
 // observed launch to 4 KiB when it starts, or when a fiber from the
 // device's pool joins the launch (the collector may have shrunk it since).
 // A coroutine starts with 2 KiB, which an observer's checks, called under
-// the kernel's frames (or its
-// block start and end, under the slot's), overflow at the first call;
-// the runtime then copies the stack and adjusts every frame on it. Here
-// the stack holds three frames, so the copy is cheapest
-// (BenchmarkFixedLaunch in package race measures it).
+// the kernel's frames (or its block start and end, under the slot's),
+// overflow at the first call; the runtime then copies the stack and
+// adjusts every frame on it. Here the stack holds three frames, so the
+// copy is cheapest (BenchmarkFixedLaunch in package race measures it).
 //
 //go:noinline
 func growStack(i int) byte {
