@@ -287,6 +287,7 @@ func TestGridSyncNeedsCooperative(t *testing.T) {
 	// A grid larger than the resident slots is refused before it runs.
 	d, err = gpu.NewDevice(gpu.DeviceConfig{SMs: 1, MaxBlocksPerSM: 3})
 	require.NoError(t, err)
+	closeAtEnd(t, d)
 	err = d.Launch(context.Background(), gpu.Config{Grid: gpu.Dim3{X: 4}, Block: gpu.Dim3{X: 32}, Cooperative: true},
 		func(t *gpu.Thread) { gpu.ThisGrid(t).Sync() })
 	require.ErrorIs(t, err, gpu.ErrCooperativeLaunchTooLarge)

@@ -42,6 +42,7 @@ type Device struct {
 	nextAddr atomic.Uint64 // bump allocator for global addresses
 	nextID   atomic.Uint64 // ids of memories and launches
 	sites    siteCache
+	fibers   *fiberPool // idle fibers, reused across launches
 }
 
 // NewDevice returns a device described by cfg, with defaults for its zero
@@ -53,6 +54,7 @@ func NewDevice(cfg DeviceConfig) (*Device, error) {
 	}
 	d := &Device{cfg: cfg}
 	d.nextAddr.Store(1 << 20) // keep address 0 unused, as a null pointer
+	d.fibers = newFiberPool(d)
 	return d, nil
 }
 

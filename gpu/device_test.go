@@ -18,6 +18,7 @@ func TestDeviceTimeout(t *testing.T) {
 	t.Parallel()
 	d, err := gpu.NewDevice(gpu.DeviceConfig{Timeout: 50 * time.Millisecond})
 	require.NoError(t, err)
+	closeAtEnd(t, d)
 	n := gpu.Alloc[int32](d, "n", 1)
 	spin := func(t *gpu.Thread) {
 		for {

@@ -30,7 +30,9 @@
 // onto SMs, so a grid of millions of threads runs in bounded memory. An
 // [Executor] runs each block's threads: [Fibers] (the default) runs them as
 // plain calls on coroutines and switches only when a thread must wait;
-// [Goroutines] gives each thread a goroutine. Strong and atomic accesses are
+// [Goroutines] gives each thread a goroutine. A device keeps the coroutines
+// from launch to launch, which keeps memory flat under `go test -race`
+// too; [Device.Close] ends them. Strong and atomic accesses are
 // yield points, so a thread spinning on a flag lets the thread that sets it
 // run under every executor; spin with them, never with weak loads, as CUDA
 // requires.

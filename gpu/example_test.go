@@ -12,6 +12,7 @@ import (
 // element, as the first CUDA program in every tutorial does.
 func ExampleDevice_Launch() {
 	d, _ := gpu.NewDevice(gpu.DeviceConfig{})
+	defer d.Close()
 	const n = 1000
 	hx, hy := make([]float32, n), make([]float32, n)
 	for i := range n {
@@ -35,6 +36,7 @@ func ExampleDevice_Launch() {
 // and thread 0 adds the block's sum to the total with a device-scope atomic.
 func Example_blockReduce() {
 	d, _ := gpu.NewDevice(gpu.DeviceConfig{})
+	defer d.Close()
 	const n, bs = 4096, 256
 	host := make([]int32, n)
 	for i := range host {

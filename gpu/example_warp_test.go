@@ -15,6 +15,7 @@ import (
 // total.
 func Example_warpShuffleReduce() {
 	d, _ := gpu.NewDevice(gpu.DeviceConfig{})
+	defer d.Close()
 	const n = 1024
 	host := make([]int32, n)
 	for i := range host {
@@ -40,6 +41,7 @@ func Example_warpShuffleReduce() {
 // cg::this_grid().sync(), and thread 0 of block 0 adds the partials.
 func Example_gridReduce() {
 	d, _ := gpu.NewDevice(gpu.DeviceConfig{})
+	defer d.Close()
 	const blocks, bs = 32, 256
 	host := make([]int64, blocks*bs)
 	for i := range host {
@@ -71,6 +73,7 @@ func Example_gridReduce() {
 // barrier's line and the threads on each side.
 func Example_divergence() {
 	d, _ := gpu.NewDevice(gpu.DeviceConfig{})
+	defer d.Close()
 	cfg := gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 64}}
 	err := d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
 		if t.Rank() >= 48 {

@@ -1,7 +1,6 @@
 package gpu
 
 import (
-	"iter"
 	"runtime"
 	"sync"
 )
@@ -11,14 +10,15 @@ import (
 // another as plain calls until one must wait; the waiting thread keeps that
 // fiber, and the driver resumes another to go on. A barrier-free block thus
 // runs on one fiber with no switch at all, and a thread that waits costs one
-// coroutine switch. Fibers are kept across blocks, so a slot creates at most
-// as many as its block has threads.
+// coroutine switch. A slot keeps its fibers across blocks, so it uses at
+// most as many as its block has threads, and takes them from its device's
+// pool (see fiberPool), which keeps them across launches.
 //
 // Only one fiber of a slot runs at a time, and every switch is a coroutine
 // handoff, so the block state needs no lock.
 type fiberExec struct {
 	s       *slot
-	all     []*fiber  // every fiber the slot created, for close
+	all     []*fiber  // every fiber the slot took from the pool, for close
 	pool    []*fiber  // idle fibers
 	runq    []*Thread // waiting threads that may go on, in FIFO order
 	head    int       // first live entry of runq
@@ -36,13 +36,16 @@ type fiberExec struct {
 }
 
 // A fiber is a coroutine that runs threads. It is parked while a thread on
-// it waits, and idle when it has run out of threads to start.
+// it waits, and idle when it has run out of threads to start. An idle
+// fiber goes back to its device's pool when its slot ends, and runs for
+// the slot that takes it next.
 type fiber struct {
-	ex     *fiberExec
+	ex     *fiberExec // the slot it runs for; nil while in the device's pool
 	next   func() (struct{}, bool)
 	stop   func()
 	yield  func(struct{}) bool
 	parked bool
+	grow   bool // grow the stack before running threads (see growStack)
 }
 
 func (e *fiberExec) run() {
@@ -121,28 +124,40 @@ func (e *fiberExec) runSome(f *fiber) {
 	}
 }
 
+// loop is a fiber's body. Each resumption after an idle yield runs
+// threads for f.ex, which may be another slot's, of another launch, than
+// the last: the driver that resumes f sets f.ex before it does.
 func (f *fiber) loop(yield func(struct{}) bool) {
 	f.yield = yield
-	if f.ex.s.l.cfg.Observer != nil {
-		growStack(0)
-	}
 	for {
+		if f.grow {
+			f.grow = false
+			growStack(0)
+		}
 		f.ex.startThreads(f)
-		if !yield(struct{}{}) {
+		if !f.rest() {
 			return
 		}
 	}
 }
 
-// idle returns an idle fiber, creating one if none is left.
+// rest hands idle f back to its driver and reports whether f is to run
+// threads again, false once it is stopped. A function of its own, it names
+// an idle fiber in a stack listing: (*fiber).rest is on the stack of every
+// fiber a device keeps idle between launches, and of no other.
+//
+//go:noinline
+func (f *fiber) rest() bool { return f.yield(struct{}{}) }
+
+// idle returns an idle fiber of the slot, or one from the device's pool
+// if none is left.
 func (e *fiberExec) idle() *fiber {
 	if n := len(e.pool); n > 0 {
 		f := e.pool[n-1]
 		e.pool = e.pool[:n-1]
 		return f
 	}
-	f := &fiber{ex: e}
-	f.next, f.stop = iter.Pull(f.loop)
+	f := e.s.l.d.fibers.get(e)
 	e.all = append(e.all, f)
 	return f
 }
@@ -315,23 +330,31 @@ func (e *fiberExec) drain() {
 	}
 }
 
-// close ends every fiber of the slot. A fiber still parked (its launch
-// stopped, or the slot is unwinding from a runtime.Goexit) sees its yield
-// fail and unwinds its thread; stopping a finished fiber does nothing.
+// close gives the slot's idle fibers back to the device's pool and ends
+// the others. A fiber still parked (its launch stopped, or the slot is
+// unwinding from a runtime.Goexit) sees its yield fail and unwinds its
+// thread; stopping a finished fiber (one a Goexit ended) does nothing.
 func (e *fiberExec) close() {
-	for _, f := range e.all {
-		f.stop()
+	for _, f := range e.pool {
+		f.ex = nil // marks it idle; an idle fiber keeps no launch alive
 	}
+	for _, f := range e.all {
+		if f.ex != nil {
+			f.stop()
+		}
+	}
+	e.s.l.d.fibers.put(e.pool)
 	e.all, e.pool = nil, nil
 }
 
 // growStack grows the stack of a fiber, or of a slot's goroutine, of an
-// observed launch to 4 KiB when it starts. A coroutine starts with 2 KiB,
-// which an observer's checks, called under the kernel's frames (or its
-// block start and end, under the slot's), overflow at the first call;
-// the runtime then copies the stack and adjusts every frame on it. Here
-// the stack holds three frames, so the copy is cheapest
-// (BenchmarkFixedLaunch in package race measures it).
+// observed launch to 4 KiB when it starts, or when a fiber from the
+// device's pool joins the launch (the collector may have shrunk it since).
+// A coroutine starts with 2 KiB, which an observer's checks, called under
+// the kernel's frames (or its block start and end, under the slot's),
+// overflow at the first call; the runtime then copies the stack and
+// adjusts every frame on it. Here the stack holds three frames, so the
+// copy is cheapest (BenchmarkFixedLaunch in package race measures it).
 //
 //go:noinline
 func growStack(i int) byte {

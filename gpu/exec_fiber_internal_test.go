@@ -16,6 +16,7 @@ import (
 func TestFiberRunQueueBounded(t *testing.T) {
 	d, err := NewDevice(DeviceConfig{})
 	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, d.Close()) })
 	flag := Alloc[int32](d, "flag", 1)
 	const spins = 1 << 16
 	var maxCap [2]int

@@ -26,7 +26,14 @@ func newDevice(t testing.TB) *gpu.Device {
 	t.Helper()
 	d, err := gpu.NewDevice(gpu.DeviceConfig{})
 	require.NoError(t, err)
+	closeAtEnd(t, d)
 	return d
+}
+
+// closeAtEnd closes d when the test ends, so that the package's leak
+// check (TestMain) sees none of the fibers d keeps between launches.
+func closeAtEnd(tb testing.TB, d *gpu.Device) {
+	tb.Cleanup(func() { require.NoError(tb, d.Close()) })
 }
 
 // launch1D runs k over blocks x threads on ex.

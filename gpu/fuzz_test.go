@@ -31,6 +31,7 @@ func FuzzLaunchConfig(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
+	closeAtEnd(f, d)
 	out := gpu.Alloc[int32](d, "out", 1<<12)
 	f.Fuzz(func(t *testing.T, gx, gy, gz, bx, by, bz, dyn int, ex, div, sched uint8, seed uint64, det, coop bool) {
 		baseline := goleak.IgnoreCurrent()
@@ -55,7 +56,7 @@ func FuzzLaunchConfig(f *testing.F) {
 		if errors.As(err, &se) {
 			require.Empty(t, se.LeftRunning, "a kernel that calls the runtime was left running: %v", err)
 		}
-		goleak.VerifyNone(t, baseline)
+		goleak.VerifyNone(t, baseline, ignoreIdleFibers())
 	})
 }
 
@@ -76,6 +77,7 @@ func FuzzAccess(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
+	closeAtEnd(f, d)
 	buf := gpu.Alloc[int64](d, "buf", 64)
 	f.Fuzz(func(t *testing.T, op uint8, n, i int, mask uint64, width int, sc uint8) {
 		baseline := goleak.IgnoreCurrent()
@@ -109,6 +111,6 @@ func FuzzAccess(f *testing.F) {
 		if errors.As(err, &te) {
 			require.False(t, te.Site.IsZero(), "a thread error without the kernel's line: %v", err)
 		}
-		goleak.VerifyNone(t, baseline)
+		goleak.VerifyNone(t, baseline, ignoreIdleFibers())
 	})
 }

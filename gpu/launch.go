@@ -127,7 +127,9 @@ type slotWatch struct {
 // by the launch is running when Launch returns, except those of blocks a
 // StallError names in LeftRunning: a thread that never calls into the
 // runtime cannot be stopped, and Launch returns without it once the
-// context has ended.
+// context has ended. The fibers the launch ran its threads on stay with
+// the device, idle, for its next launches, until [Device.Close]. A launch
+// on a closed device returns an error wrapping [ErrDeviceClosed].
 //
 // [the Go memory model]: https://go.dev/ref/mem
 func (d *Device) Launch(ctx context.Context, cfg Config, k Kernel) error {
@@ -140,6 +142,9 @@ func (d *Device) Launch(ctx context.Context, cfg Config, k Kernel) error {
 	}
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("gpu: %s: not started: %w", l.g.Name, err)
+	}
+	if d.fibers.isClosed() {
+		return fmt.Errorf("gpu: %s: not started on %s: %w", l.g.Name, d.cfg.Name, ErrDeviceClosed)
 	}
 	return l.run(ctx)
 }

@@ -45,6 +45,7 @@ func TestIndices3D(t *testing.T) {
 func TestWarpIDs(t *testing.T) {
 	d, err := gpu.NewDevice(gpu.DeviceConfig{WarpSize: 8})
 	require.NoError(t, err)
+	closeAtEnd(t, d)
 	out := gpu.Alloc[int32](d, "ids", 3*20*3)
 	err = launch1D(d, gpu.Fibers, 3, 20, func(t *gpu.Thread) {
 		g := t.GlobalID()
@@ -120,6 +121,7 @@ func TestCooperativeTooLarge(t *testing.T) {
 	t.Parallel()
 	d, err := gpu.NewDevice(gpu.DeviceConfig{SMs: 2, MaxBlocksPerSM: 2})
 	require.NoError(t, err)
+	closeAtEnd(t, d)
 	cfg := gpu.Config{Grid: gpu.Dim3{X: 5}, Block: gpu.Dim3{X: 32}, Cooperative: true}
 	err = d.Launch(context.Background(), cfg, func(*gpu.Thread) {})
 	require.ErrorIs(t, err, gpu.ErrCooperativeLaunchTooLarge)

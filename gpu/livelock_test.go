@@ -97,6 +97,7 @@ func TestLivelockOff(t *testing.T) {
 		}
 		d, err := gpu.NewDevice(dc)
 		require.NoError(t, err)
+		closeAtEnd(t, d)
 		flag := gpu.Alloc[int32](d, "flag", 1)
 		cfg.Timeout = 300 * time.Millisecond
 		err = d.Launch(context.Background(), cfg, func(t *gpu.Thread) {

@@ -16,6 +16,7 @@ func TestDeviceObserver(t *testing.T) {
 	dev := &recorder{}
 	d, err := gpu.NewDevice(gpu.DeviceConfig{Observer: dev})
 	require.NoError(t, err)
+	closeAtEnd(t, d)
 	x := gpu.Alloc[uint32](d, "x", 1)
 	k := func(t *gpu.Thread) { x.Store(t, 0, 1) }
 	require.NoError(t, d.Launch(context.Background(), gpu.Config{Name: "a", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}}, k))

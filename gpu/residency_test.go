@@ -19,6 +19,7 @@ func TestNotResident(t *testing.T) {
 	eachExecutor(t, func(t *testing.T, ex gpu.Executor) {
 		d, err := gpu.NewDevice(gpu.DeviceConfig{SMs: 1, MaxBlocksPerSM: 1})
 		require.NoError(t, err)
+		closeAtEnd(t, d)
 		flag := gpu.Alloc[int32](d, "flag", 1)
 		done := make(chan error, 1)
 		go func() {
@@ -52,6 +53,7 @@ func TestResidentSpinIsFine(t *testing.T) {
 	eachExecutor(t, func(t *testing.T, ex gpu.Executor) {
 		d, err := gpu.NewDevice(gpu.DeviceConfig{SMs: 1, MaxBlocksPerSM: 2})
 		require.NoError(t, err)
+		closeAtEnd(t, d)
 		flags := gpu.Alloc[int32](d, "flags", 8)
 		cfg := gpu.Config{Grid: gpu.Dim3{X: 8}, Block: gpu.Dim3{X: 32}, Executor: ex}
 		require.NoError(t, d.Launch(context.Background(), cfg, func(t *gpu.Thread) {

@@ -71,6 +71,7 @@ func TestSharedTooLarge(t *testing.T) {
 	t.Parallel()
 	d, err := gpu.NewDevice(gpu.DeviceConfig{SharedMemPerBlock: 1024})
 	require.NoError(t, err)
+	closeAtEnd(t, d)
 	cfg := gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, DynamicShared: 512}
 	err = d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
 		gpu.Shared[float64](t, "ok", 32)  // 256 bytes: fits

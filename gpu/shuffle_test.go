@@ -99,6 +99,7 @@ func shflCases(ws int) []shflCase {
 func checkShuffles[T gpu.Elem](t *testing.T, ex gpu.Executor, ws, threads int, val func(lane int) T) {
 	d, err := gpu.NewDevice(gpu.DeviceConfig{WarpSize: ws})
 	require.NoError(t, err)
+	closeAtEnd(t, d)
 	cases := shflCases(ws)
 	for _, mask := range testMasks {
 		out := gpu.Alloc[T](d, "out", len(cases)*threads)
@@ -183,6 +184,7 @@ func FuzzShuffle(f *testing.F) {
 	f.Add(uint64(0xdeadbeef), uint8(3), -9, uint8(4))
 	d, err := gpu.NewDevice(gpu.DeviceConfig{})
 	require.NoError(f, err)
+	closeAtEnd(f, d)
 	f.Fuzz(func(t *testing.T, mask uint64, op uint8, arg int, wlog uint8) {
 		k, width := shflKind(op%4), 1<<(wlog%6)
 		mask &= 0xffffffff

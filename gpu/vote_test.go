@@ -85,6 +85,7 @@ func FuzzVote(f *testing.F) {
 	f.Add(uint64(0x1), uint64(1), uint32(7))
 	d, err := gpu.NewDevice(gpu.DeviceConfig{})
 	require.NoError(f, err)
+	closeAtEnd(f, d)
 	f.Fuzz(func(t *testing.T, mask, p uint64, mod uint32) {
 		mask &= 0xffffffff
 		if mask == 0 {

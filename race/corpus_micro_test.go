@@ -38,6 +38,7 @@ func runKernelWith(t *testing.T, k *kernels.Kernel, e gpu.Executor, det *race.De
 func newDevice(t testing.TB) *gpu.Device {
 	d, err := gpu.NewDevice(gpu.DeviceConfig{})
 	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, d.Close()) })
 	return d
 }
 

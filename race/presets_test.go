@@ -133,9 +133,11 @@ func TestCentralHaltOnFirst(t *testing.T) {
 }
 
 // TestCentralNoLeak checks that each launch's checker goroutine ends with
-// the launch, a failing one included.
+// the launch, a failing one included. The check runs after the devices'
+// Close (cleanups run last registered first), which ends their fibers.
 func TestCentralNoLeak(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	baseline := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, baseline) })
 	det := race.New(race.Options{Central: true, HaltOnFirst: true})
 	hammer(t, race.New(race.Options{Central: true}), 2, 3)
 	d := newDevice(t)

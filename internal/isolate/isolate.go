@@ -1,9 +1,10 @@
 // Package isolate runs groups of a test's subtests in child processes of
 // the test binary when the race detector is on and the tests run with
-// -short. The race runtime keeps memory it never returns to the system,
-// growing with every launch a test makes; in children, each group's
-// memory is returned when its child exits, so a package's whole table of
-// kernels runs under -race in the memory of its largest group.
+// -short. The race runtime keeps memory it never returns to the system:
+// its state for every coroutine that ends (the fibers of each device a
+// test closes or drops) and some for every goroutine. In children, each
+// group's memory is returned when its child exits, so a package's whole
+// table of kernels runs under -race in the memory of its largest group.
 package isolate
 
 import (

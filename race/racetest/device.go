@@ -19,6 +19,8 @@ import (
 // that check, so it sees all their races; a launch still running then
 // (on a goroutine the test leaked) may be missed.
 //
+// The device is closed (gpu.Device.Close) when the test ends.
+//
 // The options set the detector, the device ([DeviceConfig]) and the
 // device's default launch timeout ([Timeout]); [Seed] does not apply.
 // A device that cannot be made fails tb at once.
@@ -41,6 +43,7 @@ func Device(tb testing.TB, opts ...Option) *gpu.Device {
 		tb.Helper()
 		c.check(tb, det)
 	})
+	tb.Cleanup(func() { _ = d.Close() }) // d was made by NewDevice: Close cannot fail
 	return d
 }
 

@@ -186,3 +186,19 @@ func TestDeviceFailureNamesTheTestsLine(t *testing.T) {
 	require.Contains(t, string(out), fmt.Sprintf("device_test.go:%d: ==================", line), "%s", out)
 	require.NotContains(t, string(out), "device.go:", "%s", out)
 }
+
+// TestDeviceClosedAtEnd: the device Device returns is closed when its
+// test ends, so its fibers end with the test and a late launch fails.
+func TestDeviceClosedAtEnd(t *testing.T) {
+	t.Parallel()
+	rec := record(t)
+	var d *gpu.Device
+	rec.run(func() {
+		d = racetest.Device(rec)
+		n := gpu.Alloc[int32](d, "n", 1)
+		require.NoError(t, count(t.Context(), d, n, false))
+	})
+	require.Empty(t, rec.errs)
+	n := gpu.Alloc[int32](d, "n", 1)
+	require.ErrorIs(t, count(t.Context(), d, n, false), gpu.ErrDeviceClosed)
+}

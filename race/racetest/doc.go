@@ -15,6 +15,26 @@
 // its test with the runtime's listing of where each thread was; the
 // [Timeout] option sets a shorter deadline.
 //
+// # What -race costs
+//
+// Under `go test -race`, Go's race runtime slows every instrumented
+// function, warpguard's own included, and keeps state for each goroutine
+// and each coroutine: a thread context and a bounded history of its recent
+// events, kept for as long as the goroutine lives. A device runs its
+// threads on coroutines (fibers), one for each thread parked at a barrier
+// or collective at once, and keeps them from launch to launch rather than
+// ending them, since the race runtime never reclaims the state of a
+// coroutine that ends. So memory under -race grows with the most threads
+// a device holds parked at once, at most its resident threads (SMs times
+// MaxThreadsPerSM; a smaller [DeviceConfig] lowers it), and then stays
+// flat however many launches follow. [gpu.Device.Close] (which [Device]
+// calls when the test ends) ends the fibers, for goleak, but the race
+// runtime keeps what it held for them: each device a test process makes
+// costs its share for good, so tests that launch much share a device.
+// The Goroutines executor starts a goroutine per thread per launch
+// instead; the race runtime keeps a little of each ended goroutine's
+// state, so it costs memory with every launch.
+//
 // # Environment
 //
 // The WARPGUARD environment variable configures the detector as GORACE

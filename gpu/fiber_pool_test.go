@@ -1,0 +1,117 @@
+package gpu_test
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/warpguard/warpguard/gpu"
+)
+
+// TestLaunchMemoryFlat launches a barrier kernel thousands of times (a
+// thousand with -short) and checks that the process's resident memory
+// grows by less than a bound that does not depend on how many. It matters
+// under -race, where each coroutine the runtime ends keeps its race-runtime
+// state for good, so that fibers made per launch grew memory with every
+// launch; a device reuses its fibers instead. What -race still costs is
+// its history of each fiber's recent accesses, some hundreds of KiB a
+// fiber at most, reached within the first launches and then recycled, so
+// the bound is 1 MiB a thread of the block plus 16 MiB of slack for the
+// allocator and the collector. Resident memory is read from
+// /proc/self/status: Linux only.
+func TestLaunchMemoryFlat(t *testing.T) {
+	if _, err := residentMiB(); err != nil {
+		t.Skipf("resident memory unknown here: %v", err)
+	}
+	const threads = 64
+	launches := 3000
+	if testing.Short() {
+		launches = 1000
+	}
+	d := newDevice(t)
+	for range 10 { // fills the device's pool and the heap
+		require.NoError(t, launch1D(d, gpu.Fibers, 1, threads, barrierKernel))
+	}
+	before := settledResidentMiB(t)
+	for range launches {
+		require.NoError(t, launch1D(d, gpu.Fibers, 1, threads, barrierKernel))
+	}
+	grown := settledResidentMiB(t) - before
+	bound := float64(threads + 16)
+	t.Logf("%d launches of %d threads: resident memory grew %.1f MiB", launches, threads, grown)
+	require.Less(t, grown, bound, "%d launches of %d threads grew resident memory by %.1f MiB", launches, threads, grown)
+}
+
+// TestFibersSharedByConcurrentLaunches: concurrent launches with
+// barriers take fibers from one device's pool and give them back, launch
+// after launch, and each still runs its own kernel: every thread reads,
+// after the barrier, what its neighbour wrote before it. Under -race it
+// checks that a fiber passing from one launch's slot to another's is
+// ordered.
+func TestFibersSharedByConcurrentLaunches(t *testing.T) {
+	t.Parallel()
+	const launchers, launches, blocks, threads = 4, 20, 3, 64
+	d := newDevice(t)
+	outs := make([]gpu.Buffer[int32], launchers)
+	errs := make([]error, launchers)
+	var wg sync.WaitGroup
+	for i := range launchers {
+		outs[i] = gpu.Alloc[int32](d, "out", blocks*threads)
+		wg.Go(func() {
+			for n := range launches {
+				errs[i] = launch1D(d, gpu.Fibers, blocks, threads, func(t *gpu.Thread) {
+					s := gpu.Shared[int32](t, "s", threads)
+					s.Store(t, t.Rank(), int32(t.GlobalID()+n))
+					t.SyncThreads()
+					outs[i].Store(t, t.GlobalID(), s.Load(t, (t.Rank()+1)%threads))
+				})
+				if errs[i] != nil {
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for i := range launchers {
+		require.NoError(t, errs[i])
+		for g, v := range outs[i].Host() {
+			b, r := g/threads, g%threads
+			require.Equal(t, int32(b*threads+(r+1)%threads+launches-1), v, "launcher %d, thread %d", i, g)
+		}
+	}
+}
+
+// settledResidentMiB returns the resident memory after a collection that
+// returns freed memory to the system, so that the heap's garbage does not
+// count.
+func settledResidentMiB(t *testing.T) float64 {
+	runtime.GC()
+	debug.FreeOSMemory()
+	mib, err := residentMiB()
+	require.NoError(t, err)
+	return mib
+}
+
+// residentMiB reads the process's resident set size, VmRSS, from
+// /proc/self/status.
+func residentMiB() (float64, error) {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, err
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		var kib float64
+		if n, _ := fmt.Sscanf(sc.Text(), "VmRSS: %f kB", &kib); n == 1 {
+			return kib / 1024, nil
+		}
+	}
+	return 0, fmt.Errorf("no VmRSS line in /proc/self/status")
+}
