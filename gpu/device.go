@@ -9,6 +9,14 @@ import (
 
 // DeviceConfig describes an emulated GPU. Zero fields take the defaults
 // listed on each field, which resemble a small Volta-class part.
+//
+// Besides CUDA's limits, the runtime bounds what a device holds at once,
+// because it makes a goroutine per resident block (and, under the
+// Goroutines executor, one per resident thread): SMs*MaxBlocksPerSM may be
+// at most 2^14 resident blocks and SMs*MaxThreadsPerSM at most 2^20
+// resident threads, several times a large GPU's residency. NewDevice
+// checks every field and product against these bounds, without
+// overflowing, before it allocates anything.
 type DeviceConfig struct {
 	Name               string // "warpguard"
 	SMs                int    // streaming multiprocessors: 8
@@ -22,7 +30,8 @@ type DeviceConfig struct {
 	// a negative value turns the watchdog off.
 	Watchdog time.Duration
 	// Timeout, if positive, is the Config.Timeout of the device's
-	// launches whose Config sets none.
+	// launches whose Config sets none; zero sets none, and a negative
+	// value is an error, as it is in Config.
 	Timeout time.Duration
 	// Observer, if not nil, observes every launch on the device, as if
 	// each set it in Config.Observer: attaching a race detector here
@@ -80,20 +89,48 @@ func (c DeviceConfig) withDefaults() DeviceConfig {
 	return c
 }
 
+// The runtime's bounds on what a device holds at once (see DeviceConfig):
+// a goroutine runs each resident block, and under the Goroutines executor
+// each resident thread.
+const (
+	maxResidentBlocks  = 1 << 14 // SMs * MaxBlocksPerSM
+	maxResidentThreads = 1 << 20 // SMs * MaxThreadsPerSM
+)
+
+// validate returns an error naming the first field of c out of range, or
+// nil. Each product is bounded by dividing the bound, so no product is
+// ever formed that could overflow.
 func (c DeviceConfig) validate() error {
+	if err := c.validateSizes(); err != nil {
+		return err
+	}
 	switch {
-	case c.SMs < 1:
-		return fmt.Errorf("gpu: device SMs = %d; want >= 1", c.SMs)
-	case c.MaxBlocksPerSM < 1:
-		return fmt.Errorf("gpu: device MaxBlocksPerSM = %d; want >= 1", c.MaxBlocksPerSM)
-	case c.MaxThreadsPerBlock < 1:
-		return fmt.Errorf("gpu: device MaxThreadsPerBlock = %d; want >= 1", c.MaxThreadsPerBlock)
-	case c.MaxThreadsPerSM < c.MaxThreadsPerBlock:
-		return fmt.Errorf("gpu: device MaxThreadsPerSM = %d is below MaxThreadsPerBlock = %d", c.MaxThreadsPerSM, c.MaxThreadsPerBlock)
 	case c.WarpSize < 1 || c.WarpSize > 64 || bits.OnesCount(uint(c.WarpSize)) != 1:
 		return fmt.Errorf("gpu: device WarpSize = %d; want a power of two from 1 to 64", c.WarpSize)
 	case c.SharedMemPerBlock < 0:
 		return fmt.Errorf("gpu: device SharedMemPerBlock = %d; want >= 0", c.SharedMemPerBlock)
+	case c.Timeout < 0:
+		return fmt.Errorf("gpu: device Timeout = %v; want >= 0 (0 for none)", c.Timeout)
+	}
+	return nil
+}
+
+// validateSizes checks the counts of SMs, blocks and threads, and the
+// resident blocks and threads their products make.
+func (c DeviceConfig) validateSizes() error {
+	switch {
+	case c.SMs < 1 || c.SMs > maxResidentBlocks:
+		return fmt.Errorf("gpu: device SMs = %d; want 1 to %d, the resident blocks the runtime runs at once", c.SMs, maxResidentBlocks)
+	case c.MaxBlocksPerSM < 1 || c.MaxBlocksPerSM > maxResidentBlocks/c.SMs:
+		return fmt.Errorf("gpu: device MaxBlocksPerSM = %d; want 1 to %d, so that its %d SMs hold at most %d resident blocks",
+			c.MaxBlocksPerSM, maxResidentBlocks/c.SMs, c.SMs, maxResidentBlocks)
+	case c.MaxThreadsPerBlock < 1:
+		return fmt.Errorf("gpu: device MaxThreadsPerBlock = %d; want >= 1", c.MaxThreadsPerBlock)
+	case c.MaxThreadsPerSM < c.MaxThreadsPerBlock:
+		return fmt.Errorf("gpu: device MaxThreadsPerSM = %d is below MaxThreadsPerBlock = %d", c.MaxThreadsPerSM, c.MaxThreadsPerBlock)
+	case c.MaxThreadsPerSM > maxResidentThreads/c.SMs:
+		return fmt.Errorf("gpu: device MaxThreadsPerSM = %d; want at most %d, so that its %d SMs hold at most %d resident threads",
+			c.MaxThreadsPerSM, maxResidentThreads/c.SMs, c.SMs, maxResidentThreads)
 	}
 	return nil
 }
