@@ -14,12 +14,14 @@ import (
 const spinYield = 64
 
 // at returns the address of element i, ending the thread if the launch has
-// stopped or i is out of range. Both checks share one branch, and the slow
-// path is a bare panic rather than a call, so that at costs little enough
-// to inline into every access method: an access is then one call.
+// stopped, i is out of range, or another device allocated the memory. The
+// checks share one branch, and the slow path is a bare panic rather than a
+// call, so that at costs little enough to inline into every access method:
+// an access is then one call. The device check comes last, after the
+// index check has ruled out the zero Buffer, which has no memory.
 func (b Buffer[T]) at(t *Thread, i int, op Op) unsafe.Pointer {
-	if uint(i) >= uint(b.n) || t.stop.Load() {
-		panic(fault{b.m, i, b.n, op})
+	if uint(i) >= uint(b.n) || t.stop.Load() || b.m.dev != t.blk.l.d {
+		panic(fault{b.m, i, b.n, op, t.blk.l.d})
 	}
 	return b.ptr(i)
 }

@@ -46,8 +46,14 @@ type DeviceConfig struct {
 // not usable. A Device is safe for concurrent use, including concurrent
 // launches, which share its global memory as concurrent kernels on one GPU
 // would.
+//
+// Every device has a number, unique in the process (see [Device.ID]),
+// which every [Memory] allocated on it carries, so that an observer that
+// watches several devices never confuses their memories, and an access
+// to a buffer of another device fails with a [*ForeignError].
 type Device struct {
 	cfg      DeviceConfig
+	id       uint64        // the device's number; 0 only in a Device not made by NewDevice
 	nextAddr atomic.Uint64 // bump allocator for global addresses
 	nextID   atomic.Uint64 // ids of memories and launches
 	sites    siteCache
@@ -60,13 +66,39 @@ func NewDevice(cfg DeviceConfig) (*Device, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	d := &Device{cfg: cfg}
+	d := &Device{cfg: cfg, id: deviceNumbers.Add(1)}
 	d.nextAddr.Store(1 << 20) // keep address 0 unused, as a null pointer
 	return d, nil
 }
 
+// deviceNumbers numbers the devices of the process. A device's number
+// must differ from every other device's, wherever each was made, because
+// one observer may watch devices made by unrelated code and must tell
+// their memories apart, in its tables and in the reports it encodes;
+// only a process-wide counter gives such numbers. It is an atomic, so
+// concurrent NewDevice calls are safe, and it is touched only by
+// NewDevice: nothing runs at init.
+var deviceNumbers atomic.Uint64
+
 // Config returns the device's description with every default filled in.
 func (d *Device) Config() DeviceConfig { return d.cfg }
+
+// ID returns the device's number: unique among the devices of the
+// process, counting from 1 in the order NewDevice made them. It is the
+// DeviceID of every [Memory] allocated on the device.
+func (d *Device) ID() uint64 { return d.id }
+
+// String names the device for errors, by its number and its
+// DeviceConfig.Name, such as `device 2 "warpguard"`.
+func (d *Device) String() string {
+	if d == nil {
+		return "nil device"
+	}
+	return fmt.Sprintf("device %d %q", d.id, d.cfg.Name)
+}
+
+// made reports whether NewDevice made d: the zero Device has no number.
+func (d *Device) made() bool { return d.id != 0 }
 
 func (c DeviceConfig) withDefaults() DeviceConfig {
 	def := func(p *int, v int) {

@@ -2,6 +2,7 @@ package gpu_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -94,4 +95,29 @@ func TestDeviceTimeoutNegative(t *testing.T) {
 	d := newDevice(t)
 	err = d.Launch(context.Background(), gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Timeout: -1}, func(*gpu.Thread) {})
 	require.ErrorContains(t, err, "negative timeout")
+}
+
+// TestDeviceIdentity: every device has its own number, which its
+// memories, global and shared, carry, and by which String names it.
+func TestDeviceIdentity(t *testing.T) {
+	t.Parallel()
+	a, err := gpu.NewDevice(gpu.DeviceConfig{Name: "a"})
+	require.NoError(t, err)
+	b := newDevice(t)
+	require.NotZero(t, a.ID())
+	require.NotEqual(t, a.ID(), b.ID())
+	require.Equal(t, fmt.Sprintf(`device %d "a"`, a.ID()), a.String())
+	require.Equal(t, fmt.Sprintf(`device %d "warpguard"`, b.ID()), b.String())
+	x := gpu.Alloc[int32](a, "x", 1)
+	require.Equal(t, a.ID(), x.Memory().DeviceID)
+	require.Same(t, a, x.Memory().Device())
+	var shared, dynamic *gpu.Memory
+	cfg := gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, DynamicShared: 8}
+	require.NoError(t, b.Launch(context.Background(), cfg, func(t *gpu.Thread) {
+		shared, dynamic = gpu.Shared[int32](t, "s", 1).Memory(), gpu.DynamicShared[int32](t).Memory()
+	}))
+	for _, m := range []*gpu.Memory{shared, dynamic} {
+		require.Equal(t, b.ID(), m.DeviceID, "%v", m)
+		require.Same(t, b, m.Device())
+	}
 }

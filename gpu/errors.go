@@ -89,11 +89,13 @@ func (t *Thread) failf(format string, args ...any) {
 func (t *Thread) stopped() { panic(abort{errStopped}) }
 
 // fault is the panic value of an access that failed its fast check: the
-// launch stopped, or the index is out of range of the view's n elements.
+// launch stopped, the index is out of range of the view's n elements, or
+// the memory belongs to another device than on, the thread's.
 type fault struct {
 	m    *Memory
 	i, n int
 	op   Op
+	on   *Device
 }
 
 // scopeFault is the panic value of an operation given an invalid scope.
@@ -102,10 +104,13 @@ type scopeFault struct {
 	s  scope.Scope
 }
 
-// err returns the fault's error: errStopped if the index was fine, so the
+// err returns the fault's error: a *ForeignError if the index was fine but
+// the memory is another device's, errStopped if both were fine, so the
 // launch must have stopped, or a *RangeError.
 func (f fault) err() error {
 	switch {
+	case uint(f.i) < uint(f.n) && f.m.dev != f.on:
+		return &ForeignError{Mem: f.m, Index: f.i, Op: f.op, Device: f.on}
 	case uint(f.i) < uint(f.n):
 		return errStopped
 	case f.m == nil:

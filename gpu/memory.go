@@ -32,9 +32,12 @@ func (s Space) String() string {
 
 // A Memory is one allocation: a global buffer, or one block's instance of a
 // shared array. It is what an [Observer] sees as the identity of accessed
-// memory. Its fields are set when it is allocated and never change.
+// memory: the pair (DeviceID, ID) names it among the memories of every
+// device of the process. Its fields are set when it is allocated and never
+// change.
 type Memory struct {
 	ID       uint64 // unique on its device, never reused
+	DeviceID uint64 // the [Device.ID] of the device that allocated it
 	Name     string // the name given to Alloc or Shared
 	Space    Space
 	Block    int    // the linear id of the owning block for Shared memory; -1 for Global
@@ -45,11 +48,16 @@ type Memory struct {
 
 	words    []uint64 // backing store, accessed only through sync/atomic
 	blockIdx Dim3     // the owning block's coordinates, for Shared memory
+	dev      *Device  // the device that allocated it; nil if decoded
 }
 
 // BlockIdx returns the coordinates of the block owning Shared memory,
 // CUDA's blockIdx; (0,0,0) for global memory.
 func (m *Memory) BlockIdx() Dim3 { return m.blockIdx }
+
+// Device returns the device that allocated the memory, or nil for a
+// description decoded from JSON, which belongs to no device.
+func (m *Memory) Device() *Device { return m.dev }
 
 // Bytes returns the size of the memory in bytes.
 func (m *Memory) Bytes() int { return m.Len * m.ElemSize }
@@ -86,7 +94,7 @@ func Alloc[T Elem](d *Device, name string, n int) Buffer[T] {
 		panic(err.Error())
 	}
 	m := newMemory[T](name, n)
-	m.ID = d.nextID.Add(1)
+	d.own(m)
 	m.Space, m.Block = GlobalSpace, -1
 	m.Base = d.allocAddr(m.Bytes())
 	return view[T](m)
@@ -117,6 +125,12 @@ func checkAlloc[T Elem](d *Device, name string, n int) error {
 		return fmt.Errorf("gpu: Alloc %q of %d %T elements needs more than the %d bytes of the global address space", name, n, z, maxGlobalBytes)
 	}
 	return nil
+}
+
+// own makes m a memory of d: it gives m the device's next id and the
+// device's identity.
+func (d *Device) own(m *Memory) {
+	m.ID, m.DeviceID, m.dev = d.nextID.Add(1), d.id, d
 }
 
 func newMemory[T Elem](name string, n int) *Memory {

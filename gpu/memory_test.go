@@ -63,6 +63,8 @@ func TestMemoryIdentity(t *testing.T) {
 	b := gpu.Alloc[uint64](d, "b", 3)
 	ma, mb := a.Memory(), b.Memory()
 	require.NotEqual(t, ma.ID, mb.ID)
+	require.Equal(t, d.ID(), ma.DeviceID)
+	require.Same(t, d, mb.Device())
 	require.Equal(t, "float32", ma.Type)
 	require.Equal(t, 4, ma.ElemSize)
 	require.Equal(t, 8, mb.ElemSize)
