@@ -86,9 +86,9 @@ type Buffer[T Elem] struct {
 
 // Alloc allocates n zeroed elements of global memory on d, like cudaMalloc
 // followed by cudaMemset. The name identifies the buffer in errors and race
-// reports. It panics, before allocating anything, if d is nil or n is
-// negative or needs more than 2^40 bytes, the emulator's global address
-// space.
+// reports. It panics, before allocating anything, if d is nil or not made
+// by NewDevice, or n is negative or needs more than 2^40 bytes, the
+// emulator's global address space.
 func Alloc[T Elem](d *Device, name string, n int) Buffer[T] {
 	if err := checkAlloc[T](d, name, n); err != nil {
 		panic(err.Error())
@@ -119,6 +119,8 @@ func checkAlloc[T Elem](d *Device, name string, n int) error {
 	switch size := int(unsafe.Sizeof(z)); {
 	case d == nil:
 		return fmt.Errorf("gpu: Alloc %q on a nil *Device", name)
+	case !d.made():
+		return fmt.Errorf("gpu: Alloc %q on a Device not made by NewDevice", name)
 	case n < 0:
 		return fmt.Errorf("gpu: Alloc %q with negative length %d", name, n)
 	case n > maxGlobalBytes/size:
@@ -163,7 +165,7 @@ func (b Buffer[T]) Memory() *Memory { return b.m }
 // returns an error, and copies nothing, unless len(host) == b.Len().
 func (b Buffer[T]) CopyIn(host []T) error {
 	if len(host) != b.n {
-		return fmt.Errorf("gpu: CopyIn of %d elements into %v of length %d", len(host), b.m, b.n)
+		return fmt.Errorf("gpu: CopyIn of %d elements into %s of length %d", len(host), b.describe(), b.n)
 	}
 	for i, v := range host {
 		storeBits[T](b.ptr(i), toBits(v))
@@ -175,12 +177,21 @@ func (b Buffer[T]) CopyIn(host []T) error {
 // returns an error, and copies nothing, unless len(host) == b.Len().
 func (b Buffer[T]) CopyOut(host []T) error {
 	if len(host) != b.n {
-		return fmt.Errorf("gpu: CopyOut of %v with length %d into %d elements", b.m, b.n, len(host))
+		return fmt.Errorf("gpu: CopyOut of %s with length %d into %d elements", b.describe(), b.n, len(host))
 	}
 	for i := range host {
 		host[i] = fromBits[T](loadBits[T](b.ptr(i)))
 	}
 	return nil
+}
+
+// describe names the buffer's memory for host-side errors, or "a zero
+// Buffer", which views none.
+func (b Buffer[T]) describe() string {
+	if b.m == nil {
+		return "a zero Buffer"
+	}
+	return b.m.String()
 }
 
 // Host returns a new slice holding a copy of the buffer.

@@ -115,3 +115,20 @@ func TestNoAllocs(t *testing.T) {
 	}))
 	require.Zero(t, allocs)
 }
+
+// TestAllocOnZeroDevice: Alloc rejects a Device not made by NewDevice, as
+// Launch does, before allocating anything.
+func TestAllocOnZeroDevice(t *testing.T) {
+	t.Parallel()
+	require.PanicsWithValue(t, `gpu: Alloc "x" on a Device not made by NewDevice`, func() { gpu.Alloc[int32](new(gpu.Device), "x", 1) })
+}
+
+// TestZeroBufferCopy: copying into or out of a zero Buffer says so,
+// rather than naming a <nil> memory.
+func TestZeroBufferCopy(t *testing.T) {
+	t.Parallel()
+	var z gpu.Buffer[int32]
+	require.EqualError(t, z.CopyOut(make([]int32, 2)), "gpu: CopyOut of a zero Buffer with length 0 into 2 elements")
+	require.EqualError(t, z.CopyIn(make([]int32, 2)), "gpu: CopyIn of 2 elements into a zero Buffer of length 0")
+	require.NoError(t, z.CopyOut(nil))
+}
