@@ -17,11 +17,12 @@ const spinYield = 64
 // stopped, i is out of range, or another device allocated the memory. The
 // checks share one branch, and the slow path is a bare panic rather than a
 // call, so that at costs little enough to inline into every access method:
-// an access is then one call. The device check comes last, after the
-// index check has ruled out the zero Buffer, which has no memory.
+// an access is then one call. The device check follows the index check,
+// which rules out the zero Buffer, which has no memory; it compares the
+// memory's device with the thread's copy of the launch's, one load each.
 func (b Buffer[T]) at(t *Thread, i int, op Op) unsafe.Pointer {
-	if uint(i) >= uint(b.n) || t.stop.Load() || b.m.dev != t.blk.l.d {
-		panic(fault{b.m, i, b.n, op, t.blk.l.d})
+	if uint(i) >= uint(b.n) || b.m.dev != t.dev || t.stop.Load() {
+		panic(fault{b.m, i, b.n, op})
 	}
 	return b.ptr(i)
 }
