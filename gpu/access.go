@@ -14,11 +14,14 @@ import (
 const spinYield = 64
 
 // at returns the address of element i, ending the thread if the launch has
-// stopped or i is out of range. Both checks share one branch, and the slow
-// path is a bare panic rather than a call, so that at costs little enough
-// to inline into every access method: an access is then one call.
+// stopped, i is out of range, or another device allocated the memory. The
+// checks share one branch, and the slow path is a bare panic rather than a
+// call, so that at costs little enough to inline into every access method:
+// an access is then one call. The device check follows the index check,
+// which rules out the zero Buffer, which has no memory; it compares the
+// memory's device with the thread's copy of the launch's, one load each.
 func (b Buffer[T]) at(t *Thread, i int, op Op) unsafe.Pointer {
-	if uint(i) >= uint(b.n) || t.stop.Load() {
+	if uint(i) >= uint(b.n) || b.m.dev != t.dev || t.stop.Load() {
 		panic(fault{b.m, i, b.n, op})
 	}
 	return b.ptr(i)

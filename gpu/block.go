@@ -118,10 +118,10 @@ func (b *block) release(by *Thread) []*Thread {
 		b.barrierDiverged(by, ws)
 	}
 	for _, w := range ws {
-		w.barResult, w.barN = b.bar.count, b.bar.arrived
+		w.barResult, w.barN = int32(b.bar.count), int32(b.bar.arrived)
 		b.unpark(w)
 	}
-	by.barResult, by.barN = b.bar.count, b.bar.arrived
+	by.barResult, by.barN = int32(b.bar.count), int32(b.bar.arrived)
 	if by.obs != nil {
 		b.l.syncObserved(by, Sync{Kind: SyncThreads, Block: b.id, Warp: -1})
 	}
@@ -153,7 +153,7 @@ func (t *Thread) SyncThreads() {
 func (t *Thread) SyncThreadsCount(pred bool) int {
 	t.mark()
 	t.syncThreads(pred)
-	return t.barResult
+	return int(t.barResult)
 }
 
 // SyncThreadsAnd is __syncthreads_and: SyncThreads that reports whether

@@ -2,6 +2,8 @@ package gpu_test
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"testing"
 	"time"
 
@@ -37,5 +39,86 @@ func TestDeviceTimeout(t *testing.T) {
 		}
 		require.Contains(t, err.Error(), "after "+want)
 		require.Contains(t, err.Error(), "device_test.go:", "the listing names the line the thread spins at")
+	}
+}
+
+// TestDeviceSizesOverflow: sizes whose products overflow an int, or make
+// more resident blocks or threads than the runtime can run at once, are
+// rejected by NewDevice with an error naming the field, so that no launch
+// runs none of its threads, panics in makeslice, reports a negative
+// residency, or starts a goroutine per 2^40 slots.
+func TestDeviceSizesOverflow(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		cfg  gpu.DeviceConfig
+		want string
+	}{
+		{gpu.DeviceConfig{SMs: 1 << 62}, "SMs = 4611686018427387904; want 1 to 16384"},
+		{gpu.DeviceConfig{SMs: math.MaxInt}, "SMs = 9223372036854775807; want 1 to 16384"},
+		{gpu.DeviceConfig{SMs: 1 << 40}, "SMs = 1099511627776; want 1 to 16384"},
+		{gpu.DeviceConfig{SMs: 1 << 14, MaxBlocksPerSM: 2}, "MaxBlocksPerSM = 2; want 1 to 1, so that its 16384 SMs hold at most 16384 resident blocks"},
+		{gpu.DeviceConfig{MaxBlocksPerSM: math.MaxInt}, "MaxBlocksPerSM = 9223372036854775807; want 1 to 2048"},
+		{gpu.DeviceConfig{MaxThreadsPerSM: math.MaxInt}, "MaxThreadsPerSM = 9223372036854775807; want at most 131072"},
+		{gpu.DeviceConfig{SMs: 1024, MaxThreadsPerSM: 2048}, "MaxThreadsPerSM = 2048; want at most 1024, so that its 1024 SMs hold at most 1048576 resident threads"},
+		{gpu.DeviceConfig{MaxThreadsPerBlock: math.MaxInt, MaxThreadsPerSM: math.MaxInt}, "MaxThreadsPerSM = 9223372036854775807"},
+	}
+	for _, c := range cases {
+		d, err := gpu.NewDevice(c.cfg)
+		require.ErrorContains(t, err, "gpu: device "+c.want)
+		require.Nil(t, d)
+	}
+}
+
+// TestDeviceAtBounds: a device at both residency bounds is accepted, and
+// runs a launch of more blocks than it holds at once and a cooperative
+// launch of exactly as many as it holds.
+func TestDeviceAtBounds(t *testing.T) {
+	t.Parallel()
+	d, err := gpu.NewDevice(gpu.DeviceConfig{SMs: 512, MaxBlocksPerSM: 32, MaxThreadsPerSM: 2048})
+	require.NoError(t, err)
+	n := gpu.Alloc[int64](d, "n", 1)
+	count := func(t *gpu.Thread) { n.AtomicAdd(t, 0, 1, scope.Device) }
+	require.NoError(t, d.Launch(context.Background(), gpu.Config{Grid: gpu.Dim3{X: 1 << 15}, Block: gpu.Dim3{X: 2}}, count))
+	require.Equal(t, []int64{1 << 16}, n.Host())
+	cfg := gpu.Config{Grid: gpu.Dim3{X: 1 << 14}, Block: gpu.Dim3{X: 1}, Cooperative: true}
+	require.NoError(t, d.Launch(context.Background(), cfg, count))
+	require.Equal(t, []int64{1<<16 + 1<<14}, n.Host())
+	cfg.Grid.X++
+	require.ErrorContains(t, d.Launch(context.Background(), cfg, count), "the device holds 16384 such blocks")
+}
+
+// TestDeviceTimeoutNegative: a negative DeviceConfig.Timeout is rejected,
+// as a negative Config.Timeout is, rather than silently meaning none.
+func TestDeviceTimeoutNegative(t *testing.T) {
+	t.Parallel()
+	_, err := gpu.NewDevice(gpu.DeviceConfig{Timeout: -1})
+	require.EqualError(t, err, "gpu: device Timeout = -1ns; want >= 0 (0 for none)")
+	d := newDevice(t)
+	err = d.Launch(context.Background(), gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Timeout: -1}, func(*gpu.Thread) {})
+	require.ErrorContains(t, err, "negative timeout")
+}
+
+// TestDeviceIdentity: every device has its own number, which its
+// memories, global and shared, carry, and by which String names it.
+func TestDeviceIdentity(t *testing.T) {
+	t.Parallel()
+	a, err := gpu.NewDevice(gpu.DeviceConfig{Name: "a"})
+	require.NoError(t, err)
+	b := newDevice(t)
+	require.NotZero(t, a.ID())
+	require.NotEqual(t, a.ID(), b.ID())
+	require.Equal(t, fmt.Sprintf(`device %d "a"`, a.ID()), a.String())
+	require.Equal(t, fmt.Sprintf(`device %d "warpguard"`, b.ID()), b.String())
+	x := gpu.Alloc[int32](a, "x", 1)
+	require.Equal(t, a.ID(), x.Memory().DeviceID)
+	require.Same(t, a, x.Memory().Device())
+	var shared, dynamic *gpu.Memory
+	cfg := gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, DynamicShared: 8}
+	require.NoError(t, b.Launch(context.Background(), cfg, func(t *gpu.Thread) {
+		shared, dynamic = gpu.Shared[int32](t, "s", 1).Memory(), gpu.DynamicShared[int32](t).Memory()
+	}))
+	for _, m := range []*gpu.Memory{shared, dynamic} {
+		require.Equal(t, b.ID(), m.DeviceID, "%v", m)
+		require.Same(t, b, m.Device())
 	}
 }

@@ -23,6 +23,9 @@
 // scoped acquire/release (LoadAcquire, StoreRelease), scoped relaxed atomics
 // (AtomicLoad, AtomicStore) and scoped read-modify-writes (AtomicAdd, ...,
 // AtomicCAS). [Shared] and [DynamicShared] give per-block shared memory.
+// Memory belongs to the device that allocated it, whose number every
+// [Memory] carries: a thread that accesses another device's buffer ends
+// with a [ForeignError] before the access reaches memory or an observer.
 //
 // # Execution
 //
@@ -102,7 +105,7 @@
 //
 // An invalid configuration, a nil or zero Device, or a nil context is
 // rejected before any thread runs. A thread that indexes out of range,
-// misuses an operation, panics or calls runtime.Goexit ends with a
+// accesses another device's buffer, misuses an operation, panics or calls runtime.Goexit ends with a
 // [ThreadError] naming its coordinates and the kernel's file:line; a
 // panic stops the whole launch and releases every barrier. Launch joins
 // every thread's error. Every error and report writes coordinates as

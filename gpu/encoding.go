@@ -135,6 +135,7 @@ func (s Site) ModuleFile() string {
 // memoryJSON is a Memory's JSON form.
 type memoryJSON struct {
 	ID       uint64 `json:"id"`
+	DeviceID uint64 `json:"device_id"`
 	Name     string `json:"name"`
 	Space    Space  `json:"space"`
 	BlockID  int    `json:"block_id"`
@@ -144,11 +145,11 @@ type memoryJSON struct {
 	Len      int    `json:"len"`
 }
 
-// MarshalJSON encodes m's description: {"id", "name", "space",
+// MarshalJSON encodes m's description: {"id", "device_id", "name", "space",
 // "block_id", "block" (the owning block's [x,y,z], for shared memory
 // only), "type", "elem_size", "len"}. Its contents are not encoded.
 func (m *Memory) MarshalJSON() ([]byte, error) {
-	v := memoryJSON{ID: m.ID, Name: m.Name, Space: m.Space, BlockID: m.Block, Type: m.Type, ElemSize: m.ElemSize, Len: m.Len}
+	v := memoryJSON{ID: m.ID, DeviceID: m.DeviceID, Name: m.Name, Space: m.Space, BlockID: m.Block, Type: m.Type, ElemSize: m.ElemSize, Len: m.Len}
 	if m.Space == SharedSpace {
 		v.Block = &m.blockIdx
 	}
@@ -156,14 +157,15 @@ func (m *Memory) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes what MarshalJSON wrote into a detached
-// description: a decoded Memory names an allocation, for reports read
-// back, but holds no elements and belongs to no device.
+// description: a decoded Memory names an allocation, and by DeviceID the
+// device that made it, for reports read back, but holds no elements and
+// belongs to no device (Device returns nil).
 func (m *Memory) UnmarshalJSON(b []byte) error {
 	var v memoryJSON
 	if err := json.Unmarshal(b, &v); err != nil {
 		return fmt.Errorf("gpu: a Memory is an object {id, name, space, ...}: %w", err)
 	}
-	*m = Memory{ID: v.ID, Name: v.Name, Space: v.Space, Block: v.BlockID, Type: v.Type, ElemSize: v.ElemSize, Len: v.Len}
+	*m = Memory{ID: v.ID, DeviceID: v.DeviceID, Name: v.Name, Space: v.Space, Block: v.BlockID, Type: v.Type, ElemSize: v.ElemSize, Len: v.Len}
 	if v.Block != nil {
 		m.blockIdx = *v.Block
 	}

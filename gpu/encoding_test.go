@@ -2,6 +2,7 @@ package gpu_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -43,4 +44,20 @@ func TestSiteJSON(t *testing.T) {
 	require.JSONEq(t, `{"file":"gpu/x.go","line":12,"function":"github.com/warpguard/warpguard/gpu.F"}`, string(b))
 	require.NoError(t, json.Unmarshal([]byte(`null`), &s))
 	require.True(t, s.IsZero())
+}
+
+// TestMemoryJSONDevice: a memory's JSON names its device, and decodes
+// to a description with the same DeviceID that belongs to no device.
+func TestMemoryJSONDevice(t *testing.T) {
+	t.Parallel()
+	d := newDevice(t)
+	m := gpu.Alloc[float32](d, "x", 3).Memory()
+	b, err := json.Marshal(m)
+	require.NoError(t, err)
+	require.JSONEq(t, fmt.Sprintf(`{"id":%d,"device_id":%d,"name":"x","space":"global","block_id":-1,"type":"float32","elem_size":4,"len":3}`, m.ID, d.ID()), string(b))
+	var back gpu.Memory
+	require.NoError(t, json.Unmarshal(b, &back))
+	require.Equal(t, d.ID(), back.DeviceID)
+	require.Equal(t, m.ID, back.ID)
+	require.Nil(t, back.Device())
 }

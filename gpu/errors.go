@@ -133,7 +133,8 @@ func (t *Thread) failf(format string, args ...any) {
 func (t *Thread) stopped() { panic(abort{err: errStopped}) }
 
 // fault is the panic value of an access that failed its fast check: the
-// launch stopped, or the index is out of range of the view's n elements.
+// launch stopped, the index is out of range of the view's n elements, or
+// the memory belongs to another device than the thread's.
 type fault struct {
 	m    *Memory
 	i, n int
@@ -146,10 +147,14 @@ type scopeFault struct {
 	s  scope.Scope
 }
 
-// err returns the fault's error: errStopped if the index was fine, so the
-// launch must have stopped, or a *RangeError.
-func (f fault) err() error {
+// err returns the fault's error for a thread running on device on: a
+// *ForeignError if the index was fine but the memory is another device's,
+// errStopped if both were fine, so the launch must have stopped, or a
+// *RangeError.
+func (f fault) err(on *Device) error {
 	switch {
+	case uint(f.i) < uint(f.n) && f.m.dev != on:
+		return &ForeignError{Mem: f.m, Index: f.i, Op: f.op, Device: on}
 	case uint(f.i) < uint(f.n):
 		return errStopped
 	case f.m == nil:
@@ -160,15 +165,16 @@ func (f fault) err() error {
 
 // recovered turns the value a thread's root recovered into the thread's
 // error: nil for a normal return, errStopped for a stop, the abort's error,
-// or a *PanicError with the stack for a panic in kernel code.
-func recovered(r any) error {
+// or a *PanicError with the stack for a panic in kernel code. on is the
+// device the thread ran on, which a fault compares its memory's with.
+func recovered(r any, on *Device) error {
 	switch r := r.(type) {
 	case nil:
 		return nil
 	case abort:
 		return r.err
 	case fault:
-		return r.err()
+		return r.err(on)
 	case scopeFault:
 		return fmt.Errorf("%v with invalid %v", r.op, r.s)
 	default:

@@ -32,9 +32,12 @@ func (s Space) String() string {
 
 // A Memory is one allocation: a global buffer, or one block's instance of a
 // shared array. It is what an [Observer] sees as the identity of accessed
-// memory. Its fields are set when it is allocated and never change.
+// memory: the pair (DeviceID, ID) names it among the memories of every
+// device of the process. Its fields are set when it is allocated and never
+// change.
 type Memory struct {
 	ID       uint64 // unique on its device, never reused
+	DeviceID uint64 // the [Device.ID] of the device that allocated it
 	Name     string // the name given to Alloc or Shared
 	Space    Space
 	Block    int    // the linear id of the owning block for Shared memory; -1 for Global
@@ -45,11 +48,16 @@ type Memory struct {
 
 	words    []uint64 // backing store, accessed only through sync/atomic
 	blockIdx Dim3     // the owning block's coordinates, for Shared memory
+	dev      *Device  // the device that allocated it; nil if decoded
 }
 
 // BlockIdx returns the coordinates of the block owning Shared memory,
 // CUDA's blockIdx; (0,0,0) for global memory.
 func (m *Memory) BlockIdx() Dim3 { return m.blockIdx }
+
+// Device returns the device that allocated the memory, or nil for a
+// description decoded from JSON, which belongs to no device.
+func (m *Memory) Device() *Device { return m.dev }
 
 // Bytes returns the size of the memory in bytes.
 func (m *Memory) Bytes() int { return m.Len * m.ElemSize }
@@ -78,15 +86,15 @@ type Buffer[T Elem] struct {
 
 // Alloc allocates n zeroed elements of global memory on d, like cudaMalloc
 // followed by cudaMemset. The name identifies the buffer in errors and race
-// reports. It panics, before allocating anything, if d is nil or n is
-// negative or needs more than 2^40 bytes, the emulator's global address
-// space.
+// reports. It panics, before allocating anything, if d is nil or not made
+// by NewDevice, or n is negative or needs more than 2^40 bytes, the
+// emulator's global address space.
 func Alloc[T Elem](d *Device, name string, n int) Buffer[T] {
 	if err := checkAlloc[T](d, name, n); err != nil {
 		panic(err.Error())
 	}
 	m := newMemory[T](name, n)
-	m.ID = d.nextID.Add(1)
+	d.own(m)
 	m.Space, m.Block = GlobalSpace, -1
 	m.Base = d.allocAddr(m.Bytes())
 	return view[T](m)
@@ -111,12 +119,20 @@ func checkAlloc[T Elem](d *Device, name string, n int) error {
 	switch size := int(unsafe.Sizeof(z)); {
 	case d == nil:
 		return fmt.Errorf("gpu: Alloc %q on a nil *Device", name)
+	case !d.made():
+		return fmt.Errorf("gpu: Alloc %q on a Device not made by NewDevice", name)
 	case n < 0:
 		return fmt.Errorf("gpu: Alloc %q with negative length %d", name, n)
 	case n > maxGlobalBytes/size:
 		return fmt.Errorf("gpu: Alloc %q of %d %T elements needs more than the %d bytes of the global address space", name, n, z, maxGlobalBytes)
 	}
 	return nil
+}
+
+// own makes m a memory of d: it gives m the device's next id and the
+// device's identity.
+func (d *Device) own(m *Memory) {
+	m.ID, m.DeviceID, m.dev = d.nextID.Add(1), d.id, d
 }
 
 func newMemory[T Elem](name string, n int) *Memory {
@@ -149,7 +165,7 @@ func (b Buffer[T]) Memory() *Memory { return b.m }
 // returns an error, and copies nothing, unless len(host) == b.Len().
 func (b Buffer[T]) CopyIn(host []T) error {
 	if len(host) != b.n {
-		return fmt.Errorf("gpu: CopyIn of %d elements into %v of length %d", len(host), b.m, b.n)
+		return fmt.Errorf("gpu: CopyIn of %d elements into %s of length %d", len(host), b.describe(), b.n)
 	}
 	for i, v := range host {
 		storeBits[T](b.ptr(i), toBits(v))
@@ -161,12 +177,21 @@ func (b Buffer[T]) CopyIn(host []T) error {
 // returns an error, and copies nothing, unless len(host) == b.Len().
 func (b Buffer[T]) CopyOut(host []T) error {
 	if len(host) != b.n {
-		return fmt.Errorf("gpu: CopyOut of %v with length %d into %d elements", b.m, b.n, len(host))
+		return fmt.Errorf("gpu: CopyOut of %s with length %d into %d elements", b.describe(), b.n, len(host))
 	}
 	for i := range host {
 		host[i] = fromBits[T](loadBits[T](b.ptr(i)))
 	}
 	return nil
+}
+
+// describe names the buffer's memory for host-side errors, or "a zero
+// Buffer", which views none.
+func (b Buffer[T]) describe() string {
+	if b.m == nil {
+		return "a zero Buffer"
+	}
+	return b.m.String()
 }
 
 // Host returns a new slice holding a copy of the buffer.

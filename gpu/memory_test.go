@@ -63,6 +63,8 @@ func TestMemoryIdentity(t *testing.T) {
 	b := gpu.Alloc[uint64](d, "b", 3)
 	ma, mb := a.Memory(), b.Memory()
 	require.NotEqual(t, ma.ID, mb.ID)
+	require.Equal(t, d.ID(), ma.DeviceID)
+	require.Same(t, d, mb.Device())
 	require.Equal(t, "float32", ma.Type)
 	require.Equal(t, 4, ma.ElemSize)
 	require.Equal(t, 8, mb.ElemSize)
@@ -112,4 +114,21 @@ func TestNoAllocs(t *testing.T) {
 		})
 	}))
 	require.Zero(t, allocs)
+}
+
+// TestAllocOnZeroDevice: Alloc rejects a Device not made by NewDevice, as
+// Launch does, before allocating anything.
+func TestAllocOnZeroDevice(t *testing.T) {
+	t.Parallel()
+	require.PanicsWithValue(t, `gpu: Alloc "x" on a Device not made by NewDevice`, func() { gpu.Alloc[int32](new(gpu.Device), "x", 1) })
+}
+
+// TestZeroBufferCopy: copying into or out of a zero Buffer says so,
+// rather than naming a <nil> memory.
+func TestZeroBufferCopy(t *testing.T) {
+	t.Parallel()
+	var z gpu.Buffer[int32]
+	require.EqualError(t, z.CopyOut(make([]int32, 2)), "gpu: CopyOut of a zero Buffer with length 0 into 2 elements")
+	require.EqualError(t, z.CopyIn(make([]int32, 2)), "gpu: CopyIn of 2 elements into a zero Buffer of length 0")
+	require.NoError(t, z.CopyOut(nil))
 }

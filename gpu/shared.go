@@ -29,7 +29,8 @@ func Shared[T Elem](t *Thread, name string, n int) Buffer[T] {
 		t.fail(err)
 	}
 	m := newMemory[T](name, n)
-	m.ID, m.Space, m.Block, m.Base = b.l.d.nextID.Add(1), SharedSpace, b.id, uint64(b.sharedTop)
+	b.l.d.own(m)
+	m.Space, m.Block, m.Base = SharedSpace, b.id, uint64(b.sharedTop)
 	m.blockIdx = b.idx
 	b.sharedTop += (m.Bytes() + 15) &^ 15
 	b.shared = append(b.shared, m)
@@ -85,10 +86,11 @@ func DynamicShared[T Elem](t *Thread) Buffer[T] {
 	if b.dyn == nil {
 		size := b.l.cfg.DynamicShared
 		b.dyn = &Memory{
-			ID: b.l.d.nextID.Add(1), Name: "dynamic", Space: SharedSpace, Block: b.id,
+			Name: "dynamic", Space: SharedSpace, Block: b.id,
 			Type: "byte", ElemSize: 1, Len: size, Base: 1 << 32, blockIdx: b.idx,
 			words: make([]uint64, (size+7)/8),
 		}
+		b.l.d.own(b.dyn)
 	}
 	return view[T](b.dyn)
 }

@@ -29,7 +29,7 @@ func newSlot(l *launch, index int) *slot {
 	for i := range s.threads {
 		t := &s.threads[i]
 		t.blk, t.obs, t.stop, t.rank, t.syncState = &s.blk, l.cfg.Observer, &l.stop, i, &s.sync[i]
-		t.slowAt, t.checks = spinYield, l.checks()
+		t.slowAt, t.checks, t.dev = spinYield, l.checks(), l.d
 		if t.obs != nil {
 			t.slowAt = 0
 		}
@@ -91,7 +91,7 @@ func (s *slot) runThread(t *Thread) {
 // or abnormally with no value (runtime.Goexit), and halts the launch if the
 // error calls for it.
 func (s *slot) result(t *Thread, r any, normal bool) {
-	err := recovered(r)
+	err := recovered(r, t.dev)
 	if r == nil && !normal {
 		err = errGoexit
 	}

@@ -17,6 +17,7 @@ type Kernel func(t *Thread)
 type Thread struct {
 	obs  Observer     // copied from the launch so the access path reads one field
 	stop *atomic.Bool // set when the launch must stop at the next runtime call
+	dev  *Device      // the launch's device, which allocated every memory the thread may access
 	blk  *block
 	rank int // linear id in the block
 	gid  int // linear id in the grid
@@ -25,8 +26,8 @@ type Thread struct {
 	cmp       uint64 // the comparand of the CAS being reported
 	slowAt    int    // spins at which an RMW takes its slow path: spinYield, or 0 if observed
 	fib       *fiber // the fiber running this thread, under the fiber executor
-	barResult int    // true predicates in the barrier round the thread last left
-	barN      int    // participants in that round
+	barResult int32  // true predicates in the barrier round the thread last left
+	barN      int32  // participants in that round; int32s, as a block has at most 2^26 threads, leave room for dev
 	obsState  any
 
 	done     bool // the kernel returned

@@ -101,7 +101,7 @@ func (d *Device) usable(ctx context.Context) error {
 	switch {
 	case d == nil:
 		return errors.New("gpu: Launch on a nil *Device")
-	case d.cfg.WarpSize == 0:
+	case !d.made():
 		return errors.New("gpu: Launch on a Device not made by NewDevice")
 	case ctx == nil:
 		return errors.New("gpu: Launch with a nil context.Context")

@@ -46,7 +46,8 @@ type crossLaunches struct {
 // crossMem per memory.
 type crossTable struct{ mems sync.Map }
 
-// crossMem is a memory's cells, a granule each.
+// crossMem is a memory's cells, a granule each, in its table by memKey,
+// so that memories of two devices never share cells.
 type crossMem struct{ cells []crossCell }
 
 // crossCell is a granule's last writer, last reader, and the last reader
@@ -174,10 +175,11 @@ func (th *thread) crossCells(m *gpu.Memory) []crossCell {
 		return th.xCells
 	}
 	t := th.l.xt
-	v, ok := t.mems.Load(m.ID)
+	k := keyOf(m)
+	v, ok := t.mems.Load(k)
 	if !ok {
 		n := (uint64(m.Bytes()) + uint64(th.l.d.opt.Granularity) - 1) / uint64(th.l.d.opt.Granularity)
-		v, _ = t.mems.LoadOrStore(m.ID, &crossMem{cells: make([]crossCell, n)})
+		v, _ = t.mems.LoadOrStore(k, &crossMem{cells: make([]crossCell, n)})
 	}
 	th.xMem, th.xCells = m, v.(*crossMem).cells
 	return th.xCells

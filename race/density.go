@@ -24,11 +24,9 @@ import (
 // verdicts.
 type densities struct {
 	mu sync.Mutex
-	// m holds the dense memories, by gpu.Memory.ID, each with the
-	// launches that used the hint since it was measured. IDs are unique
-	// on a device only: two devices under one detector may share a hint,
-	// which can cost time, never a verdict.
-	m map[uint64]int
+	// m holds the dense memories, by memKey, each with the launches
+	// that used the hint since it was measured.
+	m map[memKey]int
 }
 
 // A dense memory gets full entries for densityTerm-1 launches, then first
@@ -48,15 +46,16 @@ func (ds *densities) firsts(m *gpu.Memory) bool {
 	}
 	ds.mu.Lock()
 	defer ds.mu.Unlock()
-	uses, dense := ds.m[m.ID]
+	k := keyOf(m)
+	uses, dense := ds.m[k]
 	if !dense {
 		return true
 	}
 	if uses++; uses == densityTerm {
-		delete(ds.m, m.ID) // measure again
+		delete(ds.m, k) // measure again
 		return true
 	}
-	ds.m[m.ID] = uses
+	ds.m[k] = uses
 	return false
 }
 
@@ -70,12 +69,13 @@ func (ds *densities) learn(m *gpu.Memory, expanded, once int64) {
 	}
 	ds.mu.Lock()
 	defer ds.mu.Unlock()
+	k := keyOf(m)
 	if expanded < once {
-		delete(ds.m, m.ID)
+		delete(ds.m, k)
 		return
 	}
-	if _, ok := ds.m[m.ID]; !ok && len(ds.m) >= maxDensities || ds.m == nil {
-		ds.m = map[uint64]int{}
+	if _, ok := ds.m[k]; !ok && len(ds.m) >= maxDensities || ds.m == nil {
+		ds.m = map[memKey]int{}
 	}
-	ds.m[m.ID] = 0
+	ds.m[k] = 0
 }

@@ -108,11 +108,12 @@ func (t *lockTable) name(s *lockSet) lockHandle {
 	return h
 }
 
-// idsKey returns the identities ids as a map key: each one's memory id,
-// granule, element and block.
+// idsKey returns the identities ids as a map key: each one's memory's
+// device and id, granule, element and block.
 func idsKey(ids []lockID) string {
-	b := make([]byte, 0, len(ids)*32)
+	b := make([]byte, 0, len(ids)*40)
 	for _, id := range ids {
+		b = binary.LittleEndian.AppendUint64(b, id.key.mem.DeviceID)
 		b = binary.LittleEndian.AppendUint64(b, id.key.mem.ID)
 		b = binary.LittleEndian.AppendUint64(b, id.key.gran)
 		b = binary.LittleEndian.AppendUint64(b, uint64(id.key.index))

@@ -92,7 +92,7 @@ func (s *lockSet) disjoint(o *lockSet) bool {
 }
 
 func compareLock(a, b lockID) int {
-	if c := cmp.Compare(a.key.mem.ID, b.key.mem.ID); c != 0 {
+	if c := compareKeys(keyOf(a.key.mem), keyOf(b.key.mem)); c != 0 {
 		return c
 	}
 	if c := cmp.Compare(a.key.gran, b.key.gran); c != 0 {

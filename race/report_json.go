@@ -15,8 +15,8 @@ import (
 //	  "schema": 1,
 //	  "kind": "missing-device-fence",   // a kind.Kind name
 //	  "launch": "publish",              // gpu.Config.Name
-//	  "memory": {"id": 3, "name": "data", "space": "global", "block_id": -1,
-//	             "type": "float32", "elem_size": 4, "len": 1},
+//	  "memory": {"id": 3, "device_id": 1, "name": "data", "space": "global",
+//	             "block_id": -1, "type": "float32", "elem_size": 4, "len": 1},
 //	  "index": 0,
 //	  "current":  {side},
 //	  "previous": {side},

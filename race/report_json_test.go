@@ -72,6 +72,8 @@ func requireSameReport(t *testing.T, want, back race.Report) {
 	require.Equal(t, want.Index, back.Index)
 	require.Equal(t, want.Evidence, back.Evidence)
 	require.Equal(t, want.Mem.ID, back.Mem.ID)
+	require.NotZero(t, back.Mem.DeviceID, "the memory names its device")
+	require.Equal(t, want.Mem.DeviceID, back.Mem.DeviceID)
 	require.Equal(t, want.Mem.Name, back.Mem.Name)
 	for _, s := range [][2]race.Side{{want.Current, back.Current}, {want.Previous, back.Previous}} {
 		w, b := s[0], s[1]

@@ -107,6 +107,7 @@ func (s *shadow) pageBytes(p *page) int64 {
 // on first touch so untouched memory costs nothing.
 type shadow struct {
 	mem    *gpu.Memory
+	key    memKey // mem's key, kept beside the pointer for the registry's scan
 	n      uint64 // granules
 	pages  []pageRef
 	extras bool          // pages carry extras
@@ -213,7 +214,7 @@ func (s *shadow) release() int64 {
 	return b
 }
 
-// shadows maps a launch's memories, by gpu.Memory.ID, to their metadata.
+// shadows maps a launch's memories, by their memKey, to their metadata.
 // Readers take no lock: a reader lock here would be a shared counter that
 // every access of every core writes to. The first memories a launch uses
 // sit in a small array, found by a scan and added without copying
@@ -233,7 +234,7 @@ type shadows struct {
 	mu      sync.Mutex // serializes writers
 	few     [8]atomic.Pointer[shadow]
 	nfew    atomic.Int32 // slots of few in use
-	m       atomic.Pointer[map[uint64]*shadow]
+	m       atomic.Pointer[map[memKey]*shadow]
 }
 
 func newShadows(d *Detector) *shadows {
@@ -243,22 +244,22 @@ func newShadows(d *Detector) *shadows {
 
 // get returns m's metadata, creating it on first use.
 func (ss *shadows) get(m *gpu.Memory) *shadow {
-	if s := ss.lookup(m.ID); s != nil {
+	if s := ss.lookup(keyOf(m)); s != nil {
 		return s
 	}
 	return ss.add(m)
 }
 
-// lookup returns the metadata of the memory with id, or nil.
-func (ss *shadows) lookup(id uint64) *shadow {
+// lookup returns the metadata of the memory with key k, or nil.
+func (ss *shadows) lookup(k memKey) *shadow {
 	n := int(ss.nfew.Load())
 	for i := range n {
-		if s := ss.few[i].Load(); s != nil && s.mem.ID == id {
+		if s := ss.few[i].Load(); s != nil && s.key == k {
 			return s
 		}
 	}
 	if mp := ss.m.Load(); n == len(ss.few) && mp != nil {
-		return (*mp)[id]
+		return (*mp)[k]
 	}
 	return nil
 }
@@ -267,22 +268,22 @@ func (ss *shadows) lookup(id uint64) *shadow {
 func (ss *shadows) add(m *gpu.Memory) *shadow {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	if s := ss.lookup(m.ID); s != nil {
+	if s := ss.lookup(keyOf(m)); s != nil {
 		return s
 	}
 	n := (uint64(m.Bytes()) + ss.gran - 1) / ss.gran
-	s := &shadow{mem: m, n: n, pages: make([]pageRef, (n+1<<pageBits-1)>>pageBits), extras: ss.extras,
+	s := &shadow{mem: m, key: keyOf(m), n: n, pages: make([]pageRef, (n+1<<pageBits-1)>>pageBits), extras: ss.extras,
 		bytes: ss.bytes, widened: ss.widened, pool: ss.pool, firsts: ss.firsts && ss.dens.firsts(m), fpool: ss.fpool, dens: ss.dens}
 	if i := ss.nfew.Load(); int(i) < len(ss.few) {
 		ss.few[i].Store(s)
 		ss.nfew.Store(i + 1)
 		return s
 	}
-	next := map[uint64]*shadow{}
+	next := map[memKey]*shadow{}
 	if old := ss.m.Load(); old != nil {
 		next = maps.Clone(*old)
 	}
-	next[m.ID] = s
+	next[s.key] = s
 	ss.m.Store(&next)
 	return s
 }
@@ -312,7 +313,7 @@ func (ss *shadows) drop(keep func(*shadow) bool) {
 }
 
 // dropsAny reports whether keep rejects a memory of m.
-func dropsAny(m map[uint64]*shadow, keep func(*shadow) bool) bool {
+func dropsAny(m map[memKey]*shadow, keep func(*shadow) bool) bool {
 	for _, s := range m {
 		if !keep(s) {
 			return true

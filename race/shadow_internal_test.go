@@ -74,7 +74,7 @@ func TestShadowsRegistry(t *testing.T) {
 		if i%2 == 0 {
 			require.Same(t, first[i], ss.get(m), "kept memory %d", i)
 		} else {
-			require.Nil(t, ss.lookup(m.ID), "dropped memory %d", i)
+			require.Nil(t, ss.lookup(keyOf(m)), "dropped memory %d", i)
 			require.NotSame(t, first[i], ss.get(m), "memory %d after its drop", i)
 		}
 	}

@@ -19,12 +19,12 @@ import (
 // Traces called after Device.Launch returned sees the launch's whole trace.
 type Recorder struct {
 	mu      sync.Mutex
-	running map[uint64]*Trace
+	running map[*gpu.Grid]*Trace // by the launch's Grid: a Grid.ID is unique on its device only
 	done    []*Trace
 }
 
 // NewRecorder returns an empty recorder.
-func NewRecorder() *Recorder { return &Recorder{running: make(map[uint64]*Trace)} }
+func NewRecorder() *Recorder { return &Recorder{running: make(map[*gpu.Grid]*Trace)} }
 
 // Traces returns the traces of the launches that have ended, in the order
 // they ended.
@@ -38,15 +38,15 @@ func (r *Recorder) Traces() []*Trace {
 func (r *Recorder) LaunchStart(g *gpu.Grid) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.running[g.ID] = &Trace{Grid: *g}
+	r.running[g] = &Trace{Grid: *g}
 }
 
 // LaunchEnd ends the trace of launch g.
 func (r *Recorder) LaunchEnd(g *gpu.Grid, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	tr := r.running[g.ID]
-	delete(r.running, g.ID)
+	tr := r.running[g]
+	delete(r.running, g)
 	tr.Err = err
 	r.done = append(r.done, tr)
 }
@@ -77,6 +77,6 @@ func (r *Recorder) add(t *gpu.Thread, e Event) {
 	e.Thread, e.Rank = t.Place(), t.Rank()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	tr := r.running[t.Grid().ID]
+	tr := r.running[t.Grid()]
 	tr.Events = append(tr.Events, e)
 }

@@ -59,3 +59,20 @@ func TestGridSync(t *testing.T) {
 		assert.Equal(t, !sync, len(res.Races) == 1, "grid sync %v: %v", sync, res.Races)
 	}
 }
+
+// TestRecorderTwoDevices: launches of two devices running at once, each
+// the first launch of its device and so with the same Grid.ID, keep
+// their own traces.
+func TestRecorderTwoDevices(t *testing.T) {
+	rec := oracle.NewRecorder()
+	a := &gpu.Grid{ID: 2, Name: "on a"}
+	b := &gpu.Grid{ID: 2, Name: "on b"}
+	rec.LaunchStart(a)
+	rec.LaunchStart(b)
+	rec.LaunchEnd(a, nil)
+	rec.LaunchEnd(b, nil)
+	trs := rec.Traces()
+	require.Len(t, trs, 2)
+	assert.Equal(t, "on a", trs[0].Grid.Name)
+	assert.Equal(t, "on b", trs[1].Grid.Name)
+}
