@@ -51,11 +51,15 @@ type Config struct {
 	// Timeout bounds each run; 0 means one minute at the default size and
 	// ten at the paper size.
 	Timeout time.Duration
-	// Attempts bounds the runs with detection on of an injected
-	// configuration: a detector sees only the interleavings that happen,
-	// so when a run misses the injected race it is run again, up to
-	// Attempts runs in all; 0 means 3. A clean configuration runs once.
+	// Attempts bounds the runs with detection on of a configuration that
+	// expects a race: a detector sees only the interleavings that happen,
+	// so they search schedules (kernels.Expose), deterministic ones under
+	// the Fibers executor, until one shows the race, up to Attempts runs
+	// in all; 0 means kernels.ExposeBound. A configuration that expects
+	// no race runs once, under the executor's own schedule.
 	Attempts int
+
+	trial *kernels.Trial // the schedule of a run of Evaluate's search; nil for the executor's own
 }
 
 // A Run is the outcome of running one configuration once.
@@ -93,6 +97,9 @@ func Once(ctx context.Context, c Config, det Detector) Run {
 	start := time.Now()
 	launchErr := r.Launch(ctx, func(ctx context.Context, cfg gpu.Config, k gpu.Kernel) error {
 		cfg.Executor, cfg.Observer = c.Executor, obs
+		if c.trial != nil {
+			c.trial.Apply(&cfg)
+		}
 		return d.Launch(ctx, cfg, k)
 	})
 	out := Run{Elapsed: time.Since(start), LaunchErr: launchErr}
@@ -119,10 +126,40 @@ type Result struct {
 	// a missed race cannot hide a schedule-dependent false alarm.
 	Matched, FalsePositives int
 	Attempts                int // runs with detection on
+	// Trials are the schedules of the runs with detection on of a
+	// configuration that expects a race, in order; the last decided.
+	Trials []kernels.Trial
 }
 
-// Evaluate runs c with detection off and on and judges the result.
+// Evaluate runs c with detection off and on and judges the result. A
+// configuration that expects a race runs with detection on under the
+// schedules of kernels.Expose until one shows the race, a launch fails,
+// or c.Attempts runs have; the result is the last run's.
 func Evaluate(ctx context.Context, c Config) Result {
+	res := newResult(c)
+	newDet := c.Detector
+	if newDet == nil {
+		newDet = NewDetectorFor(race.Options{Precise: c.Precise})
+	}
+	res.Off = Once(ctx, c, nil)
+	if len(res.Expect) == 0 {
+		res.On, res.Attempts = Once(ctx, c, newDet()), 1
+		res.judge()
+		return res
+	}
+	res.Trials, _, _ = kernels.Expose(c.Attempts, func(tr kernels.Trial) (bool, error) {
+		c.trial = &tr
+		res.On = Once(ctx, c, newDet())
+		res.judge()
+		return res.Missed() == 0, res.On.LaunchErr
+	})
+	res.Attempts = len(res.Trials)
+	return res
+}
+
+// newResult returns c's result before any run: what it expects, and
+// where.
+func newResult(c Config) Result {
 	res := Result{Kernel: c.Kernel.Name, Inject: c.Inject, Expect: c.Kernel.ExpectedIn(c.Inject, c.Precise)}
 	if in, ok := c.Kernel.Injection(c.Inject); ok {
 		res.Where, res.Corrupts = in.Where, in.Corrupts
@@ -130,22 +167,7 @@ func Evaluate(ctx context.Context, c Config) Result {
 			res.Where = in.Precise.Where
 		}
 	}
-	newDet := c.Detector
-	if newDet == nil {
-		newDet = NewDetectorFor(race.Options{Precise: c.Precise})
-	}
-	attempts := c.Attempts
-	if attempts <= 0 {
-		attempts = 3
-	}
-	res.Off = Once(ctx, c, nil)
-	for res.Attempts = 1; ; res.Attempts++ {
-		res.On = Once(ctx, c, newDet())
-		res.judge()
-		if res.Missed() == 0 || res.Attempts >= attempts || res.On.LaunchErr != nil {
-			return res
-		}
-	}
+	return res
 }
 
 // judge sorts the reports of the latest run with detection on, adding its
@@ -228,7 +250,7 @@ func (res *Result) Problem() string {
 		}
 	}
 	if res.Missed() > 0 {
-		p = append(p, fmt.Sprintf("no %v race reported in %s", res.Expect, orKernel(res.Where)))
+		p = append(p, fmt.Sprintf("no %v race reported in %s under the schedules %s", res.Expect, orKernel(res.Where), kernels.TrialsString(res.Trials)))
 	}
 	if res.FalsePositives > 0 {
 		p = append(p, fmt.Sprintf("%d unexpected reports", res.FalsePositives))

@@ -2,6 +2,7 @@ package bench_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -25,6 +26,8 @@ func TestEvaluateClean(t *testing.T) {
 	require.Zero(t, r.Missed())
 	require.Positive(t, r.Off.Elapsed)
 	require.Positive(t, r.On.Elapsed)
+	require.Equal(t, 1, r.Attempts)
+	require.Empty(t, r.Trials, "a clean configuration runs once, under the executor's own schedule")
 }
 
 func TestEvaluateInjection(t *testing.T) {
@@ -32,6 +35,7 @@ func TestEvaluateInjection(t *testing.T) {
 	require.True(t, r.OK(), r.Problem())
 	require.NotZero(t, r.Matched)
 	require.Equal(t, race.ScopedAtomic, r.Found()[0])
+	require.Equal(t, kernels.Trials(1), r.Trials, "found under the first schedule")
 }
 
 // TestEvaluateCountsFalsePositives judges a clean configuration against a
@@ -68,4 +72,37 @@ func TestConfigs(t *testing.T) {
 	require.Len(t, cs, 1+len(k.Injections))
 	require.Empty(t, cs[0].Inject, "the clean kernel first")
 	require.Equal(t, k.Injections[0].Name, cs[1].Inject)
+}
+
+// TestEvaluateSearchesSchedules: a configuration whose race no run shows
+// runs under every schedule of its bound, each another deterministic
+// one, and its problem names them.
+func TestEvaluateSearchesSchedules(t *testing.T) {
+	blind := func() bench.Detector { return canned{bench.NewDetector(), nil} }
+	c := bench.Config{Kernel: kernel(t, "scor/1dconv"), Inject: "all-block-atomics", Seed: 1, Detector: blind, Attempts: 3}
+	r := bench.Evaluate(context.Background(), c)
+	require.False(t, r.OK())
+	require.Equal(t, 3, r.Attempts)
+	require.Equal(t, kernels.Trials(3), r.Trials)
+	require.Contains(t, r.Problem(), "under the schedules default, random seeds 1-2")
+}
+
+// TestEvaluateReplays evaluates the tree search's cross-block steal
+// injection twice: its race needs a thief of another block, which a
+// free-running launch on a loaded machine may never schedule. Each
+// evaluation's runs are deterministic, so both find the race under the
+// same schedule and report the same races, to the sites and threads.
+func TestEvaluateReplays(t *testing.T) {
+	c := bench.Config{Kernel: kernel(t, "scor/uts"), Inject: "steal-top-block-exch", Seed: 1}
+	var got []string
+	for range 2 {
+		r := bench.Evaluate(context.Background(), c)
+		require.True(t, r.OK(), r.Problem())
+		s := fmt.Sprint(r.Trials)
+		for _, rep := range r.On.Reports {
+			s += rep.String()
+		}
+		got = append(got, s)
+	}
+	require.Equal(t, got[0], got[1])
 }

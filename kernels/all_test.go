@@ -102,28 +102,11 @@ func TestCleanNoRaces(t *testing.T) {
 	}
 }
 
-// attempts bounds the runs of an injection: the detector sees only the
-// interleavings that happen, and a few injected races need blocks to meet
-// on a lock or counter at the right moment. After the first run, each
-// attempt uses another seeded random schedule, so the retries vary the
-// interleaving by design rather than by the machine's load (under a loaded
-// CI machine the tree search's lock races once went unseen in three runs
-// of the default schedule).
-const attempts = 8
-
-// schedule returns the schedule of attempt i: the default first, then
-// seeded random orders.
-func schedule(i int) func(*gpu.Config) {
-	return func(cfg *gpu.Config) {
-		if i > 0 {
-			cfg.Schedule, cfg.Seed = gpu.ScheduleRandom, uint64(i)
-		}
-	}
-}
-
 // TestInjections runs every injection under the detector: some race of an
-// expected kind must be reported with a site in the injected code, within
-// a few runs.
+// expected kind must be reported with a site in the injected code, and
+// nothing outside it. The runs search deterministic schedules
+// (kernels.Expose), so whether the race shows is decided by the kernel
+// and the schedule, not by the machine's load.
 func TestInjections(t *testing.T) {
 	injected := slices.DeleteFunc(nonMicro(), func(k *kernels.Kernel) bool { return len(k.Injections) == 0 })
 	if isolate.Groups(t, names(injected)) {
@@ -133,25 +116,34 @@ func TestInjections(t *testing.T) {
 		for _, in := range k.Injections {
 			t.Run(k.Name+"/"+in.Name, func(t *testing.T) {
 				t.Parallel()
-				var reps []race.Report
-				for i := range attempts {
-					det := race.New(race.Options{History: true})
-					launchErr, checkErr := run(t, k, in.Name, gpu.Fibers, det, schedule(i))
-					require.NoError(t, launchErr, "launch")
-					if !in.Corrupts {
-						assert.NoError(t, checkErr, "check")
-					}
-					reps = det.Reports()
-					for _, r := range reps {
-						assert.True(t, attributable(r, in), "a report outside the injection (a false positive):\n%v", r)
-					}
-					if found(reps, in) {
-						return
-					}
-				}
-				assert.Fail(t, "injected race not reported", "no %v race reported in %s in %d runs; got %d reports:\n%v", in.Expect, in.Where, attempts, len(reps), reps)
+				expose(t, k, in)
 			})
 		}
+	}
+}
+
+// expose searches the schedules kernels.Expose tries for in's race, under
+// the detector on the Fibers executor, and fails t if none shows it or
+// some run reports a race outside the injection or fails to launch.
+func expose(t *testing.T, k *kernels.Kernel, in kernels.Injection) {
+	t.Helper()
+	var reps []race.Report
+	ran, ok, err := kernels.Expose(0, func(tr kernels.Trial) (bool, error) {
+		det := race.New(race.Options{History: true})
+		launchErr, checkErr := run(t, k, in.Name, gpu.Fibers, det, tr.Apply)
+		if !in.Corrupts {
+			assert.NoError(t, checkErr, "check under schedule %v", tr)
+		}
+		reps = det.Reports()
+		for _, r := range reps {
+			assert.True(t, attributable(r, in), "a report outside the injection (a false positive) under schedule %v:\n%v", tr, r)
+		}
+		return found(reps, in), launchErr
+	})
+	require.NoError(t, err, "launch")
+	if !ok {
+		assert.Fail(t, "injected race not reported", "no %v race reported in %s under the schedules %s; the last got %d reports:\n%v",
+			in.Expect, in.Where, kernels.TrialsString(ran), len(reps), reps)
 	}
 }
 

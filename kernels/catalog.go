@@ -4,7 +4,10 @@
 // scan, histogram, sort, ...). Each entry generates its own input, checks
 // its output against a sequential Go reference, and lists the races that
 // can be injected into it, each behind its own switch, with the kinds of
-// race the detector must report.
+// race the detector must report. [Expose] searches deterministic schedules
+// for the interleaving that shows an injected race, so that finding it
+// does not depend on a machine's load; the package's tests and package
+// bench both use it.
 //
 // Every clean kernel is race-free under independent thread scheduling: it
 // has the __syncwarp calls ScoR's CUDA code leaves out.

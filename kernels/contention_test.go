@@ -2,7 +2,6 @@ package kernels_test
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 
@@ -45,23 +44,14 @@ func TestContentionClean(t *testing.T) {
 }
 
 // TestContentionInjections checks that each injection is reported with
-// one of its expected kinds, at the injected code.
+// one of its expected kinds, at the injected code, and nothing else is,
+// within the deterministic schedules kernels.Expose searches.
 func TestContentionInjections(t *testing.T) {
 	for _, k := range kernels.Contention() {
 		for _, in := range k.Injections {
 			t.Run(k.Name+"/"+in.Name, func(t *testing.T) {
 				t.Parallel()
-				det := race.New(race.Options{History: true})
-				launchErr, _ := run(t, k, in.Name, gpu.Fibers, det)
-				require.NoError(t, launchErr)
-				rs := det.Reports()
-				require.NotEmpty(t, rs)
-				for _, r := range rs {
-					require.Contains(t, in.Expect, r.Kind, r.String())
-					at := strings.HasSuffix(r.Current.Site.Function(), in.Where) || strings.HasSuffix(r.Previous.Site.Function(), in.Where)
-					require.True(t, at, "report not at %s:\n%v", in.Where, r)
-				}
-				require.True(t, slices.ContainsFunc(rs, func(r race.Report) bool { return slices.Contains(in.Expect, r.Kind) }))
+				expose(t, k, in)
 			})
 		}
 	}

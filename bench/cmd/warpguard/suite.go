@@ -20,8 +20,11 @@ const suiteDoc = "Suite runs every kernel of the catalog clean and with each inj
 	"missed races, the output check, the time off and on, and the verdict; -v adds the race kinds " +
 	"expected and reported, and a failing row is followed by what failed. The last line tallies " +
 	"the run. The exit code is 0 when every configuration is ok, 1 when one is not, and 2 for a " +
-	"command line that does not parse. An injected configuration whose race a run misses runs " +
-	"again, up to -attempts runs: a detector sees only the interleavings that happen. The " +
+	"command line that does not parse. A detector sees only the interleavings that happen, so a " +
+	"configuration that expects a race runs with the detector under deterministic schedules, the " +
+	"default order and then random orders seeded 1, 2, ..., until one shows the race, up to " +
+	"-attempts runs, and a miss names the schedules it tried; under -executor goroutines the " +
+	"schedules order only blocks and thread starts, and cannot be deterministic. The " +
 	"WARPGUARD environment variable configures the detector, as for run. The " +
 	"large-grid group (large/..., millions of threads) runs only when -kernels names it."
 
@@ -34,7 +37,7 @@ func suite(args []string, stdout, stderr io.Writer) int {
 	verbose := c.Bool("v", false, "add the expected and reported race kinds to each row")
 	glob := c.String("kernels", "", "run "+kernelsFlagDoc)
 	seed := c.Int64("seed", 1, "input generator seed")
-	attempts := c.Int("attempts", 3, "runs of an injected configuration, at most, until its race is reported")
+	attempts := c.Int("attempts", kernels.ExposeBound, "runs of a configuration that expects a race, at most, each under another deterministic schedule, until the race is reported")
 	config := c.String("config", "opt", "detector configuration, as bench -configs names them (see race.Config); precise is the precise mode")
 	ex := addExecutor(c.FlagSet)
 	if code, ok := c.parse(args, stdout); !ok {
