@@ -76,6 +76,7 @@ func TestDeviceAtBounds(t *testing.T) {
 	t.Parallel()
 	d, err := gpu.NewDevice(gpu.DeviceConfig{SMs: 512, MaxBlocksPerSM: 32, MaxThreadsPerSM: 2048})
 	require.NoError(t, err)
+	closeAtEnd(t, d)
 	n := gpu.Alloc[int64](d, "n", 1)
 	count := func(t *gpu.Thread) { n.AtomicAdd(t, 0, 1, scope.Device) }
 	require.NoError(t, d.Launch(context.Background(), gpu.Config{Grid: gpu.Dim3{X: 1 << 15}, Block: gpu.Dim3{X: 2}}, count))
@@ -104,6 +105,7 @@ func TestDeviceIdentity(t *testing.T) {
 	t.Parallel()
 	a, err := gpu.NewDevice(gpu.DeviceConfig{Name: "a"})
 	require.NoError(t, err)
+	closeAtEnd(t, a)
 	b := newDevice(t)
 	require.NotZero(t, a.ID())
 	require.NotEqual(t, a.ID(), b.ID())

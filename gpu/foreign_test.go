@@ -21,8 +21,10 @@ func TestForeignBuffer(t *testing.T) {
 	eachExecutor(t, func(t *testing.T, ex gpu.Executor) {
 		a, err := gpu.NewDevice(gpu.DeviceConfig{Name: "a"})
 		require.NoError(t, err)
+		closeAtEnd(t, a)
 		b, err := gpu.NewDevice(gpu.DeviceConfig{Name: "b"})
 		require.NoError(t, err)
+		closeAtEnd(t, b)
 		x := gpu.Alloc[int32](a, "x", 4)
 		accesses := map[string]func(t *gpu.Thread){
 			"load":      func(t *gpu.Thread) { x.Load(t, 1) },
