@@ -19,17 +19,18 @@ const spinYield = 64
 // to inline into every access method: an access is then one call.
 func (b Buffer[T]) at(t *Thread, i int, op Op) unsafe.Pointer {
 	if uint(i) >= uint(b.n) || t.stop.Load() {
-		panic(fault{b.m, i, b.n, op})
+		panic(t.faulted(&fault{t, b.m, i, b.n, op, scope.Thread}))
 	}
 	return b.ptr(i)
 }
 
-// atScoped is at for operations that take a scope argument.
+// atScoped is at for operations that take a scope argument: an invalid
+// scope fails the same check.
 func (b Buffer[T]) atScoped(t *Thread, i int, op Op, s scope.Scope) unsafe.Pointer {
-	if s > scope.System {
-		panic(scopeFault{op, s})
+	if s > scope.System || uint(i) >= uint(b.n) || t.stop.Load() {
+		panic(t.faulted(&fault{t, b.m, i, b.n, op, s}))
 	}
-	return b.at(t, i, op)
+	return b.ptr(i)
 }
 
 // strong counts a strong access of element i and yields every spinYield

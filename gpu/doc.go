@@ -74,9 +74,14 @@
 // A launch still running at its context's deadline or Config.Timeout
 // stops the same way. Each of these gives a [StallError] that lists, per
 // block, where every unfinished thread is: the barrier or collective and
-// its line, or the access it spun on. A thread that never calls into the
-// runtime (a `for {}`) cannot be stopped: Launch returns without it soon
-// after the deadline, naming its block in StallError.LeftRunning.
+// its line, or the access it spun on. A stopped thread stays stopped: each
+// runtime call it makes panics again, so a kernel that recovers the panic
+// cannot go on using the runtime, and an error the runtime raised (an
+// index out of range, an invalid scope) is reported even if the kernel
+// recovered it. A thread that never calls into the runtime (a `for {}`),
+// or recovers every stop, cannot be stopped: Launch returns without it
+// soon after the stop, whatever stopped the launch and even if the
+// context has no deadline, naming its block in StallError.LeftRunning.
 //
 // The runtime's memory is bounded whatever a kernel does: a spinning
 // block's heap stays flat, and every size, count and product in a

@@ -75,8 +75,13 @@ var errStopped = errors.New("gpu: launch stopped")
 // is its error, or errStopped when the launch stops it.
 type abort struct{ err error }
 
-// fail ends the thread with err. It does not return.
+// fail ends the thread with err, which it records first: a kernel that
+// recovers the panic does not lose the error (see outcome). It does not
+// return.
 func (t *Thread) fail(err error) {
+	if t.err == nil {
+		t.err = err
+	}
 	panic(abort{err})
 }
 
@@ -88,24 +93,24 @@ func (t *Thread) failf(format string, args ...any) {
 // stopped ends the thread because its launch stopped. It does not return.
 func (t *Thread) stopped() { panic(abort{errStopped}) }
 
-// fault is the panic value of an access that failed its fast check: the
-// launch stopped, or the index is out of range of the view's n elements.
+// fault is a failed access check, the panic value of the access: the
+// launch stopped, the index is out of range of the view's n elements, or
+// the scope s is invalid. The access records it on t before panicking
+// (see Thread.faulted).
 type fault struct {
+	t    *Thread
 	m    *Memory
 	i, n int
 	op   Op
+	s    scope.Scope
 }
 
-// scopeFault is the panic value of an operation given an invalid scope.
-type scopeFault struct {
-	op Op
-	s  scope.Scope
-}
-
-// err returns the fault's error: errStopped if the index was fine, so the
-// launch must have stopped, or a *RangeError.
-func (f fault) err() error {
+// err returns the fault's error: an invalid scope's, errStopped if the
+// index was fine, so the launch must have stopped, or a *RangeError.
+func (f *fault) err() error {
 	switch {
+	case !f.s.Valid():
+		return fmt.Errorf("%v with invalid %v", f.op, f.s)
 	case uint(f.i) < uint(f.n):
 		return errStopped
 	case f.m == nil:
@@ -114,22 +119,67 @@ func (f fault) err() error {
 	return &RangeError{Mem: f.m, Index: f.i, Len: f.n, Op: f.op}
 }
 
+// Error describes the fault, for a panic that escapes the runtime.
+func (f *fault) Error() string { return "gpu: " + f.err().Error() }
+
 // recovered turns the value a thread's root recovered into the thread's
-// error: nil for a normal return, errStopped for a stop, the abort's error,
-// or a *PanicError with the stack for a panic in kernel code.
+// error: nil for a normal return, errStopped for a stop, the abort's or
+// fault's error, or a *PanicError with the stack for a panic in kernel
+// code.
 func recovered(r any) error {
 	switch r := r.(type) {
 	case nil:
 		return nil
 	case abort:
 		return r.err
-	case fault:
+	case *fault:
 		return r.err()
-	case scopeFault:
-		return fmt.Errorf("%v with invalid %v", r.op, r.s)
 	default:
 		return &PanicError{Value: r, Stack: debug.Stack()}
 	}
+}
+
+// recorded reports whether the runtime recorded an error or fault on the
+// thread, which a thread that returns normally must still report.
+func (t *Thread) recorded() bool { return t.flt != nil || t.err != nil }
+
+// outcome is the error of a thread that ended with recovered value r, or
+// abnormally with no value (runtime.Goexit) if !normal, and whether its
+// launch stopped it there. Errors the runtime recorded on the thread come
+// first, even if the kernel recovered their panics: the thread's first
+// fault and the first error it failed with. The error of r follows unless
+// it is one of those, nil, or the stop.
+func (t *Thread) outcome(r any, normal bool) (err error, stopped bool) {
+	err = recovered(r)
+	if r == nil && !normal {
+		err = errGoexit
+	}
+	stopped = err == errStopped
+	var errs []error
+	if t.flt != nil {
+		if e := t.flt.err(); e != errStopped {
+			errs = append(errs, e)
+		}
+	}
+	if t.err != nil {
+		errs = append(errs, t.err)
+	}
+	if f, ok := r.(*fault); ok && f == t.flt || err == t.err || err == errStopped {
+		err = nil
+	}
+	if err != nil {
+		errs = append(errs, err)
+	}
+	switch len(errs) {
+	case 0:
+		if stopped {
+			return errStopped, true
+		}
+		return nil, false
+	case 1:
+		return errs[0], stopped
+	}
+	return errors.Join(errs...), stopped
 }
 
 // threadError wraps err with t's coordinates.

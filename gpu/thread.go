@@ -61,6 +61,23 @@ type syncState struct {
 	// yieldSeq numbers the thread's last yield among its block's, for the
 	// livelock watch.
 	yieldSeq uint64
+	// faults are the thread's first fault and its latest, recorded before
+	// the fault panics so that a kernel that recovers the panic cannot
+	// lose the error; nfaults counts them. err is the first error the
+	// runtime failed the thread with otherwise (see fail).
+	flt *fault
+	err error
+}
+
+// faulted records f, a failed access check, as the thread's fault unless
+// one is recorded already, and returns it, the value the access panics
+// with. It is small enough to inline into the access path's check, whose
+// cold branch it is.
+func (t *Thread) faulted(f *fault) *fault {
+	if t.flt == nil {
+		t.flt = f
+	}
+	return f
 }
 
 // ThreadIdx returns the thread's index in its block, CUDA's threadIdx.

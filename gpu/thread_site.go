@@ -14,7 +14,7 @@ import (
 // it (through testing.T.FailNow, say).
 func (l *launch) errorSite(r any) Site {
 	switch r.(type) {
-	case abort, fault, scopeFault:
+	case abort, *fault:
 		return l.panicSite()
 	}
 	var pcs [64]uintptr
