@@ -82,6 +82,7 @@ const pollWeight = 4
 
 //go:noinline
 func (t *Thread) yieldSpin() {
+	t.weak.yieldsNow++
 	t.spins = 0
 	if !t.progress {
 		// Most likely spinning: yield again after spinYield/8 strong
@@ -116,20 +117,30 @@ func (b Buffer[T]) notify(t *Thread, i int, op Op, o Order, s scope.Scope, old, 
 }
 
 // Load returns element i with a weak (plain) load, CUDA's ordinary read of
-// global or shared memory. A weak load gives no ordering and is not a yield
-// point: spin on a flag with [Buffer.LoadVolatile] or an atomic instead, as
-// CUDA requires.
+// global or shared memory. A weak load gives no ordering: spin on a flag
+// with [Buffer.LoadVolatile] or an atomic instead, as CUDA requires. A
+// thread that polls one element with weak loads anyway is caught (see the
+// package documentation's "Never a hang"): it yields as a spinning atomic
+// does, and a stall report says it polls a weak load.
 func (b Buffer[T]) Load(t *Thread, i int) T {
-	v := loadBits[T](b.at(t, i, OpLoad))
+	p := b.at(t, i, OpLoad)
+	v := loadBits[T](p)
 	if t.obs != nil {
 		b.notify(t, i, OpLoad, Weak, scope.Thread, v, 0, 0)
+	}
+	if uintptr(p) != t.weakAt {
+		t.weakAt, t.weakN = uintptr(p), 0
+	} else if t.weakN++; t.weakN&(weakSpin-1) == 0 {
+		t.weakPolled(b.m, i, v)
 	}
 	return fromBits[T](v)
 }
 
-// Store sets element i to v with a weak (plain) store.
+// Store sets element i to v with a weak (plain) store. It ends the
+// thread's weak-load streak.
 func (b Buffer[T]) Store(t *Thread, i int, v T) {
 	storeBits[T](b.at(t, i, OpStore), toBits(v))
+	t.weakN = 0
 	if t.obs != nil {
 		b.notify(t, i, OpStore, Weak, scope.Thread, 0, toBits(v), 0)
 	}

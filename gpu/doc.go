@@ -32,8 +32,9 @@
 // plain calls on coroutines and switches only when a thread must wait;
 // [Goroutines] gives each thread a goroutine. Strong and atomic accesses are
 // yield points, so a thread spinning on a flag lets the thread that sets it
-// run under every executor; spin with them, never with weak loads, as CUDA
-// requires.
+// run under every executor; spin with them, as CUDA requires. A spin on
+// weak loads, CUDA's "forgot volatile" bug, is caught and yields too (see
+// "Never a hang"), but a compiled CUDA kernel may never reread the flag.
 //
 // # Warps and cooperative groups
 //
@@ -70,6 +71,18 @@
 // it; a negative one turns the watchdog off. A thread computing without
 // runtime calls never counts as spinning, so a long correct kernel does
 // not trip it.
+//
+// A thread polling a flag with weak loads (Load) spins too. The criterion:
+// 1025 weak loads of one element in a row, with no weak store, strong or
+// atomic access, fence, barrier or collective between them, that read the
+// same value at the 513th and the 1025th, make a spin; the thread then
+// yields as a spinning atomic does, at that load and every 512th after
+// while the streak lasts and the value read every 512 loads is unchanged.
+// A kernel that re-reads a constant a few hundred times in a row, or more
+// among other accesses, never yields for it. A stall report lists such a
+// thread as polling a weak load and suggests LoadVolatile or AtomicLoad;
+// under package race's detector the poll stays a reported race with the
+// store that ends it.
 //
 // A launch still running at its context's deadline or Config.Timeout
 // stops the same way. Each of these gives a [StallError] that lists, per

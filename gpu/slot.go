@@ -51,6 +51,7 @@ func (s *slot) runBlock(id int) {
 		t.gid, t.spins, t.obsState, t.fib = base+i, 0, nil, nil
 		t.done, t.progress, t.lastFail = false, false, 0
 		t.spinMem, t.yieldSeq, t.flt, t.err = nil, 0, nil, nil
+		t.weakAt, t.weakN, t.weak = 0, 0, weakPoll{}
 	}
 	if s.l.sched.kind != ScheduleDefault {
 		s.rng = s.l.sched.rng(id)

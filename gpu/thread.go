@@ -13,7 +13,9 @@ type Kernel func(t *Thread)
 
 // A Thread is one emulated GPU thread: its coordinates in the launch and its
 // handle on the runtime. The runtime creates it and passes it to the kernel;
-// it must not be used after the kernel returns or by another goroutine.
+// it must not be used after the kernel returns or by another goroutine. A
+// use after the kernel returned panics with an error wrapping
+// [ErrThreadEnded] that names the thread.
 type Thread struct {
 	obs  Observer     // copied from the launch so the access path reads one field
 	stop *atomic.Bool // set when the launch must stop at the next runtime call
@@ -21,13 +23,16 @@ type Thread struct {
 	rank int // linear id in the block
 	gid  int // linear id in the grid
 
-	spins     int    // strong accesses since the thread last yielded
-	cmp       uint64 // the comparand of the CAS being reported
-	slowAt    int    // spins at which an RMW takes its slow path: spinYield, or 0 if observed
-	fib       *fiber // the fiber running this thread, under the fiber executor
-	barResult int    // true predicates in the barrier round the thread last left
-	barN      int    // participants in that round
-	obsState  any
+	spins  int    // strong accesses since the thread last yielded
+	cmp    uint64 // the comparand of the CAS being reported
+	slowAt int    // spins at which an RMW takes its slow path: spinYield, or 0 if observed
+	fib    *fiber // the fiber running this thread, under the fiber executor
+	// weakAt is the element of the thread's last weak load, and weakN
+	// counts the weak loads of it since the streak began; a weak store or
+	// another runtime call ends the streak (see weakPolled).
+	weakAt   uintptr
+	weakN    int
+	obsState any
 
 	done     bool // the kernel returned
 	parked   bool // waiting, in the block's count; guarded by the block
@@ -60,7 +65,10 @@ type syncState struct {
 	spinOp  Op
 	// yieldSeq numbers the thread's last yield among its block's, for the
 	// livelock watch.
-	yieldSeq uint64
+	yieldSeq  uint64
+	barResult int // true predicates in the barrier round the thread last left
+	barN      int // participants in that round
+	weak      weakPoll
 	// faults are the thread's first fault and its latest, recorded before
 	// the fault panics so that a kernel that recovers the panic cannot
 	// lose the error; nfaults counts them. err is the first error the
@@ -134,6 +142,7 @@ func (t *Thread) SetObserverState(v any) { t.obsState = v }
 // thing every runtime call does, so cancellation takes effect at the next
 // call.
 func (t *Thread) check() {
+	t.weakN = 0 // a barrier, fence or collective ends a weak-load streak
 	if t.stop.Load() {
 		t.stopped()
 	}

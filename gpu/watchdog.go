@@ -55,8 +55,10 @@ type Stuck struct {
 	Rank     int // linear index in the block
 	GlobalID int
 	// At is the barrier or collective the thread waited at, as
-	// "syncthreads" or "shfl(mask 0xffffffff)", or "running" for a thread
-	// that was running or spinning.
+	// "syncthreads" or "shfl(mask 0xffffffff)", "running" for a thread
+	// that was running or spinning, or, for one polling an element with
+	// weak loads, a sentence saying so that suggests LoadVolatile or
+	// AtomicLoad.
 	At string
 	// Access is the memory access it was making when stopped, such as
 	// `load global "flag"[0]`, or empty.
@@ -155,6 +157,9 @@ func (l *launch) noteStuck(t *Thread, r any) {
 		if t.at.mask != 0 {
 			s.At = fmt.Sprintf("%s(mask %#x)", t.at.op, t.at.mask)
 		}
+	}
+	if t.weakSpinning() {
+		s.At = weakSpinAt
 	}
 	if f, ok := r.(*fault); ok && f.m != nil {
 		s.Access = fmt.Sprintf("%v %v[%d]", f.op, f.m, f.i)
