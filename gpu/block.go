@@ -80,7 +80,7 @@ func (b *block) arrive(t *Thread, pred bool) bool {
 // inline: a block no thread waits in pays a few compares per exit.
 func (b *block) depart(t *Thread) []*Thread {
 	b.live--
-	t.done = true
+	t.done, t.stop = true, &b.l.ended
 	if b.slow {
 		return b.departSlow(t)
 	}

@@ -71,9 +71,47 @@ func (e *PanicError) Unwrap() error {
 // another thread failed. It never appears in the error Launch returns.
 var errStopped = errors.New("gpu: launch stopped")
 
+// ErrThreadEnded is the error of a [Thread] used after its kernel returned:
+// a Thread belongs to one call of the kernel, on the goroutine the runtime
+// called it on. Such a use cannot fail the thread, which has ended, so the
+// call panics, with an error that unwraps to a *[ThreadError] naming the
+// thread, whose Err wraps ErrThreadEnded. A Thread kept past its kernel
+// is caught from its return on, as long as no later block of the launch
+// reuses it (a Thread passed to another goroutine and used after Launch
+// returned always is); a goroutine using it while its kernel still runs
+// is not.
+var ErrThreadEnded = errors.New("gpu: Thread used after its kernel returned; a Thread must not be kept past its kernel or passed to another goroutine")
+
 // abort is the panic value the runtime uses to unwind a thread's stack: err
-// is its error, or errStopped when the launch stops it.
-type abort struct{ err error }
+// is its error, or errStopped when the launch stops it. It is an error, so
+// that a panic that escapes the runtime (a Thread used after its kernel
+// returned) says what happened.
+type abort struct {
+	t   *Thread
+	err error
+}
+
+// Error describes the abort; see Unwrap.
+func (a abort) Error() string { return a.Unwrap().Error() }
+
+// Unwrap returns the thread's error, or, for a Thread used after its
+// kernel returned, the *ThreadError saying so.
+func (a abort) Unwrap() error {
+	if a.t.ended() {
+		return a.t.endedError("runtime call")
+	}
+	return a.err
+}
+
+// ended reports whether t's kernel returned: depart pointed its stop flag
+// at the launch's always-set ended flag.
+func (t *Thread) ended() bool { return t.stop == &t.blk.l.ended }
+
+// endedError is the error of a use of t, described by what, after its
+// kernel returned.
+func (t *Thread) endedError(what string) *ThreadError {
+	return t.threadError(fmt.Errorf("%s: %w", what, ErrThreadEnded))
+}
 
 // fail ends the thread with err, which it records first: a kernel that
 // recovers the panic does not lose the error (see outcome). It does not
@@ -82,7 +120,7 @@ func (t *Thread) fail(err error) {
 	if t.err == nil {
 		t.err = err
 	}
-	panic(abort{err})
+	panic(abort{t, err})
 }
 
 // failf ends the thread with a formatted error. It does not return.
@@ -91,7 +129,7 @@ func (t *Thread) failf(format string, args ...any) {
 }
 
 // stopped ends the thread because its launch stopped. It does not return.
-func (t *Thread) stopped() { panic(abort{errStopped}) }
+func (t *Thread) stopped() { panic(abort{t, errStopped}) }
 
 // fault is a failed access check, the panic value of the access: the
 // launch stopped, the index is out of range of the view's n elements, or
@@ -119,8 +157,18 @@ func (f *fault) err() error {
 	return &RangeError{Mem: f.m, Index: f.i, Len: f.n, Op: f.op}
 }
 
-// Error describes the fault, for a panic that escapes the runtime.
-func (f *fault) Error() string { return "gpu: " + f.err().Error() }
+// Error describes the fault, for a panic that escapes the runtime; see
+// Unwrap.
+func (f *fault) Error() string { return f.Unwrap().Error() }
+
+// Unwrap returns the fault's error, or, for a Thread used after its kernel
+// returned, the *ThreadError saying so.
+func (f *fault) Unwrap() error {
+	if f.t.ended() {
+		return f.t.endedError(fmt.Sprintf("%v %v[%d]", f.op, f.m, f.i))
+	}
+	return f.err()
+}
 
 // recovered turns the value a thread's root recovered into the thread's
 // error: nil for a normal return, errStopped for a stop, the abort's or

@@ -67,8 +67,12 @@ type launch struct {
 	// blocks wait to be scheduled (see watchResidency).
 	stuckSlots atomic.Int32
 	stop       atomic.Bool // set once by halt; threads poll it
-	stopCh     chan struct{}
-	haltOnce   sync.Once
+	// ended is always set: a thread whose kernel returned polls it in
+	// place of stop, so that any later use of the Thread fails (see
+	// ErrThreadEnded).
+	ended    atomic.Bool
+	stopCh   chan struct{}
+	haltOnce sync.Once
 
 	mu      sync.Mutex // guards errs, others and dropped
 	errs    []*ThreadError
@@ -153,6 +157,7 @@ func (l *launch) run(ctx context.Context) error {
 		defer cancel()
 	}
 	l.ends.since = time.Now()
+	l.ended.Store(true)
 	halted := make(chan struct{})
 	cancelWatch := context.AfterFunc(ctx, func() { l.reporting.Store(true); l.halt(); close(halted) })
 	if l.cfg.Observer != nil {

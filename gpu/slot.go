@@ -52,6 +52,7 @@ func (s *slot) runBlock(id int) {
 		t.done, t.progress, t.lastFail = false, false, 0
 		t.spinMem, t.yieldSeq, t.flt, t.err = nil, 0, nil, nil
 		t.weakAt, t.weakN, t.weak = 0, 0, weakPoll{}
+		t.stop = &s.l.stop // the last block's thread ended: see depart
 	}
 	if s.l.sched.kind != ScheduleDefault {
 		s.rng = s.l.sched.rng(id)
