@@ -82,6 +82,9 @@ const pollWeight = 4
 
 //go:noinline
 func (t *Thread) yieldSpin() {
+	if t.parked {
+		t.shared("a spinning access")
+	}
 	t.weak.yieldsNow++
 	t.spins = 0
 	if !t.progress {

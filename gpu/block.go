@@ -142,6 +142,7 @@ func (b *block) release(by *Thread) []*Thread {
 //
 //go:noinline
 func (t *Thread) SyncThreads() {
+	t.own("SyncThreads")
 	t.mark()
 	t.syncThreads(false)
 }
@@ -151,6 +152,7 @@ func (t *Thread) SyncThreads() {
 //
 //go:noinline
 func (t *Thread) SyncThreadsCount(pred bool) int {
+	t.own("SyncThreadsCount")
 	t.mark()
 	t.syncThreads(pred)
 	return t.barResult
@@ -161,6 +163,7 @@ func (t *Thread) SyncThreadsCount(pred bool) int {
 //
 //go:noinline
 func (t *Thread) SyncThreadsAnd(pred bool) bool {
+	t.own("SyncThreadsAnd")
 	t.mark()
 	t.syncThreads(pred)
 	return t.barResult == t.barN
@@ -171,6 +174,7 @@ func (t *Thread) SyncThreadsAnd(pred bool) bool {
 //
 //go:noinline
 func (t *Thread) SyncThreadsOr(pred bool) bool {
+	t.own("SyncThreadsOr")
 	t.mark()
 	t.syncThreads(pred)
 	return t.barResult > 0

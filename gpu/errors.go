@@ -82,6 +82,32 @@ var errStopped = errors.New("gpu: launch stopped")
 // is not.
 var ErrThreadEnded = errors.New("gpu: Thread used after its kernel returned; a Thread must not be kept past its kernel or passed to another goroutine")
 
+// ErrThreadShared is the error of a [Thread] used by a goroutine other
+// than the one its kernel runs on, caught at a barrier or a spinning
+// access's yield made while the thread itself waits at a barrier or
+// collective. The call panics with an error that unwraps to a
+// *[ThreadError] naming the thread, whose Err wraps ErrThreadShared; the
+// goroutine the call came from cannot be told from the thread's own, so
+// if the thread's own call is the one caught, its launch fails with that
+// error. Uses while the thread runs are not caught.
+var ErrThreadShared = errors.New("gpu: Thread used by a goroutine other than its kernel's; a Thread must not be passed to another goroutine")
+
+// own fails a call described by what if t waits at a barrier or
+// collective: the call comes from another goroutine. It comes before the
+// call records anything on t.
+func (t *Thread) own(what string) {
+	if t.parked {
+		t.shared(what)
+	}
+}
+
+// shared fails a call described by what, made on t while t waits at a
+// barrier or collective: another goroutine uses t.
+func (t *Thread) shared(what string) {
+	err := t.threadError(fmt.Errorf("%s while the thread waits at %s: %w", what, t.at.op, ErrThreadShared))
+	panic(abort{t: t, err: err, named: true})
+}
+
 // abort is the panic value the runtime uses to unwind a thread's stack: err
 // is its error, or errStopped when the launch stops it. It is an error, so
 // that a panic that escapes the runtime (a Thread used after its kernel
@@ -89,15 +115,18 @@ var ErrThreadEnded = errors.New("gpu: Thread used after its kernel returned; a T
 type abort struct {
 	t   *Thread
 	err error
+	// named says err is a *ThreadError naming the thread, made when the
+	// panic may escape to a goroutine that is not the thread's.
+	named bool
 }
 
 // Error describes the abort; see Unwrap.
 func (a abort) Error() string { return a.Unwrap().Error() }
 
 // Unwrap returns the thread's error, or, for a Thread used after its
-// kernel returned, the *ThreadError saying so.
+// kernel returned or by another goroutine, a *ThreadError naming it.
 func (a abort) Unwrap() error {
-	if a.t.ended() {
+	if a.err == errStopped && a.t.ended() {
 		return a.t.endedError("runtime call")
 	}
 	return a.err
@@ -120,7 +149,7 @@ func (t *Thread) fail(err error) {
 	if t.err == nil {
 		t.err = err
 	}
-	panic(abort{t, err})
+	panic(abort{t: t, err: err})
 }
 
 // failf ends the thread with a formatted error. It does not return.
@@ -129,7 +158,7 @@ func (t *Thread) failf(format string, args ...any) {
 }
 
 // stopped ends the thread because its launch stopped. It does not return.
-func (t *Thread) stopped() { panic(abort{t, errStopped}) }
+func (t *Thread) stopped() { panic(abort{t: t, err: errStopped}) }
 
 // fault is a failed access check, the panic value of the access: the
 // launch stopped, the index is out of range of the view's n elements, or
@@ -164,10 +193,11 @@ func (f *fault) Error() string { return f.Unwrap().Error() }
 // Unwrap returns the fault's error, or, for a Thread used after its kernel
 // returned, the *ThreadError saying so.
 func (f *fault) Unwrap() error {
-	if f.t.ended() {
+	err := f.err()
+	if err == errStopped && f.t.ended() {
 		return f.t.endedError(fmt.Sprintf("%v %v[%d]", f.op, f.m, f.i))
 	}
-	return f.err()
+	return err
 }
 
 // recovered turns the value a thread's root recovered into the thread's
@@ -179,6 +209,9 @@ func recovered(r any) error {
 	case nil:
 		return nil
 	case abort:
+		if te, ok := r.err.(*ThreadError); ok && r.named {
+			return te.Err // the thread's own call: its root names it
+		}
 		return r.err
 	case *fault:
 		return r.err()

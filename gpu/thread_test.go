@@ -3,7 +3,9 @@ package gpu_test
 import (
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -91,4 +93,55 @@ func TestThreadEndedIsNotAKernelError(t *testing.T) {
 	err := launch1D(d, gpu.Fibers, 2, 4, func(t *gpu.Thread) { buf.Store(t, t.GlobalID(), 1); t.SyncThreads() })
 	require.False(t, errors.Is(err, gpu.ErrThreadEnded))
 	require.NoError(t, err)
+}
+
+// TestThreadSharedAtBarrier: thread 0 starts a goroutine that calls its
+// Thread's SyncThreads while thread 0 itself waits at the barrier. The
+// call panics with an error naming the thread and wrapping
+// ErrThreadShared, and touches no barrier state: the block's barrier
+// completes as if the call never happened. The call was once counted as
+// an arrival of the thread. The goroutine's call races with the thread's
+// own state, as such a misuse does, so -race skips the test.
+func TestThreadSharedAtBarrier(t *testing.T) {
+	eachExecutor(t, func(t *testing.T, ex gpu.Executor) {
+		if raceEnabled {
+			t.Skip("the misuse is a Go data race")
+		}
+		d := newDevice(t)
+		flag := gpu.Alloc[int32](d, "flag", 1)
+		var waiting, tried atomic.Bool
+		got := make(chan any, 1)
+		err := launch1D(d, ex, 1, 2, func(t *gpu.Thread) {
+			if t.Rank() == 0 {
+				go func() {
+					for !waiting.Load() {
+						time.Sleep(time.Millisecond)
+					}
+					time.Sleep(50 * time.Millisecond) // under goroutines, for thread 0 to reach its barrier
+					got <- panicOf(t.SyncThreads)
+					tried.Store(true)
+				}()
+			} else {
+				waiting.Store(true) // under fibers thread 1 starts once thread 0 waits
+				for !tried.Load() {
+					flag.AtomicLoad(t, 0, scope.Block)
+				}
+			}
+			t.SyncThreads()
+		})
+		r := <-got
+		if r == nil { // under goroutines, a loaded machine may have let the goroutine arrive first
+			require.ErrorIs(t, err, gpu.ErrThreadShared)
+			return
+		}
+		require.NoError(t, err)
+		rerr, ok := r.(error)
+		require.True(t, ok, "the panic value %v (%T) is not an error", r, r)
+		require.ErrorIs(t, rerr, gpu.ErrThreadShared)
+		var te *gpu.ThreadError
+		require.ErrorAs(t, rerr, &te)
+		require.Equal(t, 0, te.GlobalID)
+		require.Contains(t, rerr.Error(), "thread (0,0,0) of block (0,0,0)")
+		require.Contains(t, rerr.Error(), "SyncThreads while the thread waits at syncthreads")
+	})
 }
