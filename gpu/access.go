@@ -15,11 +15,14 @@ const spinYield = 64
 
 // at returns the address of element i, ending the thread if the launch has
 // stopped or i is out of range. Both checks share one branch, and the slow
-// path is a bare panic rather than a call, so that at costs little enough
-// to inline into every access method: an access is then one call.
+// path records the fault on the thread and panics with a pointer to the
+// record, with no call, so that at costs little enough to inline into
+// every access method (an access is then one call) and the fast path
+// keeps nothing for the slow one.
 func (b Buffer[T]) at(t *Thread, i int, op Op) unsafe.Pointer {
 	if uint(i) >= uint(b.n) || t.stop.Load() {
-		panic(t.faulted(&fault{t, b.m, i, b.n, op, scope.Thread}))
+		t.flt = fault{t, b.m, i, b.n, op, scope.Thread}
+		panic(&t.flt)
 	}
 	return b.ptr(i)
 }
@@ -28,7 +31,8 @@ func (b Buffer[T]) at(t *Thread, i int, op Op) unsafe.Pointer {
 // scope fails the same check.
 func (b Buffer[T]) atScoped(t *Thread, i int, op Op, s scope.Scope) unsafe.Pointer {
 	if s > scope.System || uint(i) >= uint(b.n) || t.stop.Load() {
-		panic(t.faulted(&fault{t, b.m, i, b.n, op, s}))
+		t.flt = fault{t, b.m, i, b.n, op, s}
+		panic(&t.flt)
 	}
 	return b.ptr(i)
 }
@@ -131,16 +135,14 @@ func (b Buffer[T]) Load(t *Thread, i int) T {
 	if t.obs != nil {
 		b.notify(t, i, OpLoad, Weak, scope.Thread, v, 0, 0)
 	}
-	if uintptr(p) != t.weakAt {
-		t.weakAt, t.weakN = uintptr(p), 0
-	} else if t.weakN++; t.weakN&(weakSpin-1) == 0 {
-		t.weakPolled(b.m, i, v)
+	if t.weakN++; t.weakN&(weakSpin-1) == 0 {
+		return fromBits[T](t.weakPolled(b.m, i, uintptr(p), v))
 	}
 	return fromBits[T](v)
 }
 
-// Store sets element i to v with a weak (plain) store. It ends the
-// thread's weak-load streak.
+// Store sets element i to v with a weak (plain) store. It restarts the
+// thread's weak-load count (see weakSpin).
 func (b Buffer[T]) Store(t *Thread, i int, v T) {
 	storeBits[T](b.at(t, i, OpStore), toBits(v))
 	t.weakN = 0

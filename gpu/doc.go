@@ -73,16 +73,17 @@
 // not trip it.
 //
 // A thread polling a flag with weak loads (Load) spins too. The criterion:
-// 1025 weak loads of one element in a row, with no weak store, strong or
-// atomic access, fence, barrier or collective between them, that read the
-// same value at the 513th and the 1025th, make a spin; the thread then
-// yields as a spinning atomic does, at that load and every 512th after
-// while the streak lasts and the value read every 512 loads is unchanged.
-// A kernel that re-reads a constant a few hundred times in a row, or more
-// among other accesses, never yields for it. A stall report lists such a
-// thread as polling a weak load and suggests LoadVolatile or AtomicLoad;
-// under package race's detector the poll stays a reported race with the
-// store that ends it.
+// a thread's weak loads count from its last weak store, fence, barrier or
+// collective; if its 512th and 1024th weak loads read the same element
+// and value, and so does each of the 32 weak loads after, with no strong
+// or atomic access from the 512th on, the thread is polling that element. It
+// then yields as a spinning atomic does, and again every 544 weak loads
+// while the poll goes on. A kernel that re-reads a constant a few hundred
+// times in a row, or any number of times among stores, strong accesses or
+// loads of other elements, never yields for it. A stall report lists a
+// polling thread as polling a weak load and suggests LoadVolatile or
+// AtomicLoad; under package race's detector the poll stays a reported
+// race with the store that ends it.
 //
 // A launch still running at its context's deadline or Config.Timeout
 // stops the same way. Each of these gives a [StallError] that lists, per
@@ -95,6 +96,11 @@
 // or recovers every stop, cannot be stopped: Launch returns without it
 // soon after the stop, whatever stopped the launch and even if the
 // context has no deadline, naming its block in StallError.LeftRunning.
+//
+// A [Thread] used after its kernel returned, or by another goroutine at a
+// barrier or spin while the thread waits, panics with an error naming it
+// and wrapping [ErrThreadEnded] or [ErrThreadShared]; such a call touches
+// no memory and no barrier.
 //
 // The runtime's memory is bounded whatever a kernel does: a spinning
 // block's heap stays flat, and every size, count and product in a

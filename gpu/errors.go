@@ -163,7 +163,7 @@ func (t *Thread) stopped() { panic(abort{t: t, err: errStopped}) }
 // fault is a failed access check, the panic value of the access: the
 // launch stopped, the index is out of range of the view's n elements, or
 // the scope s is invalid. The access records it on t before panicking
-// (see Thread.faulted).
+// (see Buffer.at), and a kernel that recovers the panic cannot lose it.
 type fault struct {
 	t    *Thread
 	m    *Memory
@@ -222,12 +222,24 @@ func recovered(r any) error {
 
 // recorded reports whether the runtime recorded an error or fault on the
 // thread, which a thread that returns normally must still report.
-func (t *Thread) recorded() bool { return t.flt != nil || t.err != nil }
+func (t *Thread) recorded() bool { return t.flt.t != nil || t.err != nil }
+
+// raised reports whether r, the value a thread's root recovered, is the
+// fault or failure recorded on t.
+func (t *Thread) raised(r any) bool {
+	switch r := r.(type) {
+	case *fault:
+		return r == &t.flt
+	case abort:
+		return t.err != nil && r.err == t.err // both made by the runtime: comparable pointers
+	}
+	return false
+}
 
 // outcome is the error of a thread that ended with recovered value r, or
 // abnormally with no value (runtime.Goexit) if !normal, and whether its
 // launch stopped it there. Errors the runtime recorded on the thread come
-// first, even if the kernel recovered their panics: the thread's first
+// first, even if the kernel recovered their panics: the thread's latest
 // fault and the first error it failed with. The error of r follows unless
 // it is one of those, nil, or the stop.
 func (t *Thread) outcome(r any, normal bool) (err error, stopped bool) {
@@ -237,7 +249,7 @@ func (t *Thread) outcome(r any, normal bool) (err error, stopped bool) {
 	}
 	stopped = err == errStopped
 	var errs []error
-	if t.flt != nil {
+	if t.flt.t != nil {
 		if e := t.flt.err(); e != errStopped {
 			errs = append(errs, e)
 		}
@@ -245,7 +257,7 @@ func (t *Thread) outcome(r any, normal bool) (err error, stopped bool) {
 	if t.err != nil {
 		errs = append(errs, t.err)
 	}
-	if f, ok := r.(*fault); ok && f == t.flt || err == t.err || err == errStopped {
+	if t.raised(r) || err == errStopped {
 		err = nil
 	}
 	if err != nil {

@@ -50,8 +50,8 @@ func (s *slot) runBlock(id int) {
 		t := &s.threads[i]
 		t.gid, t.spins, t.obsState, t.fib = base+i, 0, nil, nil
 		t.done, t.progress, t.lastFail = false, false, 0
-		t.spinMem, t.yieldSeq, t.flt, t.err = nil, 0, nil, nil
-		t.weakAt, t.weakN, t.weak = 0, 0, weakPoll{}
+		t.spinMem, t.yieldSeq, t.flt, t.err = nil, 0, fault{}, nil
+		t.weakN, t.weak = 0, weakPoll{}
 		t.stop = &s.l.stop // the last block's thread ended: see depart
 	}
 	if s.l.sched.kind != ScheduleDefault {

@@ -27,10 +27,9 @@ type Thread struct {
 	cmp    uint64 // the comparand of the CAS being reported
 	slowAt int    // spins at which an RMW takes its slow path: spinYield, or 0 if observed
 	fib    *fiber // the fiber running this thread, under the fiber executor
-	// weakAt is the element of the thread's last weak load, and weakN
-	// counts the weak loads of it since the streak began; a weak store or
-	// another runtime call ends the streak (see weakPolled).
-	weakAt   uintptr
+	// weakN counts the thread's weak loads since its last weak store,
+	// fence, barrier or collective, for the weak-spin samples (see
+	// weakSpin).
 	weakN    int
 	obsState any
 
@@ -69,23 +68,13 @@ type syncState struct {
 	barResult int // true predicates in the barrier round the thread last left
 	barN      int // participants in that round
 	weak      weakPoll
-	// faults are the thread's first fault and its latest, recorded before
-	// the fault panics so that a kernel that recovers the panic cannot
-	// lose the error; nfaults counts them. err is the first error the
-	// runtime failed the thread with otherwise (see fail).
-	flt *fault
+	// flt is the thread's latest fault (a failed access check: see at),
+	// recorded before the access panics with a pointer to it, so that a
+	// kernel that recovers the panic cannot lose the error. err is the
+	// first error the runtime failed the thread with otherwise (see
+	// fail). flt.t is nil while the thread has no fault.
+	flt fault
 	err error
-}
-
-// faulted records f, a failed access check, as the thread's fault unless
-// one is recorded already, and returns it, the value the access panics
-// with. It is small enough to inline into the access path's check, whose
-// cold branch it is.
-func (t *Thread) faulted(f *fault) *fault {
-	if t.flt == nil {
-		t.flt = f
-	}
-	return f
 }
 
 // ThreadIdx returns the thread's index in its block, CUDA's threadIdx.
@@ -142,7 +131,7 @@ func (t *Thread) SetObserverState(v any) { t.obsState = v }
 // thing every runtime call does, so cancellation takes effect at the next
 // call.
 func (t *Thread) check() {
-	t.weakN = 0 // a barrier, fence or collective ends a weak-load streak
+	t.weakN = 0 // a barrier, fence or collective restarts the weak-load count
 	if t.stop.Load() {
 		t.stopped()
 	}

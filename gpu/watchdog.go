@@ -158,7 +158,7 @@ func (l *launch) noteStuck(t *Thread, r any) {
 			s.At = fmt.Sprintf("%s(mask %#x)", t.at.op, t.at.mask)
 		}
 	}
-	if t.weakSpinning() {
+	if t.weakSpinning(r) {
 		s.At = weakSpinAt
 	}
 	if f, ok := r.(*fault); ok && f.m != nil {

@@ -99,6 +99,15 @@ func TestWeakRereadsDoNotYield(t *testing.T) {
 				out.Store(t, 2+k%4, c.Load(t, 0)+int32(k))
 			}
 		},
+		"a loop over as many elements as the sampling period": func(t *gpu.Thread, c, out gpu.Buffer[int32]) {
+			s := int32(0)
+			for range 200 {
+				for i := range 512 {
+					s += c.Load(t, i)
+				}
+			}
+			out.Store(t, 2, s)
+		},
 		"among loads of other elements": func(t *gpu.Thread, c, out gpu.Buffer[int32]) {
 			s := int32(0)
 			for k := range 100_000 {
@@ -110,7 +119,7 @@ func TestWeakRereadsDoNotYield(t *testing.T) {
 	for name, k := range kernels {
 		t.Run(name, func(t *testing.T) {
 			d := newDevice(t)
-			c, out := gpu.Alloc[int32](d, "c", 1), gpu.Alloc[int32](d, "out", 8)
+			c, out := gpu.Alloc[int32](d, "c", 512), gpu.Alloc[int32](d, "out", 8)
 			c.Fill(3)
 			require.NoError(t, launch1D(d, gpu.Fibers, 1, 2, func(t *gpu.Thread) {
 				if t.Rank() == 1 {
