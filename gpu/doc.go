@@ -65,12 +65,12 @@
 //
 // A livelock watchdog, on by default, stops a launch in which, for its
 // window, every unfinished thread spins (yields at strong or atomic
-// accesses) or waits, and no thread changes memory, completes a barrier
-// or collective, or exits: the error wraps [ErrLivelock]. The window is
-// [DefaultWatchdog] unless DeviceConfig.Watchdog or Config.Watchdog sets
-// it; a negative one turns the watchdog off. A thread computing without
-// runtime calls never counts as spinning, so a long correct kernel does
-// not trip it.
+// accesses, or polls with weak loads, as below) or waits, and no thread
+// changes memory, completes a barrier or collective, or exits: the error
+// wraps [ErrLivelock]. The window is [DefaultWatchdog] unless
+// DeviceConfig.Watchdog or Config.Watchdog sets it; a negative one turns
+// the watchdog off. A thread computing without runtime calls never counts
+// as spinning, so a long correct kernel does not trip it.
 //
 // A thread polling a flag with weak loads (Load) spins too. The criterion:
 // a thread's weak loads count from its last weak store, fence, barrier or
