@@ -86,7 +86,7 @@ const pollWeight = 4
 
 //go:noinline
 func (t *Thread) yieldSpin() {
-	if t.parked {
+	if t.parked { // the access's stop check came first: see own
 		t.shared("a spinning access")
 	}
 	t.weak.yieldsNow++

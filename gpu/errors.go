@@ -94,8 +94,12 @@ var ErrThreadShared = errors.New("gpu: Thread used by a goroutine other than its
 
 // own fails a call described by what if t waits at a barrier or
 // collective: the call comes from another goroutine. It comes before the
-// call records anything on t.
+// call records anything on t. It checks for a stop first: a thread the
+// stop woke from a wait is still counted as waiting, and a releaser may
+// write that count meanwhile; a thread that was not stopped was woken by
+// its releaser, whose write synchronizes before the wake.
 func (t *Thread) own(what string) {
+	t.check()
 	if t.parked {
 		t.shared(what)
 	}

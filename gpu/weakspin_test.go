@@ -2,6 +2,7 @@ package gpu_test
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -30,9 +31,9 @@ func TestWeakSpinLivelock(t *testing.T) {
 			flag := gpu.Alloc[int32](d, "flag", 1)
 			cfg := watchdogCfg(c.ex, 2, 4)
 			cfg.Deterministic = c.det
-			var spin int
+			var spin atomic.Int64
 			err := launchWithin(t, d, cfg, func(t *gpu.Thread) {
-				spin = line() + 1
+				spin.Store(int64(line() + 1))
 				for flag.Load(t, 0) == 0 {
 				}
 			}, 30*time.Second)
@@ -45,7 +46,7 @@ func TestWeakSpinLivelock(t *testing.T) {
 				require.Contains(t, s.At, "polling a weak load", "%+v", s)
 				require.Contains(t, s.At, "LoadVolatile or AtomicLoad", "%+v", s)
 				require.Equal(t, `load global "flag"[0]`, s.Access, "%+v", s)
-				require.Equal(t, spin, s.Site.Line(), "%+v", s)
+				require.Equal(t, int(spin.Load()), s.Site.Line(), "%+v", s)
 			}
 			require.ErrorContains(t, err, `polling a weak load, which CUDA may never reread: spin with LoadVolatile or AtomicLoad (load global "flag"[0])`)
 		})
