@@ -133,12 +133,25 @@ func (b Buffer[T]) Load(t *Thread, i int) T {
 	p := b.at(t, i, OpLoad)
 	v := loadBits[T](p)
 	if t.obs != nil {
-		b.notify(t, i, OpLoad, Weak, scope.Thread, v, 0, 0)
+		return fromBits[T](b.observedLoad(t, i, p, v))
 	}
 	if t.weakN++; t.weakN&(weakSpin-1) == 0 {
 		return fromBits[T](t.weakPolled(b.m, i, uintptr(p), v))
 	}
 	return fromBits[T](v)
+}
+
+// observedLoad reports a weak load of element i, at p, that read v, and
+// counts it as Load does; it returns v. Out of line, and returning v, it
+// leaves Load's unobserved path nothing to keep across a call.
+//
+//go:noinline
+func (b Buffer[T]) observedLoad(t *Thread, i int, p unsafe.Pointer, v uint64) uint64 {
+	b.notify(t, i, OpLoad, Weak, scope.Thread, v, 0, 0)
+	if t.weakN++; t.weakN&(weakSpin-1) == 0 {
+		return t.weakPolled(b.m, i, uintptr(p), v)
+	}
+	return v
 }
 
 // Store sets element i to v with a weak (plain) store. It restarts the
