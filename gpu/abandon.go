@@ -1,35 +1,25 @@
 package gpu
 
-import (
-	"context"
-	"sync"
-	"time"
-)
+import "time"
 
-// abandonGrace is how long Launch waits, once its context has ended, for
+// abandonGrace is how long Launch waits, once the launch has stopped, for
 // its threads to stop. A thread stops at its next runtime call; one that
-// never makes one (a `for {}`) cannot be stopped, and Launch returns
-// without it after this grace, naming its block in the StallError.
+// never makes one (a `for {}`), or that recovers every panic the runtime
+// stops it with, cannot be stopped, and Launch returns without it after
+// this grace, naming its block in the StallError.
 const abandonGrace = 2 * time.Second
 
-// await waits for the launch's slots to return. Once ctxDone is closed it
-// waits at most abandonGrace more, and if slots still run then, it records
-// their blocks as left running and returns anyway. A context that can
-// never end (ctx.Done() nil) costs no goroutine.
-func (l *launch) await(wg *sync.WaitGroup, ctx context.Context, ctxDone <-chan struct{}) {
-	if ctx.Done() == nil {
-		wg.Wait()
-		return
-	}
-	done := make(chan struct{})
-	go func() {
-		wg.Wait()
-		close(done)
-	}()
+// await waits for done, closed when the launch's slots have returned. Once
+// the launch has stopped, however it stopped (its context ended,
+// Config.Timeout, the watchdog, a deadlock, a panic), it waits at most
+// abandonGrace more, and if slots still run then, it records their blocks
+// as left running and returns anyway: Launch returns even if the context
+// has no deadline.
+func (l *launch) await(done <-chan struct{}) {
 	select {
 	case <-done:
 		return
-	case <-ctxDone:
+	case <-l.stopCh:
 	}
 	t := time.NewTimer(abandonGrace)
 	defer t.Stop()

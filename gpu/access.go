@@ -15,24 +15,29 @@ const spinYield = 64
 
 // at returns the address of element i, ending the thread if the launch has
 // stopped, i is out of range, or another device allocated the memory. The
-// checks share one branch, and the slow path is a bare panic rather than a
-// call, so that at costs little enough to inline into every access method:
-// an access is then one call. The device check follows the index check,
-// which rules out the zero Buffer, which has no memory; it compares the
-// memory's device with the thread's copy of the launch's, one load each.
+// checks share one branch, and the slow path records the fault on the
+// thread and panics with a pointer to the record, with no call, so that at
+// costs little enough to inline into every access method (an access is
+// then one call) and the fast path keeps nothing for the slow one. The
+// device check follows the index check, which rules out the zero Buffer,
+// which has no memory; it compares the memory's device with the thread's
+// copy of the launch's, one load each.
 func (b Buffer[T]) at(t *Thread, i int, op Op) unsafe.Pointer {
 	if uint(i) >= uint(b.n) || b.m.dev != t.dev || t.stop.Load() {
-		panic(fault{b.m, i, b.n, op})
+		t.flt = fault{t, b.m, i, b.n, op, scope.Thread}
+		panic(&t.flt)
 	}
 	return b.ptr(i)
 }
 
-// atScoped is at for operations that take a scope argument.
+// atScoped is at for operations that take a scope argument: an invalid
+// scope fails the same check.
 func (b Buffer[T]) atScoped(t *Thread, i int, op Op, s scope.Scope) unsafe.Pointer {
-	if s > scope.System {
-		panic(scopeFault{op, s})
+	if s > scope.System || uint(i) >= uint(b.n) || b.m.dev != t.dev || t.stop.Load() {
+		t.flt = fault{t, b.m, i, b.n, op, s}
+		panic(&t.flt)
 	}
-	return b.at(t, i, op)
+	return b.ptr(i)
 }
 
 // strong counts a strong access of element i and yields every spinYield
@@ -84,6 +89,10 @@ const pollWeight = 4
 
 //go:noinline
 func (t *Thread) yieldSpin() {
+	if t.parked { // the access's stop check came first: see own
+		t.shared("a spinning access")
+	}
+	t.weak.yieldsNow++
 	t.spins = 0
 	if !t.progress {
 		// Most likely spinning: yield again after spinYield/8 strong
@@ -118,20 +127,41 @@ func (b Buffer[T]) notify(t *Thread, i int, op Op, o Order, s scope.Scope, old, 
 }
 
 // Load returns element i with a weak (plain) load, CUDA's ordinary read of
-// global or shared memory. A weak load gives no ordering and is not a yield
-// point: spin on a flag with [Buffer.LoadVolatile] or an atomic instead, as
-// CUDA requires.
+// global or shared memory. A weak load gives no ordering: spin on a flag
+// with [Buffer.LoadVolatile] or an atomic instead, as CUDA requires. A
+// thread that polls one element with weak loads anyway is caught (see the
+// package documentation's "Never a hang"): it yields as a spinning atomic
+// does, and a stall report says it polls a weak load.
 func (b Buffer[T]) Load(t *Thread, i int) T {
-	v := loadBits[T](b.at(t, i, OpLoad))
+	p := b.at(t, i, OpLoad)
+	v := loadBits[T](p)
 	if t.obs != nil {
-		b.notify(t, i, OpLoad, Weak, scope.Thread, v, 0, 0)
+		return fromBits[T](b.observedLoad(t, i, p, v))
+	}
+	if t.weakN++; t.weakN&(weakSpin-1) == 0 {
+		return fromBits[T](t.weakPolled(b.m, i, uintptr(p), v))
 	}
 	return fromBits[T](v)
 }
 
-// Store sets element i to v with a weak (plain) store.
+// observedLoad reports a weak load of element i, at p, that read v, and
+// counts it as Load does; it returns v. Out of line, and returning v, it
+// leaves Load's unobserved path nothing to keep across a call.
+//
+//go:noinline
+func (b Buffer[T]) observedLoad(t *Thread, i int, p unsafe.Pointer, v uint64) uint64 {
+	b.notify(t, i, OpLoad, Weak, scope.Thread, v, 0, 0)
+	if t.weakN++; t.weakN&(weakSpin-1) == 0 {
+		return t.weakPolled(b.m, i, uintptr(p), v)
+	}
+	return v
+}
+
+// Store sets element i to v with a weak (plain) store. It restarts the
+// thread's weak-load count (see weakSpin).
 func (b Buffer[T]) Store(t *Thread, i int, v T) {
 	storeBits[T](b.at(t, i, OpStore), toBits(v))
+	t.weakN = 0
 	if t.obs != nil {
 		b.notify(t, i, OpStore, Weak, scope.Thread, 0, toBits(v), 0)
 	}

@@ -80,7 +80,7 @@ func (b *block) arrive(t *Thread, pred bool) bool {
 // inline: a block no thread waits in pays a few compares per exit.
 func (b *block) depart(t *Thread) []*Thread {
 	b.live--
-	t.done = true
+	t.done, t.stop = true, &b.l.ended
 	if b.slow {
 		return b.departSlow(t)
 	}
@@ -118,10 +118,10 @@ func (b *block) release(by *Thread) []*Thread {
 		b.barrierDiverged(by, ws)
 	}
 	for _, w := range ws {
-		w.barResult, w.barN = int32(b.bar.count), int32(b.bar.arrived)
+		w.barResult, w.barN = b.bar.count, b.bar.arrived
 		b.unpark(w)
 	}
-	by.barResult, by.barN = int32(b.bar.count), int32(b.bar.arrived)
+	by.barResult, by.barN = b.bar.count, b.bar.arrived
 	if by.obs != nil {
 		b.l.syncObserved(by, Sync{Kind: SyncThreads, Block: b.id, Warp: -1})
 	}
@@ -142,6 +142,7 @@ func (b *block) release(by *Thread) []*Thread {
 //
 //go:noinline
 func (t *Thread) SyncThreads() {
+	t.own("SyncThreads")
 	t.mark()
 	t.syncThreads(false)
 }
@@ -151,9 +152,10 @@ func (t *Thread) SyncThreads() {
 //
 //go:noinline
 func (t *Thread) SyncThreadsCount(pred bool) int {
+	t.own("SyncThreadsCount")
 	t.mark()
 	t.syncThreads(pred)
-	return int(t.barResult)
+	return t.barResult
 }
 
 // SyncThreadsAnd is __syncthreads_and: SyncThreads that reports whether
@@ -161,6 +163,7 @@ func (t *Thread) SyncThreadsCount(pred bool) int {
 //
 //go:noinline
 func (t *Thread) SyncThreadsAnd(pred bool) bool {
+	t.own("SyncThreadsAnd")
 	t.mark()
 	t.syncThreads(pred)
 	return t.barResult == t.barN
@@ -171,6 +174,7 @@ func (t *Thread) SyncThreadsAnd(pred bool) bool {
 //
 //go:noinline
 func (t *Thread) SyncThreadsOr(pred bool) bool {
+	t.own("SyncThreadsOr")
 	t.mark()
 	t.syncThreads(pred)
 	return t.barResult > 0

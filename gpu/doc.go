@@ -37,8 +37,9 @@
 // from launch to launch, which keeps memory flat under `go test -race`
 // too; [Device.Close] ends them. Strong and atomic accesses are
 // yield points, so a thread spinning on a flag lets the thread that sets it
-// run under every executor; spin with them, never with weak loads, as CUDA
-// requires.
+// run under every executor; spin with them, as CUDA requires. A spin on
+// weak loads, CUDA's "forgot volatile" bug, is caught and yields too (see
+// "Never a hang"), but a compiled CUDA kernel may never reread the flag.
 //
 // # Warps and cooperative groups
 //
@@ -69,19 +70,42 @@
 //
 // A livelock watchdog, on by default, stops a launch in which, for its
 // window, every unfinished thread spins (yields at strong or atomic
-// accesses) or waits, and no thread changes memory, completes a barrier
-// or collective, or exits: the error wraps [ErrLivelock]. The window is
-// [DefaultWatchdog] unless DeviceConfig.Watchdog or Config.Watchdog sets
-// it; a negative one turns the watchdog off. A thread computing without
-// runtime calls never counts as spinning, so a long correct kernel does
-// not trip it.
+// accesses, or polls with weak loads, as below) or waits, and no thread
+// changes memory, completes a barrier or collective, or exits: the error
+// wraps [ErrLivelock]. The window is [DefaultWatchdog] unless
+// DeviceConfig.Watchdog or Config.Watchdog sets it; a negative one turns
+// the watchdog off. A thread computing without runtime calls never counts
+// as spinning, so a long correct kernel does not trip it.
+//
+// A thread polling a flag with weak loads (Load) spins too. The criterion:
+// a thread's weak loads count from its last weak store, fence, barrier or
+// collective; if its 512th and 1024th weak loads read the same element
+// and value, and so does each of the 32 weak loads after, with no strong
+// or atomic access from the 512th on, the thread is polling that element. It
+// then yields as a spinning atomic does, and again every 544 weak loads
+// while the poll goes on. A kernel that re-reads a constant a few hundred
+// times in a row, or any number of times among stores, strong accesses or
+// loads of other elements, never yields for it. A stall report lists a
+// polling thread as polling a weak load and suggests LoadVolatile or
+// AtomicLoad; under package race's detector the poll stays a reported
+// race with the store that ends it.
 //
 // A launch still running at its context's deadline or Config.Timeout
 // stops the same way. Each of these gives a [StallError] that lists, per
 // block, where every unfinished thread is: the barrier or collective and
-// its line, or the access it spun on. A thread that never calls into the
-// runtime (a `for {}`) cannot be stopped: Launch returns without it soon
-// after the deadline, naming its block in StallError.LeftRunning.
+// its line, or the access it spun on. A stopped thread stays stopped: each
+// runtime call it makes panics again, so a kernel that recovers the panic
+// cannot go on using the runtime, and an error the runtime raised (an
+// index out of range, an invalid scope) is reported even if the kernel
+// recovered it. A thread that never calls into the runtime (a `for {}`),
+// or recovers every stop, cannot be stopped: Launch returns without it
+// soon after the stop, whatever stopped the launch and even if the
+// context has no deadline, naming its block in StallError.LeftRunning.
+//
+// A [Thread] used after its kernel returned, or by another goroutine at a
+// barrier or spin while the thread waits, panics with an error naming it
+// and wrapping [ErrThreadEnded] or [ErrThreadShared]; such a call touches
+// no memory and no barrier.
 //
 // The runtime's memory is bounded whatever a kernel does: a spinning
 // block's heap stays flat, and every size, count and product in a

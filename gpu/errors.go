@@ -110,18 +110,99 @@ func (e *PanicError) Unwrap() error {
 // another thread failed. It never appears in the error Launch returns.
 var errStopped = errors.New("gpu: launch stopped")
 
+// ErrThreadEnded is the error of a [Thread] used after its kernel returned:
+// a Thread belongs to one call of the kernel, on the goroutine the runtime
+// called it on. Such a use cannot fail the thread, which has ended, so the
+// call panics, with an error that unwraps to a *[ThreadError] naming the
+// thread, whose Err wraps ErrThreadEnded. A Thread kept past its kernel
+// is caught from its return on, as long as no later block of the launch
+// reuses it (a Thread passed to another goroutine and used after Launch
+// returned always is); a goroutine using it while its kernel still runs
+// is not.
+var ErrThreadEnded = errors.New("gpu: Thread used after its kernel returned; a Thread must not be kept past its kernel or passed to another goroutine")
+
+// ErrThreadShared is the error of a [Thread] used by a goroutine other
+// than the one its kernel runs on, caught at a barrier or a spinning
+// access's yield made while the thread itself waits at a barrier or
+// collective. The call panics with an error that unwraps to a
+// *[ThreadError] naming the thread, whose Err wraps ErrThreadShared; the
+// goroutine the call came from cannot be told from the thread's own, so
+// if the thread's own call is the one caught, its launch fails with that
+// error. Uses while the thread runs are not caught.
+var ErrThreadShared = errors.New("gpu: Thread used by a goroutine other than its kernel's; a Thread must not be passed to another goroutine")
+
+// own fails a call described by what if t waits at a barrier or
+// collective: the call comes from another goroutine. It comes before the
+// call records anything on t. It checks for a stop first: a thread the
+// stop woke from a wait is still counted as waiting, and a releaser may
+// write that count meanwhile; a thread that was not stopped was woken by
+// its releaser, whose write synchronizes before the wake.
+func (t *Thread) own(what string) {
+	t.check()
+	if t.parked {
+		t.shared(what)
+	}
+}
+
+// shared fails a call described by what, made on t while t waits at a
+// barrier or collective: another goroutine uses t.
+func (t *Thread) shared(what string) {
+	err := t.threadError(fmt.Errorf("%s while the thread waits at %s: %w", what, t.at.op, ErrThreadShared))
+	panic(abort{t: t, err: err, named: true})
+}
+
 // abort is the panic value the runtime uses to unwind a thread's stack: err
 // is its error, or errStopped when the launch stops it. site, if known, is
 // the kernel line the error belongs to; otherwise the thread's root finds
-// it on the unwinding stack.
+// it on the unwinding stack. It is an error, so that a panic that escapes
+// the runtime (a Thread used after its kernel returned) says what
+// happened.
 type abort struct {
+	t    *Thread
 	err  error
 	site Site
+	// recorded says err is the thread's recorded error, t.err.
+	recorded bool
+	// named says err is a *ThreadError naming the thread, made when the
+	// panic may escape to a goroutine that is not the thread's.
+	named bool
 }
 
-// fail ends the thread with err. It does not return.
-func (t *Thread) fail(err error) {
-	panic(abort{err: err})
+// Error describes the abort; see Unwrap.
+func (a abort) Error() string { return a.Unwrap().Error() }
+
+// Unwrap returns the thread's error, or, for a Thread used after its
+// kernel returned or by another goroutine, a *ThreadError naming it.
+func (a abort) Unwrap() error {
+	if a.err == errStopped && a.t.ended() {
+		return a.t.endedError("runtime call")
+	}
+	return a.err
+}
+
+// ended reports whether t's kernel returned: depart pointed its stop flag
+// at the launch's always-set ended flag.
+func (t *Thread) ended() bool { return t.stop == &t.blk.l.ended }
+
+// endedError is the error of a use of t, described by what, after its
+// kernel returned.
+func (t *Thread) endedError(what string) *ThreadError {
+	return t.threadError(fmt.Errorf("%s: %w", what, ErrThreadEnded))
+}
+
+// fail ends the thread with err, which it records first: a kernel that
+// recovers the panic does not lose the error (see outcome). It does not
+// return.
+func (t *Thread) fail(err error) { t.failAt(err, Site{}) }
+
+// failAt is fail for an error whose kernel line is known: site, or the
+// zero Site to let the thread's root find it on the unwinding stack.
+func (t *Thread) failAt(err error, site Site) {
+	first := t.err == nil
+	if first {
+		t.err = err
+	}
+	panic(abort{t: t, err: err, site: site, recorded: first})
 }
 
 // failf ends the thread with a formatted error. It does not return.
@@ -130,31 +211,30 @@ func (t *Thread) failf(format string, args ...any) {
 }
 
 // stopped ends the thread because its launch stopped. It does not return.
-func (t *Thread) stopped() { panic(abort{err: errStopped}) }
+func (t *Thread) stopped() { panic(abort{t: t, err: errStopped}) }
 
-// fault is the panic value of an access that failed its fast check: the
+// fault is a failed access check, the panic value of the access: the
 // launch stopped, the index is out of range of the view's n elements, or
-// the memory belongs to another device than the thread's.
+// the scope s is invalid. The access records it on t before panicking
+// (see Buffer.at), and a kernel that recovers the panic cannot lose it.
 type fault struct {
+	t    *Thread
 	m    *Memory
 	i, n int
 	op   Op
+	s    scope.Scope
 }
 
-// scopeFault is the panic value of an operation given an invalid scope.
-type scopeFault struct {
-	op Op
-	s  scope.Scope
-}
-
-// err returns the fault's error for a thread running on device on: a
-// *ForeignError if the index was fine but the memory is another device's,
+// err returns the fault's error: an invalid scope's, a *ForeignError if
+// the index was fine but the memory is another device's than the thread's,
 // errStopped if both were fine, so the launch must have stopped, or a
 // *RangeError.
-func (f fault) err(on *Device) error {
+func (f *fault) err() error {
 	switch {
-	case uint(f.i) < uint(f.n) && f.m.dev != on:
-		return &ForeignError{Mem: f.m, Index: f.i, Op: f.op, Device: on}
+	case !f.s.Valid():
+		return fmt.Errorf("%v with invalid %v", f.op, f.s)
+	case uint(f.i) < uint(f.n) && f.m.dev != f.t.dev:
+		return &ForeignError{Mem: f.m, Index: f.i, Op: f.op, Device: f.t.dev}
 	case uint(f.i) < uint(f.n):
 		return errStopped
 	case f.m == nil:
@@ -163,23 +243,93 @@ func (f fault) err(on *Device) error {
 	return &RangeError{Mem: f.m, Index: f.i, Len: f.n, Op: f.op}
 }
 
+// Error describes the fault, for a panic that escapes the runtime; see
+// Unwrap.
+func (f *fault) Error() string { return f.Unwrap().Error() }
+
+// Unwrap returns the fault's error, or, for a Thread used after its kernel
+// returned, the *ThreadError saying so.
+func (f *fault) Unwrap() error {
+	err := f.err()
+	if err == errStopped && f.t.ended() {
+		return f.t.endedError(fmt.Sprintf("%v %v[%d]", f.op, f.m, f.i))
+	}
+	return err
+}
+
 // recovered turns the value a thread's root recovered into the thread's
-// error: nil for a normal return, errStopped for a stop, the abort's error,
-// or a *PanicError with the stack for a panic in kernel code. on is the
-// device the thread ran on, which a fault compares its memory's with.
-func recovered(r any, on *Device) error {
+// error: nil for a normal return, errStopped for a stop, the abort's or
+// fault's error, or a *PanicError with the stack for a panic in kernel
+// code.
+func recovered(r any) error {
 	switch r := r.(type) {
 	case nil:
 		return nil
 	case abort:
+		if te, ok := r.err.(*ThreadError); ok && r.named {
+			return te.Err // the thread's own call: its root names it
+		}
 		return r.err
-	case fault:
-		return r.err(on)
-	case scopeFault:
-		return fmt.Errorf("%v with invalid %v", r.op, r.s)
+	case *fault:
+		return r.err()
 	default:
 		return &PanicError{Value: r, Stack: debug.Stack()}
 	}
+}
+
+// recorded reports whether the runtime recorded an error or fault on the
+// thread, which a thread that returns normally must still report.
+func (t *Thread) recorded() bool { return t.flt.t != nil || t.err != nil }
+
+// raised reports whether r, the value a thread's root recovered, is the
+// fault or failure recorded on t.
+func (t *Thread) raised(r any) bool {
+	switch r := r.(type) {
+	case *fault:
+		return r == &t.flt
+	case abort:
+		return r.recorded && r.t == t
+	}
+	return false
+}
+
+// outcome is the error of a thread that ended with recovered value r, or
+// abnormally with no value (runtime.Goexit) if !normal, and whether its
+// launch stopped it there. Errors the runtime recorded on the thread come
+// first, even if the kernel recovered their panics: the thread's latest
+// fault and the first error it failed with. The error of r follows unless
+// it is one of those, nil, or the stop.
+func (t *Thread) outcome(r any, normal bool) (err error, stopped bool) {
+	err = recovered(r)
+	if r == nil && !normal {
+		err = errGoexit
+	}
+	stopped = err == errStopped
+	var errs []error
+	if t.flt.t != nil {
+		if e := t.flt.err(); e != errStopped {
+			errs = append(errs, e)
+		}
+	}
+	if t.err != nil {
+		errs = append(errs, t.err)
+	}
+	if t.raised(r) || err == errStopped {
+		err = nil
+	}
+	if err != nil {
+		errs = append(errs, err)
+	}
+	switch len(errs) {
+	case 0:
+		if stopped {
+			return errStopped, true
+		}
+		return nil, false
+	case 1:
+		return errs[0], stopped
+	}
+	return errors.Join(errs...), stopped
 }
 
 // threadError wraps err with t's coordinates.

@@ -120,6 +120,9 @@ func (e *fiberExec) runSome(f *fiber) {
 		t.fib, running = f, true
 		e.s.l.kernel(t)
 		running = false
+		if t.recorded() {
+			e.s.result(t, nil, true)
+		}
 		e.exit(t)
 	}
 }

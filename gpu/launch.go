@@ -67,8 +67,12 @@ type launch struct {
 	// blocks wait to be scheduled (see watchResidency).
 	stuckSlots atomic.Int32
 	stop       atomic.Bool // set once by halt; threads poll it
-	stopCh     chan struct{}
-	haltOnce   sync.Once
+	// ended is always set: a thread whose kernel returned polls it in
+	// place of stop, so that any later use of the Thread fails (see
+	// ErrThreadEnded).
+	ended    atomic.Bool
+	stopCh   chan struct{}
+	haltOnce sync.Once
 
 	mu      sync.Mutex // guards errs, others and dropped
 	errs    []*ThreadError
@@ -126,10 +130,13 @@ type slotWatch struct {
 // to Launch "synchronizes before" every thread starts. No goroutine started
 // by the launch is running when Launch returns, except those of blocks a
 // StallError names in LeftRunning: a thread that never calls into the
-// runtime cannot be stopped, and Launch returns without it once the
-// context has ended. The fibers the launch ran its threads on stay with
-// the device, idle, for its next launches, until [Device.Close]. A launch
-// on a closed device returns an error wrapping [ErrDeviceClosed].
+// runtime, or that recovers the panic every runtime call stops it with,
+// cannot be stopped, and Launch returns without it 2 seconds after the
+// launch stopped, whatever stopped it, even with a context that has no
+// deadline. An error the runtime raised in a thread is reported even if
+// the kernel recovered its panic. The fibers the launch ran its threads on
+// stay with the device, idle, for its next launches, until [Device.Close].
+// A launch on a closed device returns an error wrapping [ErrDeviceClosed].
 //
 // [the Go memory model]: https://go.dev/ref/mem
 func (d *Device) Launch(ctx context.Context, cfg Config, k Kernel) error {
@@ -157,6 +164,7 @@ func (l *launch) run(ctx context.Context) error {
 		defer cancel()
 	}
 	l.ends.since = time.Now()
+	l.ended.Store(true)
 	halted := make(chan struct{})
 	cancelWatch := context.AfterFunc(ctx, func() { l.reporting.Store(true); l.halt(); close(halted) })
 	if l.cfg.Observer != nil {
@@ -165,11 +173,7 @@ func (l *launch) run(ctx context.Context) error {
 			return err
 		}
 	}
-	var wg sync.WaitGroup
-	for i := range l.slots {
-		wg.Go(func() { l.runSlot(i) })
-	}
-	l.await(&wg, ctx, halted)
+	l.await(l.startSlots())
 	if !cancelWatch() {
 		<-halted // the AfterFunc goroutine must not outlive Launch
 	}
@@ -180,6 +184,28 @@ func (l *launch) run(ctx context.Context) error {
 		}
 	}
 	return err
+}
+
+// startSlots starts the launch's slots and returns a channel closed when
+// the last of them has returned. Each slot's return synchronizes before
+// the close (a slot ends even through runtime.Goexit, by its deferred
+// count), so a receive from the channel observes every write of every
+// thread.
+func (l *launch) startSlots() <-chan struct{} {
+	done := make(chan struct{})
+	var left atomic.Int64
+	left.Store(int64(l.slots))
+	for i := range l.slots {
+		go func() {
+			defer func() {
+				if left.Add(-1) == 0 {
+					close(done)
+				}
+			}()
+			l.runSlot(i)
+		}()
+	}
+	return done
 }
 
 // runSlot is resident block slot i: it runs blocks until none are left.

@@ -10,8 +10,9 @@ import (
 
 // ErrLivelock is the cause of a launch stopped by its watchdog: for the
 // watchdog's window, every unfinished thread spun (yielded at strong or
-// atomic accesses) or waited at a barrier, and none made progress: no
-// thread changed memory, completed a barrier or collective, or exited.
+// atomic accesses, or polled an element with weak loads) or waited at a
+// barrier, and none made progress: no thread changed memory, completed a
+// barrier or collective, or exited.
 var ErrLivelock = errors.New("gpu: livelock: no thread made progress")
 
 // DefaultWatchdog is the livelock window of a device whose

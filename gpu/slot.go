@@ -50,7 +50,9 @@ func (s *slot) runBlock(id int) {
 		t := &s.threads[i]
 		t.gid, t.spins, t.obsState, t.fib = base+i, 0, nil, nil
 		t.done, t.progress, t.lastFail = false, false, 0
-		t.spinMem, t.yieldSeq = nil, 0
+		t.spinMem, t.yieldSeq, t.flt, t.err = nil, 0, fault{}, nil
+		t.weakN, t.weak = 0, weakPoll{}
+		t.stop = &s.l.stop // the last block's thread ended: see depart
 	}
 	if s.l.sched.kind != ScheduleDefault {
 		s.rng = s.l.sched.rng(id)
@@ -91,16 +93,15 @@ func (s *slot) runThread(t *Thread) {
 // or abnormally with no value (runtime.Goexit), and halts the launch if the
 // error calls for it.
 func (s *slot) result(t *Thread, r any, normal bool) {
-	err := recovered(r, t.dev)
-	if r == nil && !normal {
-		err = errGoexit
-	}
-	if err == errStopped && s.l.reporting.Load() {
+	err, stopped := t.outcome(r, normal)
+	if stopped && s.l.reporting.Load() {
 		s.l.noteStuck(t, r)
 	}
 	if err != nil && err != errStopped {
 		e := t.threadError(err)
-		e.Site = s.l.errorSite(r)
+		if r != nil || !normal {
+			e.Site = s.l.errorSite(r)
+		}
 		s.l.record(e)
 		if halts(err) {
 			s.l.halt()

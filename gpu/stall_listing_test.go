@@ -38,16 +38,16 @@ func TestStallListingOfAHugeBlockIsShort(t *testing.T) {
 		}
 	})
 	listing := blockListing(t, err)
-	require.Less(t, len(listing), 400, "short:\n%s", listing)
+	require.Less(t, len(listing), 512, "short:\n%s", listing)
 	require.Contains(t, listing, "500 threads [warp 0: 16 lanes; warp 1: 16 lanes;", listing)
-	require.Contains(t, listing, "more warps] running (load global \"flag\"[0]) at ", listing)
+	require.Contains(t, listing, "more warps] polling a weak load; spin with LoadVolatile or AtomicLoad (load global \"flag\"[0]) at ", listing)
 
 	err = d.Launch(t.Context(), cfg, func(t *gpu.Thread) {
 		for flags.Load(t, t.Rank()) == 0 {
 		}
 	})
 	listing = blockListing(t, err)
-	require.Less(t, len(listing), 700, "short:\n%s", listing)
+	require.Less(t, len(listing), 1024, "short:\n%s", listing)
 	require.Equal(t, 6, strings.Count(listing, "threads (")+strings.Count(listing, "thread ("), listing)
 	require.Contains(t, listing, "and 994 threads at 994 other places", listing)
 }

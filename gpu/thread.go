@@ -13,7 +13,9 @@ type Kernel func(t *Thread)
 
 // A Thread is one emulated GPU thread: its coordinates in the launch and its
 // handle on the runtime. The runtime creates it and passes it to the kernel;
-// it must not be used after the kernel returns or by another goroutine.
+// it must not be used after the kernel returns or by another goroutine. A
+// use after the kernel returned panics with an error wrapping
+// [ErrThreadEnded] that names the thread.
 type Thread struct {
 	obs  Observer     // copied from the launch so the access path reads one field
 	stop *atomic.Bool // set when the launch must stop at the next runtime call
@@ -22,13 +24,15 @@ type Thread struct {
 	rank int // linear id in the block
 	gid  int // linear id in the grid
 
-	spins     int    // strong accesses since the thread last yielded
-	cmp       uint64 // the comparand of the CAS being reported
-	slowAt    int    // spins at which an RMW takes its slow path: spinYield, or 0 if observed
-	fib       *fiber // the fiber running this thread, under the fiber executor
-	barResult int32  // true predicates in the barrier round the thread last left
-	barN      int32  // participants in that round; int32s, as a block has at most 2^26 threads, leave room for dev
-	obsState  any
+	spins  int    // strong accesses since the thread last yielded
+	cmp    uint64 // the comparand of the CAS being reported
+	slowAt int    // spins at which an RMW takes its slow path: spinYield, or 0 if observed
+	fib    *fiber // the fiber running this thread, under the fiber executor
+	// weakN counts the thread's weak loads since its last weak store,
+	// fence, barrier or collective, for the weak-spin samples (see
+	// weakSpin).
+	weakN    int
+	obsState any
 
 	done     bool // the kernel returned
 	parked   bool // waiting, in the block's count; guarded by the block
@@ -61,7 +65,17 @@ type syncState struct {
 	spinOp  Op
 	// yieldSeq numbers the thread's last yield among its block's, for the
 	// livelock watch.
-	yieldSeq uint64
+	yieldSeq  uint64
+	barResult int // true predicates in the barrier round the thread last left
+	barN      int // participants in that round
+	weak      weakPoll
+	// flt is the thread's latest fault (a failed access check: see at),
+	// recorded before the access panics with a pointer to it, so that a
+	// kernel that recovers the panic cannot lose the error. err is the
+	// first error the runtime failed the thread with otherwise (see
+	// fail). flt.t is nil while the thread has no fault.
+	flt fault
+	err error
 }
 
 // ThreadIdx returns the thread's index in its block, CUDA's threadIdx.
@@ -118,6 +132,7 @@ func (t *Thread) SetObserverState(v any) { t.obsState = v }
 // thing every runtime call does, so cancellation takes effect at the next
 // call.
 func (t *Thread) check() {
+	t.weakN = 0 // a barrier, fence or collective restarts the weak-load count
 	if t.stop.Load() {
 		t.stopped()
 	}

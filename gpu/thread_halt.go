@@ -11,13 +11,14 @@ import "runtime"
 // Halt is for an [Observer] that must stop a launch, as package race
 // does at its first race under HaltOnFirst; it must be called from the
 // Observer's Access or Fence method, which run on the thread's own flow.
-// It does not return. The launch stops as Launch documents for a panic:
+// It does not return, and a kernel that recovers its panic does not lose
+// err. The launch stops as Launch documents for a panic:
 // the other threads end at their next runtime call, and the halt
 // synchronizes before Launch returns.
 func (t *Thread) Halt(err error) {
 	site := t.siteAbove()
 	t.blk.l.halt()
-	panic(abort{err: err, site: site})
+	t.failAt(err, site)
 }
 
 // siteAbove returns the kernel line below the caller of its caller: past

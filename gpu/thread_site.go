@@ -19,7 +19,7 @@ func (l *launch) errorSite(r any) Site {
 			return r.site
 		}
 		return l.panicSite()
-	case fault, scopeFault:
+	case *fault:
 		return l.panicSite()
 	}
 	var pcs [64]uintptr

@@ -14,6 +14,10 @@ import (
 // error Launch returns then also matches context.DeadlineExceeded.
 var ErrTimeout = errors.New("gpu: launch timeout")
 
+// errHalted is the cause of a StallError that only lists blocks left
+// running after a thread's error stopped the launch.
+var errHalted = errors.New("gpu: a thread's error stopped the launch")
+
 // maxStuck bounds the unfinished threads a StallError lists.
 const maxStuck = 1 << 12
 
@@ -23,8 +27,10 @@ const maxStuck = 1 << 12
 // thread was.
 type StallError struct {
 	Launch string
-	// Cause is ErrDeadlock, or the context's cause: context.Canceled,
-	// context.DeadlineExceeded, an ErrTimeout, or a cause of the caller's.
+	// Cause is ErrDeadlock, ErrLivelock, or the context's cause:
+	// context.Canceled, context.DeadlineExceeded, an ErrTimeout, or a cause
+	// of the caller's. When a thread's error (a panic, a divergence)
+	// stopped the launch and blocks were left running, it says so.
 	Cause error
 	// Err is the context's error when the context ended the launch.
 	Err     error
@@ -33,7 +39,8 @@ type StallError struct {
 	// NotStarted counts threads of started blocks that never started.
 	NotStarted int
 	// LeftRunning are blocks Launch returned without: a thread of each
-	// kept running without calling into the runtime, as a `for {}` does,
+	// kept running after the stop without calling into the runtime, as a
+	// `for {}` does, or recovering every panic the runtime stops it with,
 	// which no stop can end. Their goroutines outlive Launch.
 	LeftRunning []Dim3
 
@@ -49,8 +56,10 @@ type Stuck struct {
 	Rank     int // linear index in the block
 	GlobalID int
 	// At is the barrier or collective the thread waited at, as
-	// "syncthreads" or "shfl(mask 0xffffffff)", or "running" for a thread
-	// that was running or spinning.
+	// "syncthreads" or "shfl(mask 0xffffffff)", "running" for a thread
+	// that was running or spinning, or, for one polling an element with
+	// weak loads, a sentence saying so that suggests LoadVolatile or
+	// AtomicLoad.
 	At string
 	// Access is the memory access it was making when stopped, such as
 	// `load global "flag"[0]`, or empty.
@@ -82,7 +91,7 @@ func (e *StallError) Error() string {
 		fmt.Fprintf(&b, "\n\t%d threads of started blocks never started", e.NotStarted)
 	}
 	for _, blk := range e.LeftRunning {
-		fmt.Fprintf(&b, "\n\tblock %v left running: a thread of it never called into the runtime after the stop (a loop with no access, barrier or other runtime call)", blk)
+		fmt.Fprintf(&b, "\n\tblock %v left running: a thread of it kept running after the stop (a loop with no access, barrier or other runtime call, or one that recovers the panic each runtime call stops it with)", blk)
 	}
 	return b.String()
 }
@@ -125,7 +134,10 @@ func (l *launch) noteStuck(t *Thread, r any) {
 			s.At = fmt.Sprintf("%s(mask %#x)", t.at.op, t.at.mask)
 		}
 	}
-	if f, ok := r.(fault); ok && f.m != nil {
+	if t.weakSpinning(r) {
+		s.At = weakSpinAt
+	}
+	if f, ok := r.(*fault); ok && f.m != nil {
 		s.Access = fmt.Sprintf("%v %v[%d]", f.op, f.m, f.i)
 	} else if t.spinMem != nil {
 		s.Access = fmt.Sprintf("%v %v[%d]", t.spinOp, t.spinMem, t.spinIdx)
@@ -177,12 +189,15 @@ func (l *launch) stallError(ctxErr, cause error) *StallError {
 	r := &l.report
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.cause == nil && ctxErr == nil {
+	if r.cause == nil && ctxErr == nil && len(r.leftRunning) == 0 {
 		return nil
 	}
 	e := &StallError{Launch: l.g.Name, Cause: r.cause, Threads: r.threads, More: r.more, NotStarted: r.notStarted, LeftRunning: r.leftRunning, block: l.g.BlockDim, warp: l.g.WarpSize}
 	if e.Cause == nil {
 		e.Cause, e.Err = cause, ctxErr
+	}
+	if e.Cause == nil {
+		e.Cause = errHalted // a thread's error stopped it, and blocks were left running
 	}
 	slices.SortFunc(e.Threads, func(a, b Stuck) int { return cmp.Compare(a.GlobalID, b.GlobalID) })
 	return e
