@@ -129,10 +129,15 @@
 //
 // An invalid configuration, a nil or zero Device, or a nil context is
 // rejected before any thread runs. A thread that indexes out of range,
-// accesses another device's buffer, misuses an operation, panics or calls runtime.Goexit ends with a
-// [ThreadError] naming its coordinates and the kernel's file:line; a
-// panic stops the whole launch and releases every barrier. Launch joins
-// every thread's error. Every error and report writes coordinates as
+// accesses another device's buffer, misuses an operation, panics or
+// calls runtime.Goexit ends with a [ThreadError] naming its coordinates
+// and the kernel's file:line; a panic stops the whole launch and releases
+// every barrier. Launch joins every thread's error, one per distinct
+// error and line, counting the threads that made it ([ThreadError]
+// Threads). Go cannot recover two failures, and neither can the runtime:
+// infinite recursion in a kernel (fatal error: stack overflow) and an
+// allocation past the machine's memory (runtime: out of memory) end the
+// process. Every error and report writes coordinates as
 // threadIdx and blockIdx in the form (x,y,z): "thread (3,0,0) of block
 // (1,0,0)", and a kernel line as "pkg/file.go:12", the file relative to
 // the root of its Go module ([Site.String]): thread errors, stall
