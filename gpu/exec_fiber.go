@@ -346,7 +346,7 @@ func (e *fiberExec) close() {
 			f.stop()
 		}
 	}
-	e.s.l.d.fibers.put(e.pool)
+	e.s.l.d.fibers.put(e.s.index, e.pool)
 	e.all, e.pool = nil, nil
 }
 

@@ -3,6 +3,7 @@ package gpu
 import (
 	"iter"
 	"runtime"
+	"slices"
 	"sync"
 )
 
@@ -18,9 +19,17 @@ import (
 // once. It is allocated apart from its Device and refers to nothing of
 // it, so that a Device dropped without Close can be collected, and the
 // cleanup then ends the pool's fibers.
+//
+// Idle fibers are kept per slot index: a slot takes back the fibers the
+// slot of its index gave back, and another slot's only when it has none.
+// A slot's fibers were made together, on one processor, and a switch
+// writes each fiber's state; a slot running on fibers made by two slots
+// shares their cache lines with the other slot, on the other processor,
+// at every switch, which made barriers markedly slower.
 type fiberPool struct {
 	mu     sync.Mutex
-	idle   []*fiber
+	idle   [][]*fiber // by slot index
+	n      int        // fibers in idle
 	max    int
 	closed bool
 }
@@ -39,7 +48,7 @@ func newFiberPool(d *Device) *fiberPool {
 // the goroutine that ran it last.
 func (p *fiberPool) get(e *fiberExec) *fiber {
 	p.mu.Lock()
-	f := p.take()
+	f := p.take(e.s.index)
 	p.mu.Unlock()
 	if f == nil {
 		f = &fiber{}
@@ -49,28 +58,34 @@ func (p *fiberPool) get(e *fiberExec) *fiber {
 	return f
 }
 
-// take removes and returns the last idle fiber, or nil. Preconditions:
-// p.mu held.
-func (p *fiberPool) take() *fiber {
-	n := len(p.idle)
-	if n == 0 {
+// take removes and returns an idle fiber of slot index i, or of another
+// slot if i has none, or nil. Preconditions: p.mu held.
+func (p *fiberPool) take(i int) *fiber {
+	if p.n == 0 {
 		return nil
 	}
-	f := p.idle[n-1]
-	p.idle[n-1] = nil
-	p.idle = p.idle[:n-1]
+	if i >= len(p.idle) || len(p.idle[i]) == 0 {
+		i = slices.IndexFunc(p.idle, func(fs []*fiber) bool { return len(fs) > 0 })
+	}
+	fs := p.idle[i]
+	f := fs[len(fs)-1]
+	fs[len(fs)-1] = nil
+	p.idle[i], p.n = fs[:len(fs)-1], p.n-1
 	return f
 }
 
-// put gives idle fibers back to the pool, and ends those it has no room
-// for, or all of them once the pool is closed. put synchronizes before
-// the get that returns each of them.
-func (p *fiberPool) put(fs []*fiber) {
+// put gives the idle fibers of slot index i back to the pool, and ends
+// those it has no room for, or all of them once the pool is closed. put
+// synchronizes before the get that returns each of them.
+func (p *fiberPool) put(i int, fs []*fiber) {
 	p.mu.Lock()
 	keep := 0
 	if !p.closed {
-		keep = min(len(fs), p.max-len(p.idle))
-		p.idle = append(p.idle, fs[:keep]...)
+		keep = min(len(fs), p.max-p.n)
+		for len(p.idle) <= i {
+			p.idle = append(p.idle, nil)
+		}
+		p.idle[i], p.n = append(p.idle[i], fs[:keep]...), p.n+keep
 	}
 	p.mu.Unlock()
 	for _, f := range fs[keep:] {
@@ -83,10 +98,12 @@ func (p *fiberPool) put(fs []*fiber) {
 func (p *fiberPool) close() {
 	p.mu.Lock()
 	idle := p.idle
-	p.idle, p.closed = nil, true
+	p.idle, p.n, p.closed = nil, 0, true
 	p.mu.Unlock()
-	for _, f := range idle {
-		f.stop()
+	for _, fs := range idle {
+		for _, f := range fs {
+			f.stop()
+		}
 	}
 }
 

@@ -22,9 +22,11 @@ func TestFibersReusedAcrossLaunches(t *testing.T) {
 		d.fibers.mu.Lock()
 		defer d.fibers.mu.Unlock()
 		set := map[*fiber]bool{}
-		for _, f := range d.fibers.idle {
-			require.Nil(t, f.ex, "an idle fiber still points at its last launch")
-			set[f] = true
+		for _, fs := range d.fibers.idle {
+			for _, f := range fs {
+				require.Nil(t, f.ex, "an idle fiber still points at its last launch")
+				set[f] = true
+			}
 		}
 		return set
 	}
@@ -60,15 +62,34 @@ func ended(f *fiber) bool {
 func TestFiberPoolBounded(t *testing.T) {
 	p := &fiberPool{max: 2}
 	fs := unstartedFibers(3)
-	p.put(fs)
-	require.Equal(t, fs[:2], p.idle)
+	p.put(1, fs)
+	require.Equal(t, [][]*fiber{nil, fs[:2]}, p.idle)
 	require.True(t, ended(fs[2]), "the fiber past the pool's max")
 	p.close()
 	require.Empty(t, p.idle)
 	require.True(t, ended(fs[0]) && ended(fs[1]), "close ends the idle fibers")
 	late := unstartedFibers(1)
-	p.put(late)
+	p.put(0, late)
 	require.Empty(t, p.idle)
 	require.True(t, ended(late[0]), "a fiber put after close")
 	p.close() // idempotent
+}
+
+// TestFiberPoolSlotAffinity: a slot takes back the fibers its index gave
+// back, and another slot's only when its own are gone.
+func TestFiberPoolSlotAffinity(t *testing.T) {
+	p := &fiberPool{max: 4}
+	a, b := unstartedFibers(2), unstartedFibers(2)
+	p.put(0, a)
+	p.put(1, b)
+	e := &fiberExec{s: &slot{index: 1, l: &launch{}}}
+	got := []*fiber{p.get(e), p.get(e)}
+	require.ElementsMatch(t, b, got, "slot 1 takes its own fibers first")
+	require.Contains(t, a, p.get(e), "then another slot's")
+	require.Equal(t, 1, p.n)
+	p.close()
+	for _, f := range append(a, b...) {
+		f.ex = nil
+		f.stop()
+	}
 }
