@@ -57,7 +57,8 @@ type Device struct {
 	nextAddr atomic.Uint64 // bump allocator for global addresses
 	nextID   atomic.Uint64 // ids of memories and launches
 	sites    siteCache
-	fibers   *fiberPool // idle fibers, reused across launches
+	fibers   *fiberPool  // idle fibers, reused across launches
+	workers  *workerPool // idle goroutines of the Goroutines executor, reused across launches
 }
 
 // NewDevice returns a device described by cfg, with defaults for its zero
@@ -70,6 +71,7 @@ func NewDevice(cfg DeviceConfig) (*Device, error) {
 	d := &Device{cfg: cfg, id: deviceNumbers.Add(1)}
 	d.nextAddr.Store(1 << 20) // keep address 0 unused, as a null pointer
 	d.fibers = newFiberPool(d)
+	d.workers = newWorkerPool(d)
 	return d, nil
 }
 

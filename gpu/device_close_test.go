@@ -19,15 +19,18 @@ func barrierKernel(t *gpu.Thread) {
 	t.SyncThreads()
 }
 
-// TestCloseEndsFibers: a device keeps the fibers of its launches idle
-// between them, and Close ends every one, so goleak passes after Close.
-// It is not parallel, so no other test's goroutines are counted.
+// TestCloseEndsFibers: a device keeps the fibers of its launches, and
+// the goroutines of its Goroutines launches, idle between them, and Close
+// ends every one, so goleak passes after Close. It is not parallel, so no
+// other test's goroutines are counted.
 func TestCloseEndsFibers(t *testing.T) {
 	baseline := goleak.IgnoreCurrent()
 	d, err := gpu.NewDevice(gpu.DeviceConfig{})
 	require.NoError(t, err)
 	require.NoError(t, launch1D(d, gpu.Fibers, 4, 64, barrierKernel))
-	goleak.VerifyNone(t, baseline, ignoreIdleFibers()) // the launch left only idle fibers
+	require.NoError(t, launch1D(d, gpu.Goroutines, 4, 64, barrierKernel))
+	goleak.VerifyNone(t, ignoreIdle(baseline)...) // the launches left only idle fibers and goroutines
+	require.Greater(t, runtime.NumGoroutine(), 64, "the device keeps them")
 	require.NoError(t, d.Close())
 	goleak.VerifyNone(t, baseline)
 }
@@ -85,13 +88,14 @@ func TestCloseDuringLaunch(t *testing.T) {
 }
 
 // TestDroppedDeviceEndsFibers: a device dropped without Close ends its
-// idle fibers once the garbage collector finds it unreachable.
+// idle fibers and goroutines once the garbage collector finds it unreachable.
 func TestDroppedDeviceEndsFibers(t *testing.T) {
 	baseline := goleak.IgnoreCurrent()
 	func() {
 		d, err := gpu.NewDevice(gpu.DeviceConfig{})
 		require.NoError(t, err)
 		require.NoError(t, launch1D(d, gpu.Fibers, 4, 64, barrierKernel))
+		require.NoError(t, launch1D(d, gpu.Goroutines, 4, 64, barrierKernel))
 	}()
 	runtime.GC() // queues the device's cleanup; goleak retries while it runs
 	goleak.VerifyNone(t, baseline)

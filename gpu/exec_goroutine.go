@@ -5,8 +5,9 @@ import (
 	"sync"
 )
 
-// goExec is the Goroutines executor: one goroutine per thread, a mutex
-// around the block state, and a channel closed per barrier round.
+// goExec is the Goroutines executor: one goroutine per thread, taken from
+// the device's workers (see workerPool), a mutex around the block state,
+// and a channel closed per barrier round.
 type goExec struct {
 	s   *slot
 	mu  sync.Mutex    // guards the slot's block barrier state and gen
@@ -21,7 +22,11 @@ func (e *goExec) run() {
 			i = o[i]
 		}
 		t := &e.s.threads[i]
-		wg.Go(func() { e.s.runThread(t) })
+		wg.Add(1)
+		e.s.l.d.workers.Go(func() {
+			defer wg.Done()
+			e.s.runThread(t)
+		})
 	}
 	wg.Wait()
 }

@@ -56,7 +56,7 @@ func FuzzLaunchConfig(f *testing.F) {
 		if errors.As(err, &se) {
 			require.Empty(t, se.LeftRunning, "a kernel that calls the runtime was left running: %v", err)
 		}
-		goleak.VerifyNone(t, baseline, ignoreIdleFibers())
+		goleak.VerifyNone(t, ignoreIdle(baseline)...)
 	})
 }
 
@@ -111,6 +111,6 @@ func FuzzAccess(f *testing.F) {
 		if errors.As(err, &te) {
 			require.False(t, te.Site.IsZero(), "a thread error without the kernel's line: %v", err)
 		}
-		goleak.VerifyNone(t, baseline, ignoreIdleFibers())
+		goleak.VerifyNone(t, ignoreIdle(baseline)...)
 	})
 }

@@ -47,16 +47,19 @@ func TestNoLeakAfterFailures(t *testing.T) {
 			if name != "normal" {
 				require.Error(t, err, "%v %s", ex, name)
 			}
-			goleak.VerifyNone(t, baseline, ignoreIdleFibers())
+			goleak.VerifyNone(t, ignoreIdle(baseline)...)
 		}
 	}
 }
 
-// ignoreIdleFibers makes goleak ignore the fibers a device keeps idle
-// between launches, for tests that check what one launch left behind;
-// Close ends them (TestCloseEndsFibers).
-func ignoreIdleFibers() goleak.Option {
-	return goleak.IgnoreAnyFunction("github.com/warpguard/warpguard/gpu.(*fiber).rest")
+// ignoreIdle makes goleak ignore the fibers and goroutines a device keeps
+// idle between launches, for tests that check what one launch left
+// behind; Close ends them (TestCloseEndsFibers). It returns opts with the
+// two options that do so.
+func ignoreIdle(opts ...goleak.Option) []goleak.Option {
+	return append(opts,
+		goleak.IgnoreAnyFunction("github.com/warpguard/warpguard/gpu.(*fiber).rest"),
+		goleak.IgnoreAnyFunction("github.com/warpguard/warpguard/gpu.(*worker).rest"))
 }
 
 func panicIf(b bool) {

@@ -151,7 +151,7 @@ func TestNoLeakAfterStalls(t *testing.T) {
 					Deterministic: det, Timeout: 30 * time.Millisecond}
 				err := d.Launch(context.Background(), cfg, k)
 				require.Error(t, err, "%v %s", ex, name)
-				goleak.VerifyNone(t, baseline, ignoreIdleFibers())
+				goleak.VerifyNone(t, ignoreIdle(baseline)...)
 			}
 		}
 	}

@@ -31,9 +31,9 @@
 // calls when the test ends) ends the fibers, for goleak, but the race
 // runtime keeps what it held for them: each device a test process makes
 // costs its share for good, so tests that launch much share a device.
-// The Goroutines executor starts a goroutine per thread per launch
-// instead; the race runtime keeps a little of each ended goroutine's
-// state, so it costs memory with every launch.
+// The Goroutines executor's goroutines are kept and reused the same way,
+// since the race runtime also keeps a little of each ended goroutine's
+// state.
 //
 // # Environment
 //

@@ -1,0 +1,122 @@
+package gpu
+
+import (
+	"runtime"
+	"sync"
+)
+
+// A workerPool keeps a device's idle goroutines between launches of the
+// Goroutines executor, which runs each thread on a goroutine of its own,
+// so that launch after launch reuses them instead of starting and ending
+// new ones. Under the race detector a goroutine that ends leaves state the
+// race runtime does not give back, so per-launch goroutines made memory
+// grow with every launch; a reused one keeps its state for its whole life.
+//
+// The pool holds at most max workers, as many as the device's resident
+// threads; workers given back past that end. Like the fiber pool, it
+// refers to nothing of its Device, so that a Device dropped without Close
+// can be collected, and the cleanup then ends the idle workers.
+type workerPool struct {
+	mu     sync.Mutex
+	idle   []*worker
+	max    int
+	closed bool
+}
+
+// A worker is a goroutine that runs one task after another, received on
+// tasks; closing tasks ends it, and it closes done as it ends.
+type worker struct {
+	p     *workerPool
+	tasks chan func()
+	done  chan struct{}
+}
+
+// newWorkerPool returns d's worker pool and arranges for it to be closed
+// once d is unreachable.
+func newWorkerPool(d *Device) *workerPool {
+	p := &workerPool{max: d.cfg.SMs * d.cfg.MaxThreadsPerSM}
+	runtime.AddCleanup(d, (*workerPool).close, p)
+	return p
+}
+
+// Go runs task on an idle worker, or on a new one if none is idle. The
+// call of Go synchronizes before task starts. A task that ends its
+// goroutine (runtime.Goexit) ends the worker with it.
+func (p *workerPool) Go(task func()) {
+	p.mu.Lock()
+	w := p.take()
+	p.mu.Unlock()
+	if w == nil {
+		w = &worker{p: p, tasks: make(chan func()), done: make(chan struct{})}
+		go w.loop()
+	}
+	w.tasks <- task
+}
+
+// take removes and returns the last idle worker, or nil. Preconditions:
+// p.mu held.
+func (p *workerPool) take() *worker {
+	n := len(p.idle)
+	if n == 0 {
+		return nil
+	}
+	w := p.idle[n-1]
+	p.idle[n-1] = nil
+	p.idle = p.idle[:n-1]
+	return w
+}
+
+// put gives w back to the pool and reports whether it was kept; a worker
+// the pool has no room for, or returned after close, is not, and ends.
+func (p *workerPool) put(w *worker) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed || len(p.idle) >= p.max {
+		return false
+	}
+	p.idle = append(p.idle, w)
+	return true
+}
+
+// loop is a worker's body: run each task received, then go back to the
+// pool, until the pool ends the worker or has no room for it.
+func (w *worker) loop() {
+	defer close(w.done)
+	for {
+		task, ok := w.rest()
+		if !ok {
+			return
+		}
+		task()
+		if !w.p.put(w) {
+			return
+		}
+	}
+}
+
+// rest waits for the worker's next task; ok is false once the pool ended
+// the worker. A function of its own, it names an idle worker in a stack
+// listing: (*worker).rest is on the stack of every goroutine a device
+// keeps idle for the Goroutines executor, and of no other.
+//
+//go:noinline
+func (w *worker) rest() (task func(), ok bool) {
+	task, ok = <-w.tasks
+	return task, ok
+}
+
+// close ends every idle worker and makes put end those given back later.
+// It is idempotent. The end of every idle worker synchronizes before close
+// returns.
+func (p *workerPool) close() {
+	p.mu.Lock()
+	idle := p.idle
+	p.idle, p.closed = nil, true
+	p.mu.Unlock()
+	for _, w := range idle {
+		close(w.tasks)
+	}
+	for _, w := range idle {
+		<-w.done
+	}
+}

@@ -1,0 +1,89 @@
+package gpu
+
+import (
+	"context"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// idleWorkers returns the set of d's idle workers.
+func idleWorkers(d *Device) map[*worker]bool {
+	d.workers.mu.Lock()
+	defer d.workers.mu.Unlock()
+	set := map[*worker]bool{}
+	for _, w := range d.workers.idle {
+		set[w] = true
+	}
+	return set
+}
+
+// TestWorkersReusedAcrossLaunches: the Goroutines executor runs a
+// device's later launches on the goroutines of its first.
+func TestWorkersReusedAcrossLaunches(t *testing.T) {
+	d, err := NewDevice(DeviceConfig{})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, d.Close()) })
+	cfg := Config{Grid: Dim3{X: 1}, Block: Dim3{X: 64}, Executor: Goroutines}
+	k := func(t *Thread) { t.SyncThreads() }
+	require.NoError(t, d.Launch(context.Background(), cfg, k))
+	first := idleWorkers(d)
+	require.Len(t, first, 64, "a goroutine for each thread")
+	for range 3 {
+		require.NoError(t, d.Launch(context.Background(), cfg, k))
+		require.Equal(t, first, idleWorkers(d), "a later launch started new goroutines")
+	}
+}
+
+// TestWorkerPoolBounded: the pool keeps at most its max idle workers, a
+// worker past that ends, and close ends the idle ones and makes later
+// ones end when they finish.
+func TestWorkerPoolBounded(t *testing.T) {
+	p := &workerPool{max: 2}
+	release := make(chan struct{})
+	for range 3 {
+		p.Go(func() { <-release })
+	}
+	close(release)
+	require.Eventually(t, func() bool {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return len(p.idle) == 2
+	}, 5*time.Second, time.Millisecond, "two kept")
+	p.mu.Lock()
+	idle := append([]*worker(nil), p.idle...)
+	p.mu.Unlock()
+	p.close()
+	for _, w := range idle {
+		select {
+		case <-w.done:
+		default:
+			t.Fatal("close returned before an idle worker ended")
+		}
+	}
+	done := make(chan struct{})
+	p.Go(func() { close(done) }) // a new worker, returned after close
+	<-done
+	p.mu.Lock()
+	require.Empty(t, p.idle)
+	p.mu.Unlock()
+	p.close() // idempotent
+}
+
+// TestWorkerGoexit: a task that ends its goroutine ends its worker, which
+// does not come back to the pool.
+func TestWorkerGoexit(t *testing.T) {
+	p := &workerPool{max: 2}
+	t.Cleanup(p.close)
+	done := make(chan struct{})
+	p.Go(func() {
+		defer close(done)
+		runtime.Goexit()
+	})
+	<-done
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	require.Empty(t, p.idle)
+}
