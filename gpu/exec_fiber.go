@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"runtime"
+	"slices"
 	"sync"
 )
 
@@ -248,8 +249,25 @@ func (e *fiberExec) yield(t *Thread) {
 		}
 	}
 	e.spinRound(t)
-	e.push(t)
+	e.pushYielder(t)
 	t.park()
+}
+
+// pushYielder queues t, which yields while spinning, to resume after
+// every thread queued now in every schedule: a yield is not a wake-up, so
+// ScheduleReverse's most-recently-woken-first would resume the spinning
+// thread before the threads it waits for, forever.
+func (e *fiberExec) pushYielder(t *Thread) {
+	if e.s.l.sched.kind != ScheduleReverse {
+		e.push(t)
+		return
+	}
+	if e.head > 0 {
+		e.head--
+		e.runq[e.head] = t
+		return
+	}
+	e.runq = slices.Insert(e.runq, 0, t)
 }
 
 // spinRound gives up the processor when the block's threads seem to spin

@@ -21,7 +21,9 @@ const (
 	// resumes waiting threads first in, first out.
 	ScheduleDefault Schedule = iota
 	// ScheduleReverse runs blocks and starts threads in decreasing order
-	// and resumes the most recently woken thread first.
+	// and resumes the most recently woken thread first; a thread that
+	// yields while spinning resumes after every thread queued before it,
+	// so that it cannot starve the threads it waits for.
 	ScheduleReverse
 	// ScheduleRandom runs blocks, starts threads and resumes waiting
 	// threads in a pseudo-random order drawn from Config.Seed.
