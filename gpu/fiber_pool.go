@@ -3,8 +3,6 @@ package gpu
 import (
 	"iter"
 	"runtime"
-	"slices"
-	"sync"
 )
 
 // A fiberPool keeps a device's idle fibers between its launches, so that
@@ -27,17 +25,13 @@ import (
 // shares their cache lines with the other slot, on the other processor,
 // at every switch, which made barriers markedly slower.
 type fiberPool struct {
-	mu     sync.Mutex
-	idle   [][]*fiber // by slot index
-	n      int        // fibers in idle
-	max    int
-	closed bool
+	idle idlePool[*fiber]
 }
 
 // newFiberPool returns d's pool and arranges for it to be closed once d
 // is unreachable.
 func newFiberPool(d *Device) *fiberPool {
-	p := &fiberPool{max: d.cfg.SMs * d.cfg.MaxThreadsPerSM}
+	p := &fiberPool{idle: idlePool[*fiber]{max: d.cfg.SMs * d.cfg.MaxThreadsPerSM}}
 	runtime.AddCleanup(d, (*fiberPool).close, p)
 	return p
 }
@@ -47,10 +41,8 @@ func newFiberPool(d *Device) *fiberPool {
 // returns it, so the goroutine that resumes it next sees every write of
 // the goroutine that ran it last.
 func (p *fiberPool) get(e *fiberExec) *fiber {
-	p.mu.Lock()
-	f := p.take(e.s.index)
-	p.mu.Unlock()
-	if f == nil {
+	f, ok := p.idle.take(e.s.index)
+	if !ok {
 		f = &fiber{}
 		f.next, f.stop = iter.Pull(f.loop)
 	}
@@ -58,37 +50,11 @@ func (p *fiberPool) get(e *fiberExec) *fiber {
 	return f
 }
 
-// take removes and returns an idle fiber of slot index i, or of another
-// slot if i has none, or nil. Preconditions: p.mu held.
-func (p *fiberPool) take(i int) *fiber {
-	if p.n == 0 {
-		return nil
-	}
-	if i >= len(p.idle) || len(p.idle[i]) == 0 {
-		i = slices.IndexFunc(p.idle, func(fs []*fiber) bool { return len(fs) > 0 })
-	}
-	fs := p.idle[i]
-	f := fs[len(fs)-1]
-	fs[len(fs)-1] = nil
-	p.idle[i], p.n = fs[:len(fs)-1], p.n-1
-	return f
-}
-
 // put gives the idle fibers of slot index i back to the pool, and ends
 // those it has no room for, or all of them once the pool is closed. put
 // synchronizes before the get that returns each of them.
 func (p *fiberPool) put(i int, fs []*fiber) {
-	p.mu.Lock()
-	keep := 0
-	if !p.closed {
-		keep = min(len(fs), p.max-p.n)
-		for len(p.idle) <= i {
-			p.idle = append(p.idle, nil)
-		}
-		p.idle[i], p.n = append(p.idle[i], fs[:keep]...), p.n+keep
-	}
-	p.mu.Unlock()
-	for _, f := range fs[keep:] {
+	for _, f := range fs[p.idle.put(i, fs):] {
 		f.stop()
 	}
 }
@@ -96,20 +62,10 @@ func (p *fiberPool) put(i int, fs []*fiber) {
 // close ends every idle fiber and makes put end those given back later.
 // It is idempotent.
 func (p *fiberPool) close() {
-	p.mu.Lock()
-	idle := p.idle
-	p.idle, p.n, p.closed = nil, 0, true
-	p.mu.Unlock()
-	for _, fs := range idle {
-		for _, f := range fs {
-			f.stop()
-		}
+	for _, f := range p.idle.drain() {
+		f.stop()
 	}
 }
 
 // isClosed reports whether close was called.
-func (p *fiberPool) isClosed() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.closed
-}
+func (p *fiberPool) isClosed() bool { return p.idle.isClosed() }

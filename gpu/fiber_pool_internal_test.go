@@ -19,14 +19,10 @@ func TestFibersReusedAcrossLaunches(t *testing.T) {
 	cfg := Config{Grid: Dim3{X: 1}, Block: Dim3{X: 64}}
 	k := func(t *Thread) { t.SyncThreads() }
 	idle := func() map[*fiber]bool {
-		d.fibers.mu.Lock()
-		defer d.fibers.mu.Unlock()
 		set := map[*fiber]bool{}
-		for _, fs := range d.fibers.idle {
-			for _, f := range fs {
-				require.Nil(t, f.ex, "an idle fiber still points at its last launch")
-				set[f] = true
-			}
+		for _, f := range d.fibers.idle.entries() {
+			require.Nil(t, f.ex, "an idle fiber still points at its last launch")
+			set[f] = true
 		}
 		return set
 	}
@@ -60,17 +56,17 @@ func ended(f *fiber) bool {
 // TestFiberPoolBounded: the pool keeps at most its max idle fibers and
 // ends the rest; once closed it ends the idle ones and every one put.
 func TestFiberPoolBounded(t *testing.T) {
-	p := &fiberPool{max: 2}
+	p := &fiberPool{idle: idlePool[*fiber]{max: 2}}
 	fs := unstartedFibers(3)
 	p.put(1, fs)
-	require.Equal(t, [][]*fiber{nil, fs[:2]}, p.idle)
+	require.Equal(t, [][]*fiber{nil, fs[:2]}, p.idle.shards)
 	require.True(t, ended(fs[2]), "the fiber past the pool's max")
 	p.close()
-	require.Empty(t, p.idle)
+	require.Empty(t, p.idle.entries())
 	require.True(t, ended(fs[0]) && ended(fs[1]), "close ends the idle fibers")
 	late := unstartedFibers(1)
 	p.put(0, late)
-	require.Empty(t, p.idle)
+	require.Empty(t, p.idle.entries())
 	require.True(t, ended(late[0]), "a fiber put after close")
 	p.close() // idempotent
 }
@@ -78,7 +74,7 @@ func TestFiberPoolBounded(t *testing.T) {
 // TestFiberPoolSlotAffinity: a slot takes back the fibers its index gave
 // back, and another slot's only when its own are gone.
 func TestFiberPoolSlotAffinity(t *testing.T) {
-	p := &fiberPool{max: 4}
+	p := &fiberPool{idle: idlePool[*fiber]{max: 4}}
 	a, b := unstartedFibers(2), unstartedFibers(2)
 	p.put(0, a)
 	p.put(1, b)
@@ -86,7 +82,7 @@ func TestFiberPoolSlotAffinity(t *testing.T) {
 	got := []*fiber{p.get(e), p.get(e)}
 	require.ElementsMatch(t, b, got, "slot 1 takes its own fibers first")
 	require.Contains(t, a, p.get(e), "then another slot's")
-	require.Equal(t, 1, p.n)
+	require.Len(t, p.idle.entries(), 1)
 	p.close()
 	for _, f := range append(a, b...) {
 		f.ex = nil

@@ -1,9 +1,6 @@
 package gpu
 
-import (
-	"runtime"
-	"sync"
-)
+import "runtime"
 
 // A workerPool keeps a device's idle goroutines between launches of the
 // Goroutines executor, which runs each thread on a goroutine of its own,
@@ -17,10 +14,7 @@ import (
 // refers to nothing of its Device, so that a Device dropped without Close
 // can be collected, and the cleanup then ends the idle workers.
 type workerPool struct {
-	mu     sync.Mutex
-	idle   []*worker
-	max    int
-	closed bool
+	idle idlePool[*worker] // one shard: a worker runs one thread, not a slot's
 }
 
 // A worker is a goroutine that runs one task after another, received on
@@ -34,7 +28,7 @@ type worker struct {
 // newWorkerPool returns d's worker pool and arranges for it to be closed
 // once d is unreachable.
 func newWorkerPool(d *Device) *workerPool {
-	p := &workerPool{max: d.cfg.SMs * d.cfg.MaxThreadsPerSM}
+	p := &workerPool{idle: idlePool[*worker]{max: d.cfg.SMs * d.cfg.MaxThreadsPerSM}}
 	runtime.AddCleanup(d, (*workerPool).close, p)
 	return p
 }
@@ -43,40 +37,17 @@ func newWorkerPool(d *Device) *workerPool {
 // call of Go synchronizes before task starts. A task that ends its
 // goroutine (runtime.Goexit) ends the worker with it.
 func (p *workerPool) Go(task func()) {
-	p.mu.Lock()
-	w := p.take()
-	p.mu.Unlock()
-	if w == nil {
+	w, ok := p.idle.take(0)
+	if !ok {
 		w = &worker{p: p, tasks: make(chan func()), done: make(chan struct{})}
 		go w.loop()
 	}
 	w.tasks <- task
 }
 
-// take removes and returns the last idle worker, or nil. Preconditions:
-// p.mu held.
-func (p *workerPool) take() *worker {
-	n := len(p.idle)
-	if n == 0 {
-		return nil
-	}
-	w := p.idle[n-1]
-	p.idle[n-1] = nil
-	p.idle = p.idle[:n-1]
-	return w
-}
-
 // put gives w back to the pool and reports whether it was kept; a worker
 // the pool has no room for, or returned after close, is not, and ends.
-func (p *workerPool) put(w *worker) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed || len(p.idle) >= p.max {
-		return false
-	}
-	p.idle = append(p.idle, w)
-	return true
-}
+func (p *workerPool) put(w *worker) bool { return p.idle.put(0, []*worker{w}) == 1 }
 
 // loop is a worker's body: run each task received, then go back to the
 // pool, until the pool ends the worker or has no room for it.
@@ -109,10 +80,7 @@ func (w *worker) rest() (task func(), ok bool) {
 // It is idempotent. The end of every idle worker synchronizes before close
 // returns.
 func (p *workerPool) close() {
-	p.mu.Lock()
-	idle := p.idle
-	p.idle, p.closed = nil, true
-	p.mu.Unlock()
+	idle := p.idle.drain()
 	for _, w := range idle {
 		close(w.tasks)
 	}

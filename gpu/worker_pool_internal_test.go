@@ -11,10 +11,8 @@ import (
 
 // idleWorkers returns the set of d's idle workers.
 func idleWorkers(d *Device) map[*worker]bool {
-	d.workers.mu.Lock()
-	defer d.workers.mu.Unlock()
 	set := map[*worker]bool{}
-	for _, w := range d.workers.idle {
+	for _, w := range d.workers.idle.entries() {
 		set[w] = true
 	}
 	return set
@@ -41,20 +39,16 @@ func TestWorkersReusedAcrossLaunches(t *testing.T) {
 // worker past that ends, and close ends the idle ones and makes later
 // ones end when they finish.
 func TestWorkerPoolBounded(t *testing.T) {
-	p := &workerPool{max: 2}
+	p := &workerPool{idle: idlePool[*worker]{max: 2}}
 	release := make(chan struct{})
 	for range 3 {
 		p.Go(func() { <-release })
 	}
 	close(release)
 	require.Eventually(t, func() bool {
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		return len(p.idle) == 2
+		return len(p.idle.entries()) == 2
 	}, 5*time.Second, time.Millisecond, "two kept")
-	p.mu.Lock()
-	idle := append([]*worker(nil), p.idle...)
-	p.mu.Unlock()
+	idle := p.idle.entries()
 	p.close()
 	for _, w := range idle {
 		select {
@@ -66,16 +60,14 @@ func TestWorkerPoolBounded(t *testing.T) {
 	done := make(chan struct{})
 	p.Go(func() { close(done) }) // a new worker, returned after close
 	<-done
-	p.mu.Lock()
-	require.Empty(t, p.idle)
-	p.mu.Unlock()
+	require.Empty(t, p.idle.entries())
 	p.close() // idempotent
 }
 
 // TestWorkerGoexit: a task that ends its goroutine ends its worker, which
 // does not come back to the pool.
 func TestWorkerGoexit(t *testing.T) {
-	p := &workerPool{max: 2}
+	p := &workerPool{idle: idlePool[*worker]{max: 2}}
 	t.Cleanup(p.close)
 	done := make(chan struct{})
 	p.Go(func() {
@@ -83,7 +75,5 @@ func TestWorkerGoexit(t *testing.T) {
 		runtime.Goexit()
 	})
 	<-done
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	require.Empty(t, p.idle)
+	require.Empty(t, p.idle.entries())
 }
