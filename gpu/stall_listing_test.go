@@ -28,7 +28,10 @@ func TestStallListingOfAHugeBlockIsShort(t *testing.T) {
 	t.Parallel()
 	d := newDevice(t)
 	flags := gpu.Alloc[int32](d, "flag", 1000)
-	cfg := gpu.Config{Name: "spin", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1000}, Executor: gpu.Goroutines, Timeout: 500 * time.Millisecond}
+	// Fibers, deterministically: every thread starts and is caught polling
+	// before the timeout, whatever the machine's load, so each lists as
+	// polling; under goroutines some might not have run yet.
+	cfg := gpu.Config{Name: "spin", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1000}, Deterministic: true, Timeout: time.Second}
 	err := d.Launch(t.Context(), cfg, func(t *gpu.Thread) {
 		if t.Rank()%2 == 0 {
 			for flags.Load(t, 0) == 0 {
