@@ -23,10 +23,7 @@ func (e *goExec) run() {
 		}
 		t := &e.s.threads[i]
 		wg.Add(1)
-		e.s.l.d.workers.Go(func() {
-			defer wg.Done()
-			e.s.runThread(t)
-		})
+		e.s.l.d.workers.Go(&wg, func() { e.s.runThread(t) })
 	}
 	wg.Wait()
 }

@@ -1,6 +1,9 @@
 package gpu
 
-import "runtime"
+import (
+	"runtime"
+	"sync"
+)
 
 // A workerPool keeps a device's idle goroutines between launches of the
 // Goroutines executor, which runs each thread on a goroutine of its own,
@@ -21,8 +24,15 @@ type workerPool struct {
 // tasks; closing tasks ends it, and it closes done as it ends.
 type worker struct {
 	p     *workerPool
-	tasks chan func()
+	tasks chan task
 	done  chan struct{}
+}
+
+// A task is a function for a worker to run, and the group whose Done it
+// calls once the function has returned and the worker is back in its pool.
+type task struct {
+	fn func()
+	wg *sync.WaitGroup
 }
 
 // newWorkerPool returns d's worker pool and arranges for it to be closed
@@ -33,36 +43,52 @@ func newWorkerPool(d *Device) *workerPool {
 	return p
 }
 
-// Go runs task on an idle worker, or on a new one if none is idle. The
-// call of Go synchronizes before task starts. A task that ends its
-// goroutine (runtime.Goexit) ends the worker with it.
-func (p *workerPool) Go(task func()) {
+// Go runs fn on an idle worker, or on a new one if none is idle, and calls
+// wg.Done when fn has returned and the worker is back in the pool, so that
+// a launch that waits for wg finds its workers idle when it launches
+// again. The call of Go synchronizes before fn starts. A fn that ends its
+// goroutine (runtime.Goexit) ends the worker with it, still calling
+// wg.Done.
+func (p *workerPool) Go(wg *sync.WaitGroup, fn func()) {
 	w, ok := p.idle.take(0)
 	if !ok {
-		w = &worker{p: p, tasks: make(chan func()), done: make(chan struct{})}
+		w = &worker{p: p, tasks: make(chan task), done: make(chan struct{})}
 		go w.loop()
 	}
-	w.tasks <- task
+	w.tasks <- task{fn, wg}
 }
 
 // put gives w back to the pool and reports whether it was kept; a worker
 // the pool has no room for, or returned after close, is not, and ends.
 func (p *workerPool) put(w *worker) bool { return p.idle.put(0, []*worker{w}) == 1 }
 
-// loop is a worker's body: run each task received, then go back to the
-// pool, until the pool ends the worker or has no room for it.
+// loop is a worker's body: run each task received, until the pool ends
+// the worker or has no room for it.
 func (w *worker) loop() {
 	defer close(w.done)
 	for {
-		task, ok := w.rest()
-		if !ok {
-			return
-		}
-		task()
-		if !w.p.put(w) {
+		t, ok := w.rest()
+		if !ok || !w.run(t) {
 			return
 		}
 	}
+}
+
+// run runs t, gives w back to the pool, then calls t's Done, and reports
+// whether the pool kept w. If t.fn ends the goroutine, the deferred Done
+// still runs.
+func (w *worker) run(t task) (kept bool) {
+	returned := false
+	defer func() {
+		if !returned {
+			t.wg.Done()
+		}
+	}()
+	t.fn()
+	returned = true
+	kept = w.p.put(w)
+	t.wg.Done()
+	return kept
 }
 
 // rest waits for the worker's next task; ok is false once the pool ended
@@ -71,9 +97,9 @@ func (w *worker) loop() {
 // keeps idle for the Goroutines executor, and of no other.
 //
 //go:noinline
-func (w *worker) rest() (task func(), ok bool) {
-	task, ok = <-w.tasks
-	return task, ok
+func (w *worker) rest() (t task, ok bool) {
+	t, ok = <-w.tasks
+	return t, ok
 }
 
 // close ends every idle worker and makes put end those given back later.

@@ -3,8 +3,8 @@ package gpu
 import (
 	"context"
 	"runtime"
+	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -19,7 +19,8 @@ func idleWorkers(d *Device) map[*worker]bool {
 }
 
 // TestWorkersReusedAcrossLaunches: the Goroutines executor runs a
-// device's later launches on the goroutines of its first.
+// device's later launches on the goroutines of its first: each worker is
+// back in the pool before the launch it ran for returns.
 func TestWorkersReusedAcrossLaunches(t *testing.T) {
 	d, err := NewDevice(DeviceConfig{})
 	require.NoError(t, err)
@@ -41,14 +42,15 @@ func TestWorkersReusedAcrossLaunches(t *testing.T) {
 func TestWorkerPoolBounded(t *testing.T) {
 	p := &workerPool{idle: idlePool[*worker]{max: 2}}
 	release := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(3)
 	for range 3 {
-		p.Go(func() { <-release })
+		p.Go(&wg, func() { <-release })
 	}
 	close(release)
-	require.Eventually(t, func() bool {
-		return len(p.idle.entries()) == 2
-	}, 5*time.Second, time.Millisecond, "two kept")
+	wg.Wait() // each worker is back, or ended, before its Done
 	idle := p.idle.entries()
+	require.Len(t, idle, 2, "two kept")
 	p.close()
 	for _, w := range idle {
 		select {
@@ -57,9 +59,9 @@ func TestWorkerPoolBounded(t *testing.T) {
 			t.Fatal("close returned before an idle worker ended")
 		}
 	}
-	done := make(chan struct{})
-	p.Go(func() { close(done) }) // a new worker, returned after close
-	<-done
+	wg.Add(1)
+	p.Go(&wg, func() {}) // a new worker, returned after close
+	wg.Wait()
 	require.Empty(t, p.idle.entries())
 	p.close() // idempotent
 }
@@ -69,11 +71,9 @@ func TestWorkerPoolBounded(t *testing.T) {
 func TestWorkerGoexit(t *testing.T) {
 	p := &workerPool{idle: idlePool[*worker]{max: 2}}
 	t.Cleanup(p.close)
-	done := make(chan struct{})
-	p.Go(func() {
-		defer close(done)
-		runtime.Goexit()
-	})
-	<-done
+	var wg sync.WaitGroup
+	wg.Add(1)
+	p.Go(&wg, runtime.Goexit)
+	wg.Wait() // Done runs though the task ended the goroutine
 	require.Empty(t, p.idle.entries())
 }
