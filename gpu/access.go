@@ -160,20 +160,25 @@ func (b Buffer[T]) observedLoad(t *Thread, i int, p unsafe.Pointer, v uint64) ui
 // Store sets element i to v with a weak (plain) store. It restarts the
 // thread's weak-load count (see weakSpin).
 func (b Buffer[T]) Store(t *Thread, i int, v T) {
-	storeBits[T](b.at(t, i, OpStore), toBits(v))
+	p := b.at(t, i, OpStore)
 	t.weakN = 0
 	if t.obs != nil {
-		b.notify(t, i, OpStore, Weak, scope.Thread, 0, toBits(v), 0)
+		b.observed(t, i, p, OpStore, Weak, scope.Thread, toBits(v), 0)
+		return
 	}
+	storeBits[T](p, toBits(v))
 }
 
 // LoadVolatile returns element i with a strong relaxed load, CUDA's volatile
 // read (PTX ld.volatile, relaxed at system scope). It orders nothing by
 // itself; it guarantees the value is read from memory each time.
 func (b Buffer[T]) LoadVolatile(t *Thread, i int) T {
-	v := loadBits[T](b.at(t, i, OpLoad))
+	p := b.at(t, i, OpLoad)
+	var v uint64
 	if t.obs != nil {
-		b.notify(t, i, OpLoad, Volatile, scope.System, v, 0, 0)
+		v = b.observed(t, i, p, OpLoad, Volatile, scope.System, 0, 0)
+	} else {
+		v = loadBits[T](p)
 	}
 	b.strong(t, i, OpLoad)
 	return fromBits[T](v)
@@ -182,11 +187,13 @@ func (b Buffer[T]) LoadVolatile(t *Thread, i int) T {
 // StoreVolatile sets element i to v with a strong relaxed store, CUDA's
 // volatile write.
 func (b Buffer[T]) StoreVolatile(t *Thread, i int, v T) {
-	storeBits[T](b.at(t, i, OpStore), toBits(v))
-	t.progress = true
+	p := b.at(t, i, OpStore)
 	if t.obs != nil {
-		b.notify(t, i, OpStore, Volatile, scope.System, 0, toBits(v), 0)
+		b.observed(t, i, p, OpStore, Volatile, scope.System, toBits(v), 0)
+	} else {
+		storeBits[T](p, toBits(v))
 	}
+	t.progress = true
 	b.strong(t, i, OpStore)
 }
 
@@ -213,9 +220,12 @@ func (b Buffer[T]) LoadAcquire(t *Thread, i int, s scope.Scope) T {
 }
 
 func (b Buffer[T]) load(t *Thread, i int, o Order, s scope.Scope) T {
-	v := loadBits[T](b.atScoped(t, i, OpLoad, s))
+	p := b.atScoped(t, i, OpLoad, s)
+	var v uint64
 	if t.obs != nil {
-		b.notify(t, i, OpLoad, o, s, v, 0, 0)
+		v = b.observed(t, i, p, OpLoad, o, s, 0, 0)
+	} else {
+		v = loadBits[T](p)
 	}
 	b.strong(t, i, OpLoad)
 	return fromBits[T](v)
@@ -236,20 +246,17 @@ func (b Buffer[T]) StoreRelease(t *Thread, i int, v T, s scope.Scope) {
 
 func (b Buffer[T]) store(t *Thread, i int, v T, o Order, s scope.Scope) {
 	p := b.atScoped(t, i, OpStore, s)
-	// A release is reported before its store takes effect: an observer
-	// must know the release (a fence, then a store) before any thread can
-	// see the value it publishes. Reported after, a reader in another
-	// block could see the flag, read the data it guards, and be checked
-	// while the release was still unknown.
-	early := o == Release && t.obs != nil
-	if early {
-		b.notify(t, i, OpStore, o, s, 0, toBits(v), 0)
+	// An observer learns of a release before its store takes effect (see
+	// observed): it must know the release (a fence, then a store) before
+	// any thread can see the value it publishes. Reported after, a reader
+	// in another block could see the flag, read the data it guards, and be
+	// checked while the release was still unknown.
+	if t.obs != nil {
+		b.observed(t, i, p, OpStore, o, s, toBits(v), 0)
+	} else {
+		storeBits[T](p, toBits(v))
 	}
-	storeBits[T](p, toBits(v))
 	t.progress = true
-	if t.obs != nil && !early {
-		b.notify(t, i, OpStore, o, s, 0, toBits(v), 0)
-	}
 	b.strong(t, i, OpStore)
 }
 

@@ -23,11 +23,14 @@ func (b Buffer[T]) AtomicAdd(t *Thread, i int, v T, s scope.Scope) T {
 		return b.rmw(t, i, OpAdd, v, s)
 	}
 	p := b.atScoped(t, i, OpAdd, s)
+	if t.obs != nil {
+		return b.observedRMW(t, i, p, OpAdd, s, toBits(v))
+	}
 	old := addBits[T](p, toBits(v))
 	if toBits(v) != 0 { // atomicAdd(p, 0) is a strong read
 		t.progress = true
 	}
-	b.finish(t, i, OpAdd, s, old, toBits(v))
+	b.strong(t, i, OpAdd)
 	return fromBits[T](old)
 }
 
@@ -39,11 +42,14 @@ func (b Buffer[T]) AtomicSub(t *Thread, i int, v T, s scope.Scope) T {
 // AtomicExch stores v into element i.
 func (b Buffer[T]) AtomicExch(t *Thread, i int, v T, s scope.Scope) T {
 	p := b.atScoped(t, i, OpExch, s)
+	if t.obs != nil {
+		return b.observedRMW(t, i, p, OpExch, s, toBits(v))
+	}
 	old := swapBits[T](p, toBits(v))
 	if old != toBits(v) {
 		t.progress = true
 	}
-	b.finish(t, i, OpExch, s, old, toBits(v))
+	b.strong(t, i, OpExch)
 	return fromBits[T](old)
 }
 
@@ -53,19 +59,18 @@ func (b Buffer[T]) AtomicExch(t *Thread, i int, v T, s scope.Scope) T {
 func (b Buffer[T]) AtomicCAS(t *Thread, i int, cmp, v T, s scope.Scope) T {
 	p := b.atScoped(t, i, OpCAS, s)
 	c, n := toBits(cmp), toBits(v)
-	old := c
-	for !casBits[T](p, c, n) {
-		if old = loadBits[T](p); old != c {
-			break
-		}
+	var old uint64
+	if t.obs != nil {
+		old = b.observed(t, i, p, OpCAS, Relaxed, s, n, c)
+	} else {
+		old = casLoop[T](p, c, n)
 	}
-	t.cmp = c
 	if old != c {
 		t.failedCAS(p)
 	} else if n != c {
 		t.progress = true
 	}
-	b.finish(t, i, OpCAS, s, old, n)
+	b.strong(t, i, OpCAS)
 	return fromBits[T](old)
 }
 
@@ -134,37 +139,33 @@ func (b Buffer[T]) rmw(t *Thread, i int, op Op, v T, s scope.Scope) T {
 	if op >= OpAnd && isFloat[T]() {
 		t.failf("%v is not defined on %v buffer %q", op, b.m.Type, b.m.Name)
 	}
-	for {
-		old := loadBits[T](p)
-		n := toBits(apply(op, fromBits[T](old), v))
-		if casBits[T](p, old, n) {
-			if n != old {
-				t.progress = true
-			}
-			b.finish(t, i, op, s, old, toBits(v))
-			return fromBits[T](old)
-		}
-	}
-}
-
-// finish reports a completed RMW and counts it as a strong access. The
-// observer and the yield share one out-of-line call so that finish inlines.
-// A CAS passes its comparand through t.cmp, keeping the call small, and
-// t.slowAt folds "observed" into the yield test (0 when observed).
-func (b Buffer[T]) finish(t *Thread, i int, op Op, s scope.Scope, old, arg uint64) {
-	t.spins++
-	if t.spins >= t.slowAt {
-		b.finishSlow(t, i, op, s, old, arg)
-	}
-}
-
-//go:noinline
-func (b Buffer[T]) finishSlow(t *Thread, i int, op Op, s scope.Scope, old, arg uint64) {
 	if t.obs != nil {
-		b.notify(t, i, op, Relaxed, s, old, arg, t.cmp)
+		return b.observedRMW(t, i, p, op, s, toBits(v))
 	}
-	if t.spins >= spinYield {
-		t.yieldAt(b.m, i, op)
+	old := rmwLoop[T](p, op, toBits(v))
+	b.changed(t, op, old, toBits(v))
+	b.strong(t, i, op)
+	return fromBits[T](old)
+}
+
+// observedRMW performs a relaxed read-modify-write (not a CAS) that an
+// observer watches, and counts it as the unobserved path does.
+func (b Buffer[T]) observedRMW(t *Thread, i int, p unsafe.Pointer, op Op, s scope.Scope, arg uint64) T {
+	old := b.observed(t, i, p, op, Relaxed, s, arg, 0)
+	b.changed(t, op, old, arg)
+	b.strong(t, i, op)
+	return fromBits[T](old)
+}
+
+// changed notes that RMW op with operand arg, which found old, changed
+// the element, if it did: the thread made progress.
+func (b Buffer[T]) changed(t *Thread, op Op, old, arg uint64) {
+	n := arg // an exchange
+	if op != OpExch {
+		n = toBits(apply(op, fromBits[T](old), fromBits[T](arg)))
+	}
+	if n != old {
+		t.progress = true
 	}
 }
 

@@ -80,6 +80,7 @@ type launch struct {
 	dropped int
 
 	coop      *coop       // grid-sync state of a cooperative launch; nil otherwise
+	seq       *sequencers // the observers that sequence accesses (see Sequencer); nil if none
 	reporting atomic.Bool // unfinished threads report where they are as they stop
 	report    stallReport
 	turns     *turns // the token of a Deterministic launch; nil otherwise

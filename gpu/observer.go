@@ -34,7 +34,9 @@ type Observer interface {
 	// that reads the value, so the observer learns of it first. Like t, a
 	// is valid only during the call: the runtime reuses it for the
 	// thread's next access. Passing it by pointer keeps the call cheap:
-	// an Access does not fit in registers.
+	// an Access does not fit in registers. An observer that implements
+	// [Sequencer] gets the calls for each element's stores,
+	// read-modify-writes and strong loads in the order they took effect.
 	Access(t *Thread, a *Access)
 	// Fence is called when t executes a memory fence of scope s.
 	Fence(t *Thread, s scope.Scope)

@@ -29,10 +29,7 @@ func newSlot(l *launch, index int) *slot {
 	for i := range s.threads {
 		t := &s.threads[i]
 		t.blk, t.obs, t.stop, t.rank, t.syncState = &s.blk, l.cfg.Observer, &l.stop, i, &s.sync[i]
-		t.slowAt, t.checks, t.dev = spinYield, l.checks(), l.d
-		if t.obs != nil {
-			t.slowAt = 0
-		}
+		t.checks, t.dev, t.seq = l.checks(), l.d, l.seq
 		if l.cfg.Executor == Goroutines {
 			t.wakeCh = make(chan struct{}, 1)
 		}

@@ -24,10 +24,8 @@ type Thread struct {
 	rank int // linear id in the block
 	gid  int // linear id in the grid
 
-	spins  int    // strong accesses since the thread last yielded
-	cmp    uint64 // the comparand of the CAS being reported
-	slowAt int    // spins at which an RMW takes its slow path: spinYield, or 0 if observed
-	fib    *fiber // the fiber running this thread, under the fiber executor
+	spins int    // strong accesses since the thread last yielded
+	fib   *fiber // the fiber running this thread, under the fiber executor
 	// weakN counts the thread's weak loads since its last weak store,
 	// fence, barrier or collective, for the weak-spin samples (see
 	// weakSpin).
@@ -58,6 +56,7 @@ type syncState struct {
 	wakeCh chan struct{} // Goroutines: wakes it from wait
 	pollAt uintptr       // the element of the thread's last observed access if a strong load, else 0 (see polled)
 	pollV  uint64        // the value that load read
+	seq    *sequencers   // the launch's sequencing observers, nil if none (see Sequencer)
 	// spinMem, spinIdx and spinOp are the access the thread yields at
 	// while spinning, for stall reports; spinMem is nil otherwise.
 	spinMem *Memory

@@ -34,7 +34,7 @@ func (d *Device) newLaunch(cfg Config, k Kernel) (*launch, error) {
 	if cfg.Timeout == 0 {
 		cfg.Timeout = d.cfg.Timeout
 	}
-	l := &launch{d: d, cfg: cfg, kernel: k, stopCh: make(chan struct{})}
+	l := &launch{d: d, cfg: cfg, kernel: k, stopCh: make(chan struct{}), seq: sequencersOf(cfg.Observer)}
 	ws := d.cfg.WarpSize
 	l.g = Grid{
 		ID: d.nextID.Add(1), Name: cfg.Name, Device: d,
