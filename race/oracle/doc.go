@@ -10,11 +10,15 @@
 //
 // # Recording
 //
-// A [Recorder] is a gpu.Observer. Run the launch under gpu.Config
-// Deterministic, where one thread runs at a time: the order in which the
-// recorder sees events is then the order in which they took effect in
-// memory, so "the write a read reads from" is the last write to that
-// location the recorder saw before the read.
+// A [Recorder] is a gpu.Observer and a gpu.Sequencer: the runtime performs
+// each store, read-modify-write and strong load under a mutex of the
+// recorder's for its element and reports it before unlocking, so for each
+// location the order in which the recorder sees those events is the order
+// in which they took effect in memory, on any executor and under any
+// schedule, Deterministic or parallel. "The write a strong read reads
+// from" is the last write to that location the recorder saw before the
+// read. (Weak loads are not sequenced: nothing reads from them, and a
+// weak load that overlaps a write races with it in either order.)
 //
 // # Happens-before
 //
@@ -56,8 +60,15 @@
 // though gpu.Op.Writes counts it as a write, as the default mode and
 // iGUARD do. A conflicting pair is morally strong when both are strong,
 // touch the same bytes, and each one's scope covers the other's thread
-// (scope.Scope.Covers). A conflicting pair that is neither morally strong
-// nor ordered by happens-before either way is a data race. [Result] lists
+// (scope.Scope.Covers), except two volatile accesses of lanes of one
+// warp: the warp-synchronous rule. PTX calls such a pair morally strong,
+// but the pre-Volta idiom it allows (lanes reading each other's volatile
+// shared memory with no __syncwarp) breaks under independent thread
+// scheduling, so here it races unless happens-before orders it, and is
+// named missing-syncwarp. Volatile stays strong between warps, where
+// polling a flag is the idiom, and atomics stay strong between lanes. A
+// conflicting pair that is neither morally strong nor ordered by
+// happens-before either way is a data race. [Result] lists
 // the racing 4-byte granules, per memory: global buffers and each block's
 // instance of a shared array apart.
 //

@@ -127,17 +127,31 @@ func races(a, b *Event) bool {
 }
 
 // morallyStrong reports whether conflicting accesses a and b are both
-// strong, on the same bytes, each of a scope covering the other's thread.
+// strong, on the same bytes, each of a scope covering the other's thread,
+// and not both volatile in one warp (see warpVolatile).
 func morallyStrong(a, b *Event) bool {
 	return a.Strong() && b.Strong() && a.Access.Offset == b.Access.Offset && a.Access.Size == b.Access.Size &&
-		covers(a.Access.Scope, a, b) && covers(b.Access.Scope, a, b)
+		covers(a.Access.Scope, a, b) && covers(b.Access.Scope, a, b) && !warpVolatile(a, b)
 }
 
-// kindOf names the race of a and b by what is missing: a wide enough
-// scope between two strong accesses, else the synchronization of the
-// narrowest scope holding both threads.
+// warpVolatile reports whether a and b are volatile accesses of two lanes
+// of one warp: the warp-synchronous rule. PTX calls such a pair morally
+// strong, but the pre-Volta idiom it allows (lanes reading each other's
+// volatile shared memory with no __syncwarp) breaks under independent
+// thread scheduling, so the model counts the pair as a data race unless
+// happens-before orders it. Between warps volatile stays strong, and
+// atomics stay strong everywhere.
+func warpVolatile(a, b *Event) bool {
+	return a.Access.Order == gpu.Volatile && b.Access.Order == gpu.Volatile &&
+		scope.Common(a.Thread, b.Thread) == scope.Warp
+}
+
+// kindOf names the race of a and b by what is missing: __syncwarp between
+// two volatile accesses of one warp, a wide enough scope between two
+// other strong accesses, else the synchronization of the narrowest scope
+// holding both threads.
 func kindOf(a, b *Event) kind.Kind {
-	if a.Strong() && b.Strong() {
+	if a.Strong() && b.Strong() && !warpVolatile(a, b) {
 		return kind.ScopedAtomic
 	}
 	switch scope.Common(a.Thread, b.Thread) {

@@ -8,19 +8,42 @@ import (
 )
 
 // A Recorder is a gpu.Observer that records every event of the launches it
-// watches. It is safe for concurrent use; its traces are in memory order
-// only for launches run under gpu.Config.Deterministic. It keeps no state
-// on the threads (Thread.SetObserverState), so it can watch a launch
-// beside a detector, as a gpu.DeviceConfig.Observer.
+// watches. It is safe for concurrent use. It keeps no state on the threads
+// (Thread.SetObserverState), so it can watch a launch beside a detector,
+// as a gpu.DeviceConfig.Observer.
+//
+// A Recorder is a gpu.Sequencer: the runtime performs each store,
+// read-modify-write and strong load under a mutex of the recorder's for
+// its element, and the recorder appends the event before the mutex is
+// unlocked. So on every executor and any number of cores, each element's
+// sequenced events are in a trace in the order they took effect in
+// memory, and "the write a strong read reads from" is the last store or
+// read-modify-write of its element before it in the trace. The order is
+// taken from the runtime's step that performs each access, not from a
+// detector beside the recorder.
 //
 // Each method holds the recorder's mutex while it appends, so the events
 // of a trace are in the order their calls took the mutex. LaunchEnd's
 // unlock synchronizes before the lock of any later call of Traces, so
 // Traces called after Device.Launch returned sees the launch's whole trace.
 type Recorder struct {
+	stripes [recorderStripes]sync.Mutex // sequence elements (see Sequence)
 	mu      sync.Mutex
 	running map[*gpu.Grid]*Trace // by the launch's Grid: a Grid.ID is unique on its device only
 	done    []*Trace
+}
+
+// recorderStripes is how many mutexes sequence a recorder's elements.
+const recorderStripes = 64
+
+// Sequences reports true: a Recorder always sequences (see gpu.Sequencer).
+func (r *Recorder) Sequences() bool { return true }
+
+// Sequence returns the mutex that orders the sequenced accesses of element
+// i of m: one of a few the recorder stripes elements over.
+func (r *Recorder) Sequence(m *gpu.Memory, i int) *sync.Mutex {
+	h := (m.DeviceID*0x9e3779b97f4a7c15 ^ m.ID*0xbf58476d1ce4e5b9) + uint64(i)
+	return &r.stripes[h%recorderStripes]
 }
 
 // NewRecorder returns an empty recorder.
