@@ -155,11 +155,23 @@
 // threads as [scope.Scope.Covers] says. Volatile accesses are strong and
 // relaxed at system scope; weak accesses are not strong.
 //
+// The warp-synchronous rule: two volatile accesses of lanes of one warp
+// are not morally strong. PTX calls the pair morally strong, but the
+// pre-Volta idiom it allows, lanes reading each other's volatile shared
+// memory with no __syncwarp, breaks under independent thread scheduling,
+// so the mode reports such a pair that happens-before does not order as
+// [MissingSyncwarp]. Volatile stays strong between warps and blocks,
+// where polling a flag is the idiom; atomics stay strong between lanes
+// (warp-aggregated atomics are correct); and release/acquire patterns
+// and __syncwarp order lanes as they order any threads, so an intra-warp
+// handoff through an atomic or release/acquire flag is clean.
+//
 // Two accesses conflict when they touch the same granule from different
 // threads and at least one writes (a failed CAS only reads). A conflicting
 // pair is a data race unless happens-before orders it or it is morally
-// strong: both strong, each of a scope that includes the other's thread.
-// A race of two strong accesses is [ScopedAtomic]; any other is named by
+// strong: both strong, each of a scope that includes the other's thread,
+// and not both volatile in one warp. A race of two strong accesses is
+// [ScopedAtomic], but for the warp-synchronous rule's; any other is named by
 // the synchronization the two threads' places call for: [MissingSyncwarp]
 // in one warp, [MissingBlockFence] in one block, [MissingDeviceFence]
 // across blocks. The precise mode infers no locks: a lock is correct when
@@ -186,7 +198,9 @@
 //	a plain read, then its thread's atomic, then other   clean    race     the read still races with the
 //	  threads' atomics on the word                                         other threads' atomics
 //	ScoR's volatile data (stores under locks, published  race     clean    volatile pairs are morally strong
-//	  with too narrow a fence)
+//	  with too narrow a fence)                                             (between blocks)
+//	warp-synchronous reduction over volatile shared      race     race     the warp-synchronous rule: PTX
+//	  memory, no __syncwarp                                                calls it no race, Volta breaks it
 //
 // Package kernels records, for every suite kernel where the modes differ,
 // the precise mode's verdict and its reason.
@@ -213,13 +227,19 @@
 // walking it.
 // Memory is bounded by the resident blocks' threads plus the shadow of
 // the memory touched. Events are applied one at a time under one lock, so
-// the mode is slower than the default on many cores. The runtime reports
-// a store after its value reaches memory, so a strong read waits, within
-// bounds, for the write whose value it returned to be recorded, and past
-// them takes the last recorded write, which on a loaded machine can add
-// or hide a race; under gpu.Config.Deterministic the order of events is
-// the memory order and the check is exact, which is how the oracle
-// judges it. Launches that overlap on one device are not
+// the mode is slower than the default on many cores.
+//
+// Reads-from is exact on every executor and any number of cores: in
+// precise mode the detector is a [gpu.Sequencer], so the runtime performs
+// each store, read-modify-write and strong load of an element under one
+// of the mode's striped mutexes and the check runs before the mutex is
+// unlocked. The order in which the mode checks an element's writes and
+// strong reads is then the order in which they took effect, and a strong
+// read acquires from the write it read, with no waiting and no guess
+// from values. Weak loads take no mutex: nothing reads from a load, and a
+// weak load that overlaps a write races with it in either order. The
+// oracle's recorder sequences the same way, so parallel runs are judged
+// as deterministic ones are. Launches that overlap on one device are not
 // checked against each other in this mode, and a thread that exits
 // before a barrier is counted as a participant.
 package race

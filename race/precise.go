@@ -1,7 +1,6 @@
 package race
 
 import (
-	"runtime"
 	"sync"
 
 	"github.com/warpguard/warpguard/gpu"
@@ -16,7 +15,15 @@ type precise struct {
 	d        *Detector
 	mu       sync.Mutex
 	launches map[*gpu.Grid]*plaunch
+	// stripes sequence each element's strong reads and writes with their
+	// checks (see Detector.Sequence); they are taken before mu.
+	stripes [preciseStripes]sync.Mutex
 }
+
+// preciseStripes is how many mutexes sequence the elements the precise
+// mode watches: enough that threads on different elements rarely share
+// one, since every access then also takes mu.
+const preciseStripes = 256
 
 // newPrecise returns the precise mode of detector d, which keeps its
 // reports.
@@ -134,10 +141,6 @@ func (l *plaunch) shadowOf(m *gpu.Memory) pshadow {
 	return s
 }
 
-// awaitTries bounds how often a strong read waits for the write it read
-// to be reported (see readFrom).
-const awaitTries = 256
-
 // access checks access a of t, made at site, against the shadow of every
 // granule it touches, records it there, and applies what it synchronizes.
 func (p *precise) access(t *gpu.Thread, a *gpu.Access, site gpu.Site) {
@@ -155,8 +158,11 @@ func (p *precise) access(t *gpu.Thread, a *gpu.Access, site gpu.Site) {
 	sh := th.l.shadowOf(a.Mem)
 	first, last := p.granules(a)
 	head := sh.at(first)
-	if a.Op.Reads() {
-		p.read(th, head, a, site, x.strong())
+	if a.Op.Reads() && x.strong() {
+		// The runtime sequences strong reads and every write of the
+		// element with the detector (see Sequence): the last write
+		// recorded here is the one the read read from.
+		th.acquireFrom(head, a, site)
 	}
 	for g := first; g <= last; g++ {
 		p.check(th, t, sh.at(g), &x, a)
@@ -174,33 +180,6 @@ func (p *precise) access(t *gpu.Thread, a *gpu.Access, site gpu.Site) {
 func (p *precise) granules(a *gpu.Access) (first, last uint64) {
 	at := a.Mem.Base + a.Offset
 	return at >> p.d.shift, (at + uint64(max(a.Size, 1)) - 1) >> p.d.shift
-}
-
-// read applies read a of the location loc by th: a strong read reads
-// from the last write and acquires what it may; any read teaches the
-// location its value, when no write was recorded yet.
-func (p *precise) read(th *pthread, loc *ploc, a *gpu.Access, site gpu.Site, strong bool) {
-	if strong {
-		p.readFrom(loc, a)
-		th.acquireFrom(loc, a, site)
-	}
-	if !loc.hasVal {
-		loc.val, loc.hasVal = a.Old, true // the value before the launch's first recorded write
-	}
-}
-
-// readFrom waits, within bounds, until the write strong read a read from
-// is recorded at loc. The runtime reports a store or read-modify-write
-// after its value reached memory, so another thread may read the value
-// first; the mode's reads-from is "the last recorded write whose value
-// the read returned". Under gpu.Config.Deterministic one thread runs at
-// a time and the write is always recorded already.
-func (p *precise) readFrom(loc *ploc, a *gpu.Access) {
-	for i := 0; loc.hasVal && loc.val != a.Old && i < awaitTries; i++ {
-		p.mu.Unlock()
-		runtime.Gosched()
-		p.mu.Lock()
-	}
 }
 
 // check checks x, access a of th, against the accesses loc keeps, reports
@@ -226,12 +205,17 @@ func (p *precise) check(th *pthread, t *gpu.Thread, loc *ploc, x *prec, a *gpu.A
 const readSetAt = 4
 
 // racer returns an access loc keeps that races with x, an access of th,
-// or nil. A wide access skips the wide set, and only a write checks the
-// weak reads.
+// or nil. A wide access skips the wide set, but for a volatile one the
+// members of its own warp's lanes (see warpVolatile), and only a write
+// checks the weak reads.
 func (th *pthread) racer(loc *ploc, x *prec, wide bool) *prec {
 	y := th.conflict(loc.recs, x)
-	if y == nil && loc.wide != nil && !wide {
+	switch {
+	case y != nil || loc.wide == nil:
+	case !wide:
 		y = loc.wide.check(th, x)
+	case x.order == gpu.Volatile:
+		y = loc.wide.checkLanes(th, x) // the warp-synchronous rule
 	}
 	if y == nil && loc.reads != nil && x.write {
 		y = loc.reads.check(th, x)

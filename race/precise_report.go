@@ -20,7 +20,7 @@ func (p *precise) report(th *pthread, t *gpu.Thread, a *gpu.Access, x, y *prec) 
 	l := th.l
 	cur, prev := l.side(x), l.side(y)
 	r := Report{Kind: k, Launch: l.g.Name, Mem: a.Mem, Index: a.Index, Current: cur, Previous: prev,
-		Evidence: th.evidence(k, cur, prev, y)}
+		Evidence: th.evidence(k, cur, prev, x, y)}
 	p.d.keep(r, t)
 }
 
@@ -28,7 +28,7 @@ func (p *precise) report(th *pthread, t *gpu.Thread, a *gpu.Access, x, y *prec) 
 // two strong accesses; else the synchronization the two threads' places
 // call for.
 func (th *pthread) kindOf(x, y *prec) Kind {
-	if x.strong() && y.strong() {
+	if x.strong() && y.strong() && !warpVolatile(x, y, th.place, th.l.place(y.e.tid)) {
 		return ScopedAtomic
 	}
 	switch scope.Common(th.place, th.l.place(y.e.tid)) {
@@ -54,7 +54,7 @@ func (l *plaunch) side(x *prec) Side {
 // evidence says what synchronization the pair lacks, from the current
 // thread's side: the scope that is too narrow, a flag it read without
 // acquiring, or no synchronization at all.
-func (th *pthread) evidence(k Kind, cur, prev Side, y *prec) string {
+func (th *pthread) evidence(k Kind, cur, prev Side, x, y *prec) string {
 	if k == ScopedAtomic {
 		narrow, other := prev, cur
 		if prev.Scope.Covers(th.l.place(y.e.tid), th.place) {
@@ -64,6 +64,10 @@ func (th *pthread) evidence(k Kind, cur, prev Side, y *prec) string {
 			narrow.Op, narrow.where(), narrow.Scope, other.Who())
 	}
 	first := fmt.Sprintf("%s's %s at %s", prev.Who(), prev.What(), prev.where())
+	if warpVolatile(x, y, th.place, th.l.place(y.e.tid)) {
+		return fmt.Sprintf("%s and this %s are volatile accesses of two lanes of one warp, which independent thread scheduling does not run in lockstep: volatile orders nothing, so put a __syncwarp (SyncWarp with both lanes in its mask) between them.",
+			first, cur.What())
+	}
 	if who, poll := th.unacquired(y.e); poll.mem != nil {
 		flag := Report{Mem: poll.mem, Index: poll.idx}
 		at := Side{Site: poll.site}

@@ -91,3 +91,29 @@ func (w *threadSet) check(th *pthread, x *prec) *prec {
 	}
 	return nil
 }
+
+// checkLanes returns a member of the lanes of x's warp that races with x,
+// a wide access of th, or nil: only those can, by the warp-synchronous
+// rule. A set that is not indexed is walked; an indexed one is looked up
+// lane by lane.
+func (w *threadSet) checkLanes(th *pthread, x *prec) *prec {
+	if w.at == nil {
+		for i := range w.members {
+			if th.races(x, &w.members[i]) {
+				return &w.members[i]
+			}
+		}
+		return nil
+	}
+	ws := int32(th.l.g.WarpSize)
+	rank := th.tid - int32(th.place.Block*th.l.g.BlockSize)
+	lane0 := th.tid - rank%ws
+	for tid := lane0; tid < lane0+ws && tid < int32(th.l.g.Threads); tid++ {
+		for _, k := range [2]int32{2 * tid, 2*tid + 1} {
+			if i, ok := w.at[k]; ok && th.races(x, &w.members[i]) {
+				return &w.members[i]
+			}
+		}
+	}
+	return nil
+}

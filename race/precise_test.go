@@ -27,11 +27,9 @@ type preciseCase struct {
 }
 
 // run runs c under the precise mode, under each executor and under a
-// deterministic schedule, and checks its verdict. Under a deterministic
-// schedule the verdict is exact and must hold at once. Under the parallel
-// executors the mode infers reads-from from values, and a write reported
-// later than its reader waits for can be misattributed on a loaded
-// machine, so there the verdict must hold in one of parallelAttempts runs.
+// deterministic schedule, and checks its verdict. The runtime sequences
+// each element's writes and strong reads with the mode's checks, so the
+// verdict is exact, and must hold at once, on every executor.
 func (c preciseCase) run(t *testing.T) {
 	t.Helper()
 	type launch struct {
@@ -41,25 +39,13 @@ func (c preciseCase) run(t *testing.T) {
 	}
 	for _, l := range []launch{{"fibers", gpu.Fibers, false}, {"goroutines", gpu.Goroutines, false}, {"deterministic", gpu.Fibers, true}} {
 		t.Run(l.name, func(t *testing.T) {
-			attempts := parallelAttempts
-			if l.det {
-				attempts = 1
+			if problems := c.once(t, l.e, l.det); len(problems) > 0 {
+				t.Error(strings.Join(problems, "\n"))
 			}
-			var problems []string
-			for range attempts {
-				if problems = c.once(t, l.e, l.det); len(problems) == 0 {
-					return
-				}
-			}
-			t.Error(strings.Join(problems, "\n"))
 		})
 	}
 }
 
-// parallelAttempts bounds the runs of a case under a parallel executor.
-const parallelAttempts = 3
-
-// once runs c once and returns what is wrong with its reports.
 func (c preciseCase) once(t *testing.T, e gpu.Executor, deterministic bool) []string {
 	det := race.New(race.Options{Precise: true, History: true})
 	d := newDevice(t)

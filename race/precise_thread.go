@@ -80,10 +80,20 @@ func (th *pthread) races(x, y *prec) bool {
 		return false
 	}
 	py := th.l.place(y.e.tid)
-	if y.scope.Covers(py, th.place) && x.scope.Covers(th.place, py) {
+	if y.scope.Covers(py, th.place) && x.scope.Covers(th.place, py) && !warpVolatile(x, y, th.place, py) {
 		return false // morally strong
 	}
 	return !th.know.knows(y.e)
+}
+
+// warpVolatile reports whether x and y, accesses of threads at px and py,
+// are volatile accesses of two lanes of one warp: the warp-synchronous
+// rule. PTX calls such a pair morally strong, but the pre-Volta idiom it
+// allows (lanes reading each other's volatile shared memory with no
+// __syncwarp) breaks under independent thread scheduling, so the mode
+// counts it a race unless happens-before orders it.
+func warpVolatile(x, y *prec, px, py scope.Place) bool {
+	return x.order == gpu.Volatile && y.order == gpu.Volatile && px.Warp == py.Warp
 }
 
 // prune drops from recs the accesses x makes redundant: those ordered

@@ -1,0 +1,26 @@
+package race
+
+import (
+	"sync"
+
+	"github.com/warpguard/warpguard/gpu"
+)
+
+// Sequences implements [gpu.Sequencer]: in precise mode the detector
+// sequences accesses, so that a strong read is checked against the write
+// it read from; the default mode does not, and its accesses take no
+// mutex.
+func (d *Detector) Sequences() bool { return d.pre != nil }
+
+// Sequence implements [gpu.Sequencer]: it returns the mutex under which
+// the runtime performs and reports the stores, read-modify-writes and
+// strong loads of element i of m, one of the precise mode's stripes.
+// Because the check of each such access happens before the mutex is
+// unlocked, the order in which the precise mode checks an element's
+// writes and strong reads is the order in which they took effect, on
+// every executor: a strong read acquires from the write whose value it
+// returned, with no waiting and no inference from values.
+func (d *Detector) Sequence(m *gpu.Memory, i int) *sync.Mutex {
+	h := (m.DeviceID*0x9e3779b97f4a7c15 ^ m.ID*0xbf58476d1ce4e5b9) + uint64(i)
+	return &d.pre.stripes[h%preciseStripes]
+}
