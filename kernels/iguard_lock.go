@@ -30,7 +30,7 @@ func ThreadLock() *Kernel {
 			{Name: injLaneSkipsLock, Doc: "lane 31 of each warp adds between fences but without the lock",
 				Expect: []kind.Kind{kind.ImproperLocking, kind.MissingSyncwarp, kind.MissingBlockFence, kind.MissingDeviceFence},
 				Where:  where((*threadLock).add), Corrupts: true,
-				Precise: &Verdict{Why: whyVolatile}},
+				Precise: &Verdict{Expect: []kind.Kind{kind.MissingSyncwarp}, Why: whyWarpVolatile}},
 		},
 		Setup: setupThreadLock,
 	}

@@ -54,7 +54,6 @@ func Reduction() *Kernel {
 			Expect:   []kind.Kind{kind.MissingSyncwarp},
 			Where:    where((*reduction).warpTail),
 			Corrupts: true,
-			Precise:  &Verdict{Why: whyVolatile},
 		})
 	}
 	return k

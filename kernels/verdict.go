@@ -18,7 +18,11 @@ type Verdict struct {
 // each stated by the precise model (package race, "Precise mode").
 const (
 	// whyVolatile: ScoR's data accesses are volatile.
-	whyVolatile = "volatile accesses are strong at system scope, so any two form a morally strong pair, which is no data race"
+	whyVolatile = "volatile accesses are strong at system scope, so any two of different warps form a morally strong pair, which is no data race"
+	// whyWarpVolatile: a lane's unsynchronized volatile accesses meet its
+	// own warp's.
+	whyWarpVolatile = "by the warp-synchronous rule two volatile accesses of lanes of one warp are not morally strong: " +
+		"the lane's unlocked accesses race with its warp-mates' (those of other warps form strong pairs)"
 	// whyPollNoAcquire: a chain whose reader polls with atomics and
 	// fences only at block scope.
 	// whySpinNoAcquire: waiters spin with relaxed loads and never fence.

@@ -14,10 +14,12 @@ import (
 
 // An Outcome is one kernel's verdicts under one configuration.
 type Outcome struct {
-	Config   string        // the detector configuration's name (race.Config)
-	Kernel   *gen.Kernel   // the kernel launched
-	Schedule uint64        // the seed of the launch's random schedule
-	Races    []oracle.Race // the oracle's, one per racing granule
+	Config   string      // the detector configuration's name (race.Config)
+	Kernel   *gen.Kernel // the kernel launched
+	Schedule uint64      // the seed of the launch's random schedule
+	// Execution is how the launch ran: deterministically or in parallel.
+	Execution Execution
+	Races     []oracle.Race // the oracle's, one per racing granule
 	// Reported are the granules the detector reported; FalsePositives
 	// those the oracle finds clean and FalseNegatives those it missed.
 	Reported, FalsePositives, FalseNegatives []oracle.Granule
@@ -27,34 +29,43 @@ type Outcome struct {
 // racing granules.
 func (o *Outcome) Agree() bool { return len(o.FalsePositives) == 0 && len(o.FalseNegatives) == 0 }
 
-// Run launches k once under the schedule seed, watched by a detector of
-// the named configuration and by the oracle, and compares their verdicts.
-// It fails if the configuration is unknown or the launch fails.
+// Run launches k once deterministically under the schedule seed, watched
+// by a detector of the named configuration and by the oracle, and
+// compares their verdicts. It fails if the configuration is unknown or
+// the launch fails.
 func Run(ctx context.Context, k *gen.Kernel, schedule uint64, config string) (*Outcome, error) {
+	return RunUnder(ctx, k, schedule, config, Deterministic)
+}
+
+// RunUnder is Run under execution e: deterministically, or in parallel
+// under one of the runtime's executors, where the interleaving is the
+// machine's and the schedule seed only shuffles the order blocks start
+// in. The oracle judges the execution that actually happened.
+func RunUnder(ctx context.Context, k *gen.Kernel, schedule uint64, config string, e Execution) (*Outcome, error) {
 	opt, err := race.Config(config)
 	if err != nil {
 		return nil, err
 	}
-	det, tr, err := launch(ctx, k, schedule, opt)
+	det, tr, err := launch(ctx, k, e.config(schedule), opt)
 	if err != nil {
-		return nil, fmt.Errorf("difftest: kernel %d, schedule %d: %w", k.Seed, schedule, err)
+		return nil, fmt.Errorf("difftest: kernel %d, schedule %d, %v: %w", k.Seed, schedule, e, err)
 	}
-	o := &Outcome{Config: config, Kernel: k, Schedule: schedule, Races: oracle.Analyze(tr).Races, Reported: reported(det)}
+	o := &Outcome{Config: config, Kernel: k, Schedule: schedule, Execution: e, Races: oracle.Analyze(tr).Races, Reported: reported(det)}
 	o.compare()
 	return o, nil
 }
 
-// launch runs k once on a fresh device under the schedule seed, recorded
-// and, unless opt is Off, watched by a detector with opt that keeps every
-// report. It returns the detector (nil when Off) and the trace.
-func launch(ctx context.Context, k *gen.Kernel, schedule uint64, opt race.Options) (*race.Detector, *oracle.Trace, error) {
+// launch runs k once on a fresh device with cfg, recorded and, unless opt
+// is Off, watched by a detector with opt that keeps every report. It
+// returns the detector (nil when Off) and the trace.
+func launch(ctx context.Context, k *gen.Kernel, cfg gpu.Config, opt race.Options) (*race.Detector, *oracle.Trace, error) {
 	rec := oracle.NewRecorder()
 	d, err := gpu.NewDevice(gpu.DeviceConfig{Observer: rec})
 	if err != nil {
 		return nil, nil, err
 	}
+	defer d.Close()
 	var det *race.Detector
-	cfg := gpu.Config{Executor: gpu.Fibers, Deterministic: true, Schedule: gpu.ScheduleRandom, Seed: schedule}
 	if !opt.Off {
 		opt.MaxReports, opt.HaltOnFirst = 1<<30, false
 		det = race.New(opt)
@@ -129,7 +140,7 @@ func order(a, b []oracle.Granule) int {
 // the differences and the oracle's races.
 func (o *Outcome) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "config %s, kernel seed %d, schedule seed %d\n%s", o.Config, o.Kernel.Seed, o.Schedule, o.Kernel)
+	fmt.Fprintf(&b, "config %s, kernel seed %d, schedule seed %d, %v\n%s", o.Config, o.Kernel.Seed, o.Schedule, o.Execution, o.Kernel)
 	fmt.Fprintf(&b, "false positives: %s\nfalse negatives: %s\noracle:\n", names(o.FalsePositives), names(o.FalseNegatives))
 	for _, r := range o.Races {
 		fmt.Fprintf(&b, "  %s: %v\n", gen.WordName(r.Granule.Mem, r.Granule.Index), r)

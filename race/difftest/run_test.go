@@ -3,6 +3,7 @@ package difftest_test
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -36,27 +37,37 @@ func seeds() uint64 {
 }
 
 // TestPreciseAgreesWithOracle holds the precise mode to the oracle on a
-// fixed range of generated kernels, granule by granule.
+// fixed range of generated kernels, granule by granule, deterministically
+// and in parallel under both executors with at least two processors:
+// the oracle judges the execution that happened, whatever the
+// interleaving.
 func TestPreciseAgreesWithOracle(t *testing.T) {
 	needConfig(t, preciseConfig)
-	for s := range seeds() {
-		o, err := difftest.Run(context.Background(), gen.Generate(s), difftest.ScheduleSeed(s), preciseConfig)
-		require.NoError(t, err)
-		if !o.Agree() {
-			t.Errorf("precise and the oracle differ:\n%v", o)
-		}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0))))
+	for _, e := range difftest.Executions() {
+		t.Run(e.String(), func(t *testing.T) {
+			for s := range seeds() {
+				o, err := difftest.RunUnder(context.Background(), gen.Generate(s), difftest.ScheduleSeed(s), preciseConfig, e)
+				require.NoError(t, err)
+				if !o.Agree() {
+					t.Errorf("precise and the oracle differ:\n%v", o)
+				}
+			}
+		})
 	}
 }
 
 // FuzzPrecise holds the precise mode to the oracle on the kernel and
-// schedule the fuzzer's two seeds pick.
+// schedule the fuzzer's two seeds pick, under the execution the third
+// picks (modulo the executions).
 func FuzzPrecise(f *testing.F) {
 	for s := range uint64(8) {
-		f.Add(s, difftest.ScheduleSeed(s))
+		f.Add(s, difftest.ScheduleSeed(s), uint8(s))
 	}
-	f.Fuzz(func(t *testing.T, kernel, sched uint64) {
+	f.Fuzz(func(t *testing.T, kernel, sched uint64, ex uint8) {
 		needConfig(t, preciseConfig)
-		o, err := difftest.Run(context.Background(), gen.Generate(kernel), sched, preciseConfig)
+		e := difftest.Executions()[int(ex)%len(difftest.Executions())]
+		o, err := difftest.RunUnder(context.Background(), gen.Generate(kernel), sched, preciseConfig, e)
 		require.NoError(t, err)
 		if !o.Agree() {
 			t.Fatalf("precise and the oracle differ:\n%v", o)
