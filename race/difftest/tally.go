@@ -2,9 +2,12 @@ package difftest
 
 // A Tally sums the outcomes of one configuration over many kernels.
 type Tally struct {
-	Config  string `json:"config"`       // the detector configuration's name
-	Kernels int    `json:"kernels"`      // outcomes added
-	Racy    int    `json:"racy_kernels"` // kernels the oracle finds racing
+	Config string `json:"config"` // the detector configuration's name
+	// Execution names how the kernels ran (see Execution); empty means
+	// deterministic.
+	Execution string `json:"execution,omitempty"`
+	Kernels   int    `json:"kernels"`      // outcomes added
+	Racy      int    `json:"racy_kernels"` // kernels the oracle finds racing
 	// Granules counts racing granules by the oracle's verdict.
 	Granules int `json:"racy_granules"`
 	// FalsePositives and FalseNegatives count granules; FPKernels and

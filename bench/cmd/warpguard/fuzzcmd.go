@@ -17,7 +17,8 @@ import (
 // fuzzDoc is fuzz's help paragraph.
 const fuzzDoc = "Fuzz generates -n random kernels (package kernels/gen: 1-3 blocks of up to 64 threads " +
 	"mixing weak and scoped accesses, fences, locks, barriers and message passing), runs each once " +
-	"under a seeded deterministic schedule watched by a detector of each configuration listed and by " +
+	"under a seeded deterministic schedule (or, with -executor fibers or goroutines, in parallel on " +
+	"GOMAXPROCS processors, where the oracle judges the interleaving that happened) watched by a detector of each configuration listed and by " +
 	"the oracle of package race/oracle, which decides races by the scoped happens-before definition, " +
 	"and prints per configuration the false positives and false negatives against the oracle, in " +
 	"4-byte granules and in kernels. Kernel i is generated from seed -seed+i. Progress goes to stderr; " +
@@ -30,21 +31,26 @@ type fuzzOptions struct {
 	seed    uint64
 	configs []string
 	verbose bool
+	exec    difftest.Execution
 }
 
 // fuzzCmd is `warpguard fuzz`: generated kernels under detector
 // configurations, judged against the oracle.
 func fuzzCmd(args []string, stdout, stderr io.Writer) int {
-	fs := newCommand("fuzz", "[-n N] [-configs LIST] [-seed N] [-v] [-json]", fuzzDoc, stderr)
+	fs := newCommand("fuzz", "[-n N] [-configs LIST] [-executor E] [-seed N] [-v] [-json]", fuzzDoc, stderr)
 	n := fs.Int("n", 1000, "kernels to generate")
 	configs := fs.String("configs", "opt", "comma-separated detector configurations (see race.Config)")
 	seed := fs.Uint64("seed", 0, "seed of the first kernel")
+	executor := fs.String("executor", "deterministic", "how each kernel runs: deterministic, fibers or goroutines")
 	verbose := fs.Bool("v", false, "print each kernel on which a configuration disagrees with the oracle")
 	asJSON := fs.Bool("json", false, "print one JSON object per configuration")
 	if code, ok := fs.parse(args, stdout); !ok {
 		return code
 	}
 	o, err := checkFuzz(fs, *n, *seed, *configs, *verbose)
+	if err == nil {
+		o.exec, err = difftest.ParseExecution(*executor)
+	}
 	if err != nil {
 		return fs.usageError(err)
 	}
@@ -99,7 +105,7 @@ func parseConfigs(list string) ([]string, error) {
 // configuration. Disagreements go to stdout with -v; progress, about once
 // a second, to stderr.
 func fuzz(o fuzzOptions, stdout, stderr io.Writer) ([]*difftest.Tally, error) {
-	tallies := newTallies(o.configs)
+	tallies := newTallies(o.configs, o.exec)
 	start, shown := time.Now(), time.Now()
 	for i := range o.n {
 		if err := fuzzOne(o, o.seed+uint64(i), tallies, stdout); err != nil {
@@ -114,10 +120,10 @@ func fuzz(o fuzzOptions, stdout, stderr io.Writer) ([]*difftest.Tally, error) {
 }
 
 // newTallies returns an empty tally per configuration.
-func newTallies(configs []string) []*difftest.Tally {
+func newTallies(configs []string, e difftest.Execution) []*difftest.Tally {
 	tallies := make([]*difftest.Tally, len(configs))
 	for i, c := range configs {
-		tallies[i] = &difftest.Tally{Config: c}
+		tallies[i] = &difftest.Tally{Config: c, Execution: e.String()}
 	}
 	return tallies
 }
@@ -127,7 +133,7 @@ func newTallies(configs []string) []*difftest.Tally {
 func fuzzOne(o fuzzOptions, s uint64, tallies []*difftest.Tally, stdout io.Writer) error {
 	k := gen.Generate(s)
 	for j, c := range o.configs {
-		out, err := difftest.Run(context.Background(), k, difftest.ScheduleSeed(s), c)
+		out, err := difftest.RunUnder(context.Background(), k, difftest.ScheduleSeed(s), c, o.exec)
 		if err != nil {
 			return err
 		}
@@ -161,9 +167,9 @@ func writeJSONLines(w io.Writer, tallies []*difftest.Tally) error {
 // negatives in granules and kernels.
 func writeFuzzTable(w io.Writer, tallies []*difftest.Tally) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "CONFIG\tKERNELS\tRACY\tGRANULES\tFP GRANULES\tFN GRANULES\tFP KERNELS\tFN KERNELS\t")
+	fmt.Fprintln(tw, "CONFIG\tEXECUTOR\tKERNELS\tRACY\tGRANULES\tFP GRANULES\tFN GRANULES\tFP KERNELS\tFN KERNELS\t")
 	for _, t := range tallies {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", t.Config, t.Kernels, t.Racy, t.Granules,
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", t.Config, t.Execution, t.Kernels, t.Racy, t.Granules,
 			t.FalsePositives, t.FalseNegatives, t.FPKernels, t.FNKernels)
 	}
 	return tw.Flush()

@@ -21,6 +21,8 @@ func TestFuzzExitCodes(t *testing.T) {
 	}{
 		{[]string{"fuzz", "-n", "5"}, exitOK},
 		{[]string{"fuzz", "-n", "0"}, exitUsage},
+		{[]string{"fuzz", "-n", "5", "-executor", "goroutines", "-configs", "precise"}, exitOK},
+		{[]string{"fuzz", "-executor", "threads"}, exitUsage},
 		{[]string{"fuzz", "-configs", "opt,nosuch"}, exitUsage},
 		{[]string{"fuzz", "extra"}, exitUsage},
 		{[]string{"fuzz", "-bogus"}, exitUsage},
@@ -49,10 +51,11 @@ func TestFuzzTable(t *testing.T) {
 	require.Len(t, lines, 3, out)
 	assert.Contains(t, lines[0], "FN GRANULES")
 	off := strings.Fields(lines[2])
-	require.Len(t, off, 8, lines[2])
+	require.Len(t, off, 9, lines[2])
 	assert.Equal(t, "off", off[0])
-	assert.Equal(t, off[3], off[5], "off misses every racing granule")
-	assert.Equal(t, "0", off[4], "off reports nothing")
+	assert.Equal(t, "deterministic", off[1])
+	assert.Equal(t, off[4], off[6], "off misses every racing granule")
+	assert.Equal(t, "0", off[5], "off reports nothing")
 }
 
 // TestFuzzJSON: -json prints one tally per configuration, in order.
