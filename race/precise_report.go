@@ -52,30 +52,57 @@ func (l *plaunch) side(x *prec) Side {
 }
 
 // evidence says what synchronization the pair lacks, from the current
-// thread's side: the scope that is too narrow, a flag it read without
-// acquiring, or no synchronization at all.
+// thread's side, and which synchronization would order it, in CUDA's
+// words: a wider scope for two strong accesses, an acquire for a flag
+// read without one, __syncwarp for lanes, else what the two threads'
+// places call for (see fix).
 func (th *pthread) evidence(k Kind, cur, prev Side, x, y *prec) string {
+	py := th.l.place(y.e.tid)
+	common := scope.Common(th.place, py)
 	if k == ScopedAtomic {
 		narrow, other := prev, cur
-		if prev.Scope.Covers(th.l.place(y.e.tid), th.place) {
+		if prev.Scope.Covers(py, th.place) {
 			narrow, other = cur, prev
 		}
-		return fmt.Sprintf("The %v at %s has %v scope, which does not include %s, and nothing orders the two accesses.",
-			narrow.Op, narrow.where(), narrow.Scope, other.Who())
+		return fmt.Sprintf("The %v at %s has %v scope, which does not include %s, and nothing orders the two accesses. Give it %v scope or wider, so that the pair is atomic between the two threads.",
+			narrow.Op, narrow.where(), narrow.Scope, other.Who(), common)
 	}
 	first := fmt.Sprintf("%s's %s at %s", prev.Who(), prev.What(), prev.where())
-	if warpVolatile(x, y, th.place, th.l.place(y.e.tid)) {
+	if warpVolatile(x, y, th.place, py) {
 		return fmt.Sprintf("%s and this %s are volatile accesses of two lanes of one warp, which independent thread scheduling does not run in lockstep: volatile orders nothing, so put a __syncwarp (SyncWarp with both lanes in its mask) between them.",
 			first, cur.What())
 	}
 	if who, poll := th.unacquired(y.e); poll.mem != nil {
 		flag := Report{Mem: poll.mem, Index: poll.idx}
 		at := Side{Site: poll.site}
-		return fmt.Sprintf("%s acquired nothing after reading %s at %s: no acquire load, and no fence of a scope that includes the writer followed that read, so %s is not ordered before this %s.",
-			who, flag.Element(), at.where(), first, cur.Op)
+		return fmt.Sprintf("%s acquired nothing after reading %s at %s: no acquire load, and no fence of a scope that includes the writer followed that read, so %s is not ordered before this %s. Read the flag with an acquire load of %v scope (LoadAcquire), or put a fence of %v scope after the read (%s).",
+			who, flag.Element(), at.where(), first, cur.Op, max(common, scope.Block), max(common, scope.Block), fenceName(max(common, scope.Block)))
 	}
-	return fmt.Sprintf("Nothing orders %s before this %s: no barrier both threads passed, and no release of the first thread (a release store, or a fence then a strong write) reached the second through an acquire (an acquire load, or a strong read then a fence) with scopes that include both threads, directly or through a chain of such pairs.",
-		first, cur.Op)
+	return fmt.Sprintf("Nothing orders %s before this %s: no barrier both threads passed, and no release of the first thread (a release store, or a fence then a strong write) reached the second through an acquire (an acquire load, or a strong read then a fence) with scopes that include both threads, directly or through a chain of such pairs. %s",
+		first, cur.Op, fix(common))
+}
+
+// fix names the synchronization that orders two threads whose narrowest
+// common scope is s, in CUDA's words.
+func fix(s scope.Scope) string {
+	switch s {
+	case scope.Warp:
+		return "The two are lanes of one warp: put a __syncwarp (SyncWarp with both lanes in its mask) or a __syncthreads both pass between the accesses."
+	case scope.Block:
+		return "The two are threads of one block: put a __syncthreads (SyncThreads) both pass between the accesses. A __threadfence_block alone orders no other thread: it orders only through a flag written after it and acquired by the reader."
+	}
+	return "The two are threads of different blocks: after the write, __threadfence() then a strong write of a flag (or StoreRelease of device scope); before its access, the reader acquires the flag (LoadAcquire of device scope, or a strong read then __threadfence()). In a cooperative launch, a grid sync both pass also orders them."
+}
+
+// fenceName is CUDA's name of the fence of scope s.
+func fenceName(s scope.Scope) string {
+	switch s {
+	case scope.Block:
+		return "__threadfence_block()"
+	case scope.System:
+		return "__threadfence_system()"
+	}
+	return "__threadfence()"
 }
 
 // unacquired finds a strong read that would have ordered e before th had

@@ -1,0 +1,73 @@
+package race_test
+
+import (
+	"testing"
+
+	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/race"
+	"github.com/warpguard/warpguard/scope"
+)
+
+// neighbour is a kernel whose threads write their slot and read the
+// next thread's with no barrier: the missing __syncthreads of a tiled
+// kernel.
+func neighbour(d *gpu.Device) gpu.Kernel {
+	x := gpu.Alloc[int32](d, "x", 64)
+	return func(t *gpu.Thread) {
+		i := t.GlobalID()
+		x.Store(t, i, 1)
+		t.ThreadFenceBlock() // the fence a newcomer adds: it orders no other thread
+		x.Load(t, (i+1)%64)
+	}
+}
+
+// TestPreciseEvidenceNamesTheFix: each report's evidence says which
+// synchronization would order the pair, in CUDA's words, for the
+// threads' places: __syncwarp for lanes, __syncthreads for threads of a
+// block (and why a block fence does not do), a device fence and an
+// acquired flag across blocks, a wider scope for two atomics, an acquire
+// for a flag read without one.
+func TestPreciseEvidenceNamesTheFix(t *testing.T) {
+	t.Parallel()
+	cases := []preciseCase{
+		{name: "lanes", blocks: 1, block: 32, expect: kinds(race.MissingSyncwarp),
+			evidence: "put a __syncwarp (SyncWarp with both lanes in its mask) or a __syncthreads", kernel: neighbour},
+		{name: "block", blocks: 1, block: 64, expect: kinds(race.MissingBlockFence),
+			evidence: "put a __syncthreads (SyncThreads) both pass between the accesses. A __threadfence_block alone orders no other thread",
+			kernel: func(d *gpu.Device) gpu.Kernel {
+				x := gpu.Alloc[int32](d, "x", 1)
+				return func(t *gpu.Thread) {
+					switch t.Rank() {
+					case 0:
+						x.Store(t, 0, 1)
+						t.ThreadFenceBlock()
+					case 32:
+						t.ThreadFenceBlock()
+						x.Load(t, 0)
+					}
+				}
+			}},
+		{name: "blocks", blocks: 2, block: 1, expect: kinds(race.MissingDeviceFence),
+			evidence: "__threadfence() then a strong write of a flag", kernel: func(d *gpu.Device) gpu.Kernel {
+				x := gpu.Alloc[int32](d, "x", 1)
+				return func(t *gpu.Thread) {
+					if t.Block() == 0 {
+						x.Store(t, 0, 1)
+						return
+					}
+					x.Load(t, 0)
+				}
+			}},
+		{name: "scope", blocks: 2, block: 1, expect: kinds(race.ScopedAtomic),
+			evidence: "Give it device scope or wider", kernel: func(d *gpu.Device) gpu.Kernel {
+				x := gpu.Alloc[int32](d, "x", 1)
+				return func(t *gpu.Thread) { x.AtomicAdd(t, 0, 1, scope.Block) }
+			}},
+		{name: "acquire", blocks: 2, block: 1, expect: kinds(race.MissingDeviceFence),
+			evidence: "Read the flag with an acquire load of device scope (LoadAcquire), or put a fence of device scope after the read (__threadfence())",
+			kernel:   flagPass(false)},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { c.run(t) })
+	}
+}
