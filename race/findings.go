@@ -61,7 +61,7 @@ type Halt struct{ Report Report }
 func (h *Halt) Error() string {
 	r := h.Report
 	return fmt.Sprintf("race: halted at its first race: %v on %s with the %s at %s by %s (the detector keeps the full report)",
-		r.Kind, r.Element(), r.Previous.What(), r.Previous.where(), r.Previous.Who())
+		r.Kind, r.Element(), r.Previous.What(), r.Previous.Where(), r.Previous.Who())
 }
 
 // found records a race that access a of thread th found. t is th's

@@ -61,14 +61,14 @@ func (th *pthread) evidence(k Kind, cur, prev Side, y *prec) string {
 			narrow, other = cur, prev
 		}
 		return fmt.Sprintf("The %v at %s has %v scope, which does not include %s, and nothing orders the two accesses.",
-			narrow.Op, narrow.where(), narrow.Scope, other.Who())
+			narrow.Op, narrow.Where(), narrow.Scope, other.Who())
 	}
-	first := fmt.Sprintf("%s's %s at %s", prev.Who(), prev.What(), prev.where())
+	first := fmt.Sprintf("%s's %s at %s", prev.Who(), prev.What(), prev.Where())
 	if who, poll := th.unacquired(y.e); poll.mem != nil {
 		flag := Report{Mem: poll.mem, Index: poll.idx}
 		at := Side{Site: poll.site}
 		return fmt.Sprintf("%s acquired nothing after reading %s at %s: no acquire load, and no fence of a scope that includes the writer followed that read, so %s is not ordered before this %s.",
-			who, flag.Element(), at.where(), first, cur.Op)
+			who, flag.Element(), at.Where(), first, cur.Op)
 	}
 	return fmt.Sprintf("Nothing orders %s before this %s: no barrier both threads passed, and no release of the first thread (a release store, or a fence then a strong write) reached the second through an acquire (an acquire load, or a strong read then a fence) with scopes that include both threads, directly or through a chain of such pairs.",
 		first, cur.Op)

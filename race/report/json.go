@@ -1,11 +1,11 @@
-package race
+package report
 
 import (
 	"encoding/json"
 	"fmt"
 )
 
-// ReportSchema is the version of the JSON form of a [Report]. It changes
+// Schema is the version of the JSON form of a [Report]. It changes
 // only when a field changes meaning or goes away; new fields may appear
 // within a version, and readers ignore fields they do not know.
 //
@@ -37,7 +37,7 @@ import (
 // its Go module; "site" is null where the site is unknown. "stack", with
 // history only, lists the side's kernel frames innermost first, "site"
 // first.
-const ReportSchema = 1
+const Schema = 1
 
 // reportFields is Report without its methods, so that encoding it uses
 // the field tags.
@@ -48,9 +48,9 @@ type reportJSON struct {
 	reportFields
 }
 
-// MarshalJSON encodes r as the object [ReportSchema] describes.
+// MarshalJSON encodes r as the object [Schema] describes.
 func (r Report) MarshalJSON() ([]byte, error) {
-	return json.Marshal(reportJSON{Schema: ReportSchema, reportFields: reportFields(r)})
+	return json.Marshal(reportJSON{Schema: Schema, reportFields: reportFields(r)})
 }
 
 // UnmarshalJSON decodes a report MarshalJSON wrote. Its memory is a
@@ -61,8 +61,8 @@ func (r *Report) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &v); err != nil {
 		return fmt.Errorf("race: decoding a report: %w", err)
 	}
-	if v.Schema != ReportSchema {
-		return fmt.Errorf("race: report schema %d; this package reads schema %d", v.Schema, ReportSchema)
+	if v.Schema != Schema {
+		return fmt.Errorf("race: report schema %d; this package reads schema %d", v.Schema, Schema)
 	}
 	*r = Report(v.reportFields)
 	return nil
