@@ -2,6 +2,7 @@ package race
 
 import (
 	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/race/internal/shared"
 	"github.com/warpguard/warpguard/scope"
 )
 
@@ -44,7 +45,7 @@ type event struct {
 	scope scope.Scope
 	sync  gpu.Sync
 	site  gpu.Site
-	path  *siteSlot
+	path  *shared.SiteSlot
 	seq   uint32 // evAccess: the thread's fence seq at the access; evFence: the fence's
 }
 
@@ -76,7 +77,7 @@ func (c *central) run(d *Detector) {
 	for e := range c.ch {
 		switch e.kind {
 		case evAccess:
-			if !d.halted.Load() {
+			if !d.sink.Halted() {
 				d.access(e.th, nil, &e.a, e.site, e.path, &e.seq)
 			}
 		case evFence:
@@ -89,13 +90,5 @@ func (c *central) run(d *Detector) {
 		case evBlockEnd:
 			d.endBlock(e.l, e.block)
 		}
-	}
-}
-
-// raise halts t's launch with the halt the central checker found, once,
-// in the thread whose access came next; the inline detector halts at once.
-func (d *Detector) raise(t *gpu.Thread) {
-	if h := d.halt.Swap(nil); h != nil {
-		t.Halt(h)
 	}
 }

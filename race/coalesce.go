@@ -2,6 +2,7 @@ package race
 
 import (
 	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/race/internal/shared"
 	"github.com/warpguard/warpguard/scope"
 )
 
@@ -79,7 +80,7 @@ const (
 // an update with that key. Otherwise the path is always nil and the key
 // changes only at the end of an update: a reader that sees it during one
 // sees the last completed update's key, as if it had read just before.
-func (s *shadow) coalesces(g, key uint64, path *siteSlot) bool {
+func (s *shadow) coalesces(g, key uint64, path *shared.SiteSlot) bool {
 	e, x := s.at(g)
 	return e.ckey.Load() == key && x.pathOf() == path && e.ckey.Load() == key
 }

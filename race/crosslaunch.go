@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/race/internal/shared"
 	"github.com/warpguard/warpguard/scope"
 )
 
@@ -46,7 +47,7 @@ type crossLaunches struct {
 // crossMem per memory.
 type crossTable struct{ mems sync.Map }
 
-// crossMem is a memory's cells, a granule each, in its table by memKey,
+// crossMem is a memory's cells, a granule each, in its table by shared.MemKey,
 // so that memories of two devices never share cells.
 type crossMem struct{ cells []crossCell }
 
@@ -113,9 +114,9 @@ func (l *launch) concurrent(seq uint64) bool {
 // checkCross checks global access a of th against the other running
 // launches' accesses to its granules, and records it. site is its site
 // if known, and path the slot of its call path if cached.
-func (d *Detector) checkCross(th *thread, t *gpu.Thread, a *gpu.Access, site gpu.Site, path *siteSlot) {
+func (d *Detector) checkCross(th *thread, t *gpu.Thread, a *gpu.Access, site gpu.Site, path *shared.SiteSlot) {
 	cells := th.crossCells(a.Mem)
-	me := th.crossSide(a, site, path.stackOf())
+	me := th.crossSide(a, site, path.Stack())
 	first, last := a.Offset>>d.shift, (a.Offset+uint64(max(a.Size, 1))-1)>>d.shift
 	for g := first; g <= last && g < uint64(len(cells)); g++ {
 		c := &cells[g]
@@ -153,11 +154,11 @@ func (d *Detector) crossPair(th *thread, t *gpu.Thread, a *gpu.Access, me, p *cr
 	}
 	cur := me.side
 	if cur.Site.IsZero() && t != nil {
-		var path *siteSlot
-		cur.Site, path = d.sites.of(t)
-		cur.Stack = d.stack(t, path)
+		var path *shared.SiteSlot
+		cur.Site, path = d.sites.Of(t)
+		cur.Stack = d.sites.StackOf(t, path)
 	}
-	if d.known(k, cur.Site, p.side.Site) {
+	if d.sink.Known(k, cur.Site, p.side.Site) {
 		return
 	}
 	prev := p.side
@@ -166,7 +167,7 @@ func (d *Detector) crossPair(th *thread, t *gpu.Thread, a *gpu.Access, me, p *cr
 		Evidence: fmt.Sprintf("The launches %q and %q ran at once on one device, and nothing orders their accesses to this word: "+
 			"only the host's order (one launch returning before the other starts) orders two launches, and only atomics of device scope or wider may share a word between them.",
 			p.launch, th.l.g.Name)}
-	d.keep(r, t)
+	d.sink.Keep(r, t)
 }
 
 // crossCells returns m's cells in th's launch's table.
@@ -175,7 +176,7 @@ func (th *thread) crossCells(m *gpu.Memory) []crossCell {
 		return th.xCells
 	}
 	t := th.l.xt
-	k := keyOf(m)
+	k := shared.KeyOf(m)
 	v, ok := t.mems.Load(k)
 	if !ok {
 		n := (uint64(m.Bytes()) + uint64(th.l.d.opt.Granularity) - 1) / uint64(th.l.d.opt.Granularity)
@@ -193,7 +194,7 @@ func (th *thread) crossSide(a *gpu.Access, site gpu.Site, stack []gpu.Site) *cro
 	}
 	g := th.l.g
 	s := &crossSide{seq: th.l.seq, launch: g.Name, strong: isStrong(a), side: Side{
-		Block: dimIndex(g.GridDim, th.blk.id), Thread: dimIndex(g.BlockDim, th.rank), BlockID: th.blk.id, GlobalID: th.gid,
+		Block: shared.DimIndex(g.GridDim, th.blk.id), Thread: shared.DimIndex(g.BlockDim, th.rank), BlockID: th.blk.id, GlobalID: th.gid,
 		Warp: th.rank / th.w.n, Lane: th.lane, Op: a.Op, Order: a.Order, Scope: a.Scope, Site: site, Stack: stack,
 	}}
 	th.xLast = s

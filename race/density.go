@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/race/internal/shared"
 )
 
 // Which memories start with first records (see first.go). They pay off
@@ -24,9 +25,9 @@ import (
 // verdicts.
 type densities struct {
 	mu sync.Mutex
-	// m holds the dense memories, by memKey, each with the launches
+	// m holds the dense memories, by shared.MemKey, each with the launches
 	// that used the hint since it was measured.
-	m map[memKey]int
+	m map[shared.MemKey]int
 }
 
 // A dense memory gets full entries for densityTerm-1 launches, then first
@@ -46,7 +47,7 @@ func (ds *densities) firsts(m *gpu.Memory) bool {
 	}
 	ds.mu.Lock()
 	defer ds.mu.Unlock()
-	k := keyOf(m)
+	k := shared.KeyOf(m)
 	uses, dense := ds.m[k]
 	if !dense {
 		return true
@@ -69,13 +70,13 @@ func (ds *densities) learn(m *gpu.Memory, expanded, once int64) {
 	}
 	ds.mu.Lock()
 	defer ds.mu.Unlock()
-	k := keyOf(m)
+	k := shared.KeyOf(m)
 	if expanded < once {
 		delete(ds.m, k)
 		return
 	}
 	if _, ok := ds.m[k]; !ok && len(ds.m) >= maxDensities || ds.m == nil {
-		ds.m = map[memKey]int{}
+		ds.m = map[shared.MemKey]int{}
 	}
 	ds.m[k] = 0
 }

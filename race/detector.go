@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/race/internal/shared"
 	"github.com/warpguard/warpguard/scope"
 )
 
@@ -19,43 +20,41 @@ import (
 // accumulate until [Detector.Reset].
 type Detector struct {
 	opt    Options
-	shift  uint                 // log2 of opt.Granularity
-	paths  bool                 // accesses carry call paths: History or Central
-	halted atomic.Bool          // HaltOnFirst fired: record nothing more
-	halt   atomic.Pointer[Halt] // with Central, the halt a thread must still raise
-	bytes  atomic.Int64         // metadata bytes now allocated
-	peak   atomic.Int64         // most metadata bytes allocated at once
-	totals totals               // counters of the blocks that ended
+	shift  uint         // log2 of opt.Granularity
+	paths  bool         // accesses carry call paths: History or Central
+	bytes  atomic.Int64 // metadata bytes now allocated
+	peak   atomic.Int64 // most metadata bytes allocated at once
+	totals totals       // counters of the blocks that ended
 
 	// stripes are LockStriped's mutexes, shared by the detector's
 	// launches: allocating 64 KiB per launch was most of a short launch.
 	stripes    *stripes
-	sites      sites     // the kernel sites of call paths, for history
-	pages      sync.Pool // spare metadata pages, of 1<<pageBits entries
-	firstPages sync.Pool // spare pages of first-record slots, zeroed (see first.go)
-	dens       densities // which memories start with first records (density.go)
-	blocks     sync.Pool // spare block states, of ended launches
+	sites      shared.Sites // the kernel sites of call paths, for history
+	pages      sync.Pool    // spare metadata pages, of 1<<pageBits entries
+	firstPages sync.Pool    // spare pages of first-record slots, zeroed (see first.go)
+	dens       densities    // which memories start with first records (density.go)
+	blocks     sync.Pool    // spare block states, of ended launches
 
 	// launches maps the running launches' grids to their *launch. A
 	// sync.Map finds one without a lock, and adding one copies nothing.
 	launches sync.Map
 	// last is the launch launchOf found last: most threads look up the
 	// one launch running, and the map's lookup hashes an interface.
-	last    atomic.Pointer[launch]
-	mu      sync.Mutex // guards reports
-	reports reports
-	xl      crossLaunches // orders launches that overlap (crosslaunch.go)
-	pre     *precise      // with Options.Precise, the mode that checks instead (precise.go)
+	last atomic.Pointer[launch]
+	sink shared.Sink   // the races found, and HaltOnFirst's halt
+	xl   crossLaunches // orders launches that overlap (crosslaunch.go)
+	pre  *precise      // with Options.Precise, the mode that checks instead (precise.go)
 }
 
 // New returns a detector configured by opt.
 func New(opt Options) *Detector {
 	opt = opt.withDefaults()
-	d := &Detector{opt: opt, shift: uint(bits.TrailingZeros(uint(opt.Granularity))), paths: opt.History || opt.Central, reports: newReports(opt.MaxReports)}
+	d := &Detector{opt: opt, shift: uint(bits.TrailingZeros(uint(opt.Granularity))), paths: opt.History || opt.Central}
+	d.sink.Init(opt.MaxReports, haltWith(opt))
 	if opt.Lock == LockStriped {
 		d.stripes = new(stripes)
 	}
-	d.sites.stacks = opt.History
+	d.sites.Stacks = opt.History
 	if opt.Precise {
 		d.pre = newPrecise(d)
 	}
@@ -163,14 +162,14 @@ func (d *Detector) launchOf(g *gpu.Grid) *launch {
 // Access implements [gpu.Observer]: it checks a against each granule's
 // metadata and records it there.
 func (d *Detector) Access(t *gpu.Thread, a *gpu.Access) {
-	if d.halted.Load() {
-		d.raise(t)
+	if d.sink.Halted() {
+		d.sink.Raise(t)
 		return
 	}
 	if d.pre != nil {
 		var site gpu.Site
 		if d.paths {
-			site, _ = d.sites.of(t)
+			site, _ = d.sites.Of(t)
 		}
 		d.pre.access(t, a, site)
 		return
@@ -181,9 +180,9 @@ func (d *Detector) Access(t *gpu.Thread, a *gpu.Access) {
 	central := th.l.central != nil
 	th.release(a, central)
 	var site gpu.Site
-	var path *siteSlot // with history, the access's call path
+	var path *shared.SiteSlot // with history, the access's call path
 	if d.paths {
-		site, path = d.sites.of(t)
+		site, path = d.sites.Of(t)
 	}
 	if a.Mem.Space == gpu.GlobalSpace && th.l.cross.Load() {
 		d.checkCross(th, t, a, site, path)
@@ -218,7 +217,7 @@ func (th *thread) release(a *gpu.Access, central bool) {
 // access checks a by th; t is th's gpu.Thread when the check runs on it,
 // else nil. seq, when not nil, is th's fence seq at the access, taken by
 // the accessing thread for the central checker.
-func (d *Detector) access(th *thread, t *gpu.Thread, a *gpu.Access, site gpu.Site, path *siteSlot, seq *uint32) {
+func (d *Detector) access(th *thread, t *gpu.Thread, a *gpu.Access, site gpu.Site, path *shared.SiteSlot, seq *uint32) {
 	th.n.accesses++
 	first, last := a.Offset>>d.shift, (a.Offset+uint64(max(a.Size, 1))-1)>>d.shift
 	if a.Op == gpu.OpCAS || a.Op == gpu.OpExch || a.Op == gpu.OpStore && a.Order != gpu.Weak {
@@ -270,7 +269,7 @@ func (d *Detector) access(th *thread, t *gpu.Thread, a *gpu.Access, site gpu.Sit
 // The call path and the zeroed key around its change matter only when
 // paths are recorded (history, or the central checker); otherwise the
 // path is always nil, and the key is stored only when it changes.
-func (d *Detector) checkEntry(th *thread, s *shadow, g uint64, hasEntry bool, c *access, st stamp, key uint64, path *siteSlot) (Kind, finding) {
+func (d *Detector) checkEntry(th *thread, s *shadow, g uint64, hasEntry bool, c *access, st stamp, key uint64, path *shared.SiteSlot) (Kind, finding) {
 	e, x := s.at(g)
 	lk := &th.l.lk
 	lk.lock(th, e, x)
@@ -287,7 +286,7 @@ func (d *Detector) checkEntry(th *thread, s *shadow, g uint64, hasEntry bool, c 
 	var f finding
 	at := path // the slot of c's site, which the entry keeps with history
 	if at == nil && d.paths && !c.site.IsZero() {
-		at = d.sites.bareSlot(c.site)
+		at = d.sites.BareSlot(c.site)
 	}
 	k := m.check(c, at, x, &f)
 	s.save(g, e, &m, &th.l.sets)

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/race/internal/shared"
 	"github.com/warpguard/warpguard/scope"
 )
 
@@ -74,7 +75,7 @@ type finding struct {
 // x, and updates e. It returns the kind of race found, 0 for none, and
 // then fills f. Preconditions: e unpacked from its entry, which is
 // locked until e is stored back (see shadow.load).
-func (e *meta) check(c *access, at *siteSlot, x *extra, f *finding) Kind {
+func (e *meta) check(c *access, at *shared.SiteSlot, x *extra, f *finding) Kind {
 	if e.flags&fValid == 0 {
 		e.flags, e.locks = fValid, c.locks
 		e.record(c, at, x)
@@ -97,7 +98,7 @@ func (e *meta) check(c *access, at *siteSlot, x *extra, f *finding) Kind {
 	}
 	if k != 0 {
 		p := e.siteOf(md, x)
-		*f = finding{kind: k, prev: *md, site: p.siteOf(), stack: p.stackOf(), shared: shared, locks: locks}
+		*f = finding{kind: k, prev: *md, site: p.Site(), stack: p.Stack(), shared: shared, locks: locks}
 	}
 	e.record(c, at, x)
 	return k
@@ -105,7 +106,7 @@ func (e *meta) check(c *access, at *siteSlot, x *extra, f *finding) Kind {
 
 // siteOf returns the slot of the site of e's record md, kept in x with
 // history; nil if unknown.
-func (e *meta) siteOf(md *record, x *extra) *siteSlot {
+func (e *meta) siteOf(md *record, x *extra) *shared.SiteSlot {
 	switch {
 	case x == nil:
 		return nil
@@ -136,7 +137,7 @@ func (e *meta) otherRace(c *access) Kind {
 // last writer if it writes. A
 // store is checked against every remembered reader, so it clears the
 // other reader; a load keeps the accessor it replaces, if another thread.
-func (e *meta) record(c *access, at *siteSlot, x *extra) {
+func (e *meta) record(c *access, at *shared.SiteSlot, x *extra) {
 	switch {
 	case c.store:
 		e.w, e.o = c.rec, record{}
@@ -496,12 +497,12 @@ type extra struct {
 	// path is the call path of the access that last updated the entry,
 	// with history: a repeat from another line must be recorded, for its
 	// site.
-	path    atomic.Pointer[siteSlot]
-	r, w, o *siteSlot // the sites of the entry's records, under its lock
+	path    atomic.Pointer[shared.SiteSlot]
+	r, w, o *shared.SiteSlot // the sites of the entry's records, under its lock
 }
 
 // pathOf returns the call path x holds, nil without an extra.
-func (x *extra) pathOf() *siteSlot {
+func (x *extra) pathOf() *shared.SiteSlot {
 	if x == nil {
 		return nil
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/race/internal/shared"
 )
 
 // side describes record r of a launch of g, made at site with call stack
@@ -13,7 +14,7 @@ func side(r *record, site gpu.Site, g *gpu.Grid, stack []gpu.Site) Side {
 	b := r.gid() / g.BlockSize
 	rank := r.gid() - b*g.BlockSize
 	return Side{
-		Block: dimIndex(g.GridDim, b), Thread: dimIndex(g.BlockDim, rank), BlockID: b, GlobalID: r.gid(),
+		Block: shared.DimIndex(g.GridDim, b), Thread: shared.DimIndex(g.BlockDim, rank), BlockID: b, GlobalID: r.gid(),
 		Warp: rank / g.WarpSize, Lane: rank % g.WarpSize,
 		Op: r.op, Order: r.order, Scope: r.scope, Site: site, Stack: stack,
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/race/internal/shared"
 	"github.com/warpguard/warpguard/scope"
 )
 
@@ -67,7 +68,7 @@ func TestSettleWithoutFirst(t *testing.T) {
 	require.EqualValues(t, 4*8, s.bytes.Load(), "the slots of a 4-granule memory")
 	require.EqualValues(t, 4*8, s.release())
 	require.Nil(t, s.pages[0].f.Load())
-	require.Contains(t, s.dens.m, keyOf(s.mem), "one of two touched granules expanded: at least half, dense")
+	require.Contains(t, s.dens.m, shared.KeyOf(s.mem), "one of two touched granules expanded: at least half, dense")
 }
 
 // TestSupersedeNeedsNoLocks: a thread's store replaces its own first

@@ -114,10 +114,3 @@ func (l *launch) threadOf(gid int) *thread {
 	bid := gid / l.g.BlockSize
 	return &l.res.get(bid).threads[gid-bid*l.g.BlockSize]
 }
-
-// dimIndex returns the point of extent d at linear index i, x fastest, as
-// the runtime numbers threads and blocks.
-func dimIndex(d gpu.Dim3, i int) gpu.Dim3 {
-	x, y := max(d.X, 1), max(d.Y, 1)
-	return gpu.Dim3{X: i % x, Y: i / x % y, Z: i / (x * y)}
-}

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/race/internal/shared"
 	"github.com/warpguard/warpguard/scope"
 )
 
@@ -92,7 +93,7 @@ func (s *lockSet) disjoint(o *lockSet) bool {
 }
 
 func compareLock(a, b lockID) int {
-	if c := compareKeys(keyOf(a.key.mem), keyOf(b.key.mem)); c != 0 {
+	if c := shared.CompareKeys(shared.KeyOf(a.key.mem), shared.KeyOf(b.key.mem)); c != 0 {
 		return c
 	}
 	if c := cmp.Compare(a.key.gran, b.key.gran); c != 0 {

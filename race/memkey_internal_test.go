@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/race/internal/shared"
 )
 
 // twoDevices returns the first buffer of each of two devices: memories
@@ -26,8 +27,8 @@ func twoDevices(t *testing.T) (a, b *gpu.Memory) {
 // in its array and in its map, densities, and lock identities.
 func TestMemKeysTwoDevices(t *testing.T) {
 	a, b := twoDevices(t)
-	require.NotEqual(t, keyOf(a), keyOf(b))
-	require.NotZero(t, compareKeys(keyOf(a), keyOf(b)))
+	require.NotEqual(t, shared.KeyOf(a), shared.KeyOf(b))
+	require.NotZero(t, shared.CompareKeys(shared.KeyOf(a), shared.KeyOf(b)))
 
 	ss := newShadows(New(Options{}))
 	require.NotSame(t, ss.get(a), ss.get(b), "registry array")
@@ -36,7 +37,7 @@ func TestMemKeysTwoDevices(t *testing.T) {
 	}
 	a2, b2 := twoDevices(t)
 	require.NotSame(t, ss.get(a2), ss.get(b2), "registry map")
-	require.Same(t, ss.get(a), ss.lookup(keyOf(a)))
+	require.Same(t, ss.get(a), ss.lookup(shared.KeyOf(a)))
 
 	var ds densities
 	ds.learn(a, 5, 0)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/race/internal/shared"
 	"github.com/warpguard/warpguard/scope"
 )
 
@@ -11,17 +12,17 @@ import (
 // access of the same location.
 func (p *precise) report(th *pthread, t *gpu.Thread, a *gpu.Access, x, y *prec) {
 	if x.site.IsZero() {
-		x.site, _ = p.d.sites.of(t)
+		x.site, _ = p.d.sites.Of(t)
 	}
 	k := th.kindOf(x, y)
-	if p.d.known(k, x.site, y.site) {
+	if p.d.sink.Known(k, x.site, y.site) {
 		return
 	}
 	l := th.l
 	cur, prev := l.side(x), l.side(y)
 	r := Report{Kind: k, Launch: l.g.Name, Mem: a.Mem, Index: a.Index, Current: cur, Previous: prev,
 		Evidence: th.evidence(k, cur, prev, y)}
-	p.d.keep(r, t)
+	p.d.sink.Keep(r, t)
 }
 
 // kindOf names the race by what was missing: a scope wide enough, for
@@ -45,7 +46,7 @@ func (l *plaunch) side(x *prec) Side {
 	pl := l.place(x.e.tid)
 	rank := int(x.e.tid) - pl.Block*l.g.BlockSize
 	return Side{
-		Block: dimIndex(l.g.GridDim, pl.Block), Thread: dimIndex(l.g.BlockDim, rank),
+		Block: shared.DimIndex(l.g.GridDim, pl.Block), Thread: shared.DimIndex(l.g.BlockDim, rank),
 		BlockID: pl.Block, GlobalID: int(x.e.tid), Warp: rank / l.g.WarpSize, Lane: rank % l.g.WarpSize,
 		Op: x.op, Order: x.order, Scope: x.scope, Site: x.site,
 	}
@@ -86,7 +87,7 @@ func (th *pthread) unacquired(e epoch) (string, pollNote) {
 		o := &blk.threads[i]
 		if o.pend[scope.System].knows(e) && o.poll.mem != nil {
 			rank := int(o.tid) - th.place.Block*th.l.g.BlockSize
-			return fmt.Sprintf("Thread %v of the reader's block", dimIndex(th.l.g.BlockDim, rank)), o.poll
+			return fmt.Sprintf("Thread %v of the reader's block", shared.DimIndex(th.l.g.BlockDim, rank)), o.poll
 		}
 	}
 	return "", pollNote{}

@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/race/internal/shared"
 )
 
 // pageBits sets the entries per metadata page: 256, 32 KiB of entries
@@ -20,7 +21,7 @@ const pageBits = 8
 // an access of this thread, in this synchronization state, was the last
 // to complete, and another thread's update in progress checks against that
 // access, which is what it would check against this one.
-func (s *shadow) repeats(g uint64, st stamp, path *siteSlot) bool {
+func (s *shadow) repeats(g uint64, st stamp, path *shared.SiteSlot) bool {
 	e, x := s.at(g)
 	return st != 0 && e.word.Load() == st && x.pathOf() == path
 }
@@ -30,7 +31,7 @@ func (s *shadow) repeats(g uint64, st stamp, path *siteSlot) bool {
 // granule's first access or a repeat of it (with first records), or as a
 // repeat of the entry's last update. It counts which. Otherwise hasEntry
 // reports whether g is known to have its entry.
-func (s *shadow) settles(th *thread, a *gpu.Access, g uint64, path *siteSlot) (done, hasEntry bool) {
+func (s *shadow) settles(th *thread, a *gpu.Access, g uint64, path *shared.SiteSlot) (done, hasEntry bool) {
 	st, f := th.stamps(a)
 	if !s.firsts {
 		return s.repeats(g, st, path) && th.counted(&th.n.repeats), true
@@ -107,8 +108,8 @@ func (s *shadow) pageBytes(p *page) int64 {
 // on first touch so untouched memory costs nothing.
 type shadow struct {
 	mem    *gpu.Memory
-	key    memKey // mem's key, kept beside the pointer for the registry's scan
-	n      uint64 // granules
+	key    shared.MemKey // mem's key, kept beside the pointer for the registry's scan
+	n      uint64        // granules
 	pages  []pageRef
 	extras bool          // pages carry extras
 	bytes  *atomic.Int64 // the detector's byte count
@@ -214,7 +215,7 @@ func (s *shadow) release() int64 {
 	return b
 }
 
-// shadows maps a launch's memories, by their memKey, to their metadata.
+// shadows maps a launch's memories, by their shared.MemKey, to their metadata.
 // Readers take no lock: a reader lock here would be a shared counter that
 // every access of every core writes to. The first memories a launch uses
 // sit in a small array, found by a scan and added without copying
@@ -234,7 +235,7 @@ type shadows struct {
 	mu      sync.Mutex // serializes writers
 	few     [8]atomic.Pointer[shadow]
 	nfew    atomic.Int32 // slots of few in use
-	m       atomic.Pointer[map[memKey]*shadow]
+	m       atomic.Pointer[map[shared.MemKey]*shadow]
 }
 
 func newShadows(d *Detector) *shadows {
@@ -244,14 +245,14 @@ func newShadows(d *Detector) *shadows {
 
 // get returns m's metadata, creating it on first use.
 func (ss *shadows) get(m *gpu.Memory) *shadow {
-	if s := ss.lookup(keyOf(m)); s != nil {
+	if s := ss.lookup(shared.KeyOf(m)); s != nil {
 		return s
 	}
 	return ss.add(m)
 }
 
 // lookup returns the metadata of the memory with key k, or nil.
-func (ss *shadows) lookup(k memKey) *shadow {
+func (ss *shadows) lookup(k shared.MemKey) *shadow {
 	n := int(ss.nfew.Load())
 	for i := range n {
 		if s := ss.few[i].Load(); s != nil && s.key == k {
@@ -268,18 +269,18 @@ func (ss *shadows) lookup(k memKey) *shadow {
 func (ss *shadows) add(m *gpu.Memory) *shadow {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	if s := ss.lookup(keyOf(m)); s != nil {
+	if s := ss.lookup(shared.KeyOf(m)); s != nil {
 		return s
 	}
 	n := (uint64(m.Bytes()) + ss.gran - 1) / ss.gran
-	s := &shadow{mem: m, key: keyOf(m), n: n, pages: make([]pageRef, (n+1<<pageBits-1)>>pageBits), extras: ss.extras,
+	s := &shadow{mem: m, key: shared.KeyOf(m), n: n, pages: make([]pageRef, (n+1<<pageBits-1)>>pageBits), extras: ss.extras,
 		bytes: ss.bytes, widened: ss.widened, pool: ss.pool, firsts: ss.firsts && ss.dens.firsts(m), fpool: ss.fpool, dens: ss.dens}
 	if i := ss.nfew.Load(); int(i) < len(ss.few) {
 		ss.few[i].Store(s)
 		ss.nfew.Store(i + 1)
 		return s
 	}
-	next := map[memKey]*shadow{}
+	next := map[shared.MemKey]*shadow{}
 	if old := ss.m.Load(); old != nil {
 		next = maps.Clone(*old)
 	}
@@ -313,7 +314,7 @@ func (ss *shadows) drop(keep func(*shadow) bool) {
 }
 
 // dropsAny reports whether keep rejects a memory of m.
-func dropsAny(m map[memKey]*shadow, keep func(*shadow) bool) bool {
+func dropsAny(m map[shared.MemKey]*shadow, keep func(*shadow) bool) bool {
 	for _, s := range m {
 		if !keep(s) {
 			return true

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/race/internal/shared"
 	"github.com/warpguard/warpguard/scope"
 )
 
@@ -74,7 +75,7 @@ func TestShadowsRegistry(t *testing.T) {
 		if i%2 == 0 {
 			require.Same(t, first[i], ss.get(m), "kept memory %d", i)
 		} else {
-			require.Nil(t, ss.lookup(keyOf(m)), "dropped memory %d", i)
+			require.Nil(t, ss.lookup(shared.KeyOf(m)), "dropped memory %d", i)
 			require.NotSame(t, first[i], ss.get(m), "memory %d after its drop", i)
 		}
 	}

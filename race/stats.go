@@ -53,6 +53,14 @@ func (s *totals) add(c *counters) {
 	s.waitNs.Add(c.waitNs)
 }
 
+// reset zeroes the counters, each by an atomic store, so that it may
+// run beside the adds of ending blocks and the loads of Stats.
+func (s *totals) reset() {
+	for _, c := range []*atomic.Uint64{&s.accesses, &s.checks, &s.firsts, &s.repeats, &s.coalesced, &s.locks, &s.contended, &s.waits, &s.waitNs, &s.widened} {
+		c.Store(0)
+	}
+}
+
 // Stats are a detector's counters. The access counters cover the blocks
 // that have ended: read them after a launch.
 type Stats struct {
@@ -75,11 +83,10 @@ type Stats struct {
 
 // Stats returns the detector's counters.
 func (d *Detector) Stats() Stats {
-	d.mu.Lock()
-	defer d.mu.Unlock()
+	kept, dropped := d.sink.Counts()
 	d.notePeak()
 	t := &d.totals
-	return Stats{Reports: len(d.reports.list), Dropped: d.reports.dropped,
+	return Stats{Reports: kept, Dropped: dropped,
 		MetadataBytes: d.bytes.Load(), PeakMetadata: d.peak.Load(),
 		Accesses: t.accesses.Load(), Checks: t.checks.Load(), Firsts: t.firsts.Load(), Repeats: t.repeats.Load(),
 		Coalesced: t.coalesced.Load(), Locks: t.locks.Load(), Contended: t.contended.Load(),

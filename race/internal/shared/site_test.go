@@ -1,4 +1,4 @@
-package race
+package shared
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 // siteChecker is an Observer that resolves every access's site both
 // through the cache and through gpu.Thread.Caller, and counts mismatches.
 type siteChecker struct {
-	c          sites
+	c          Sites
 	mu         sync.Mutex
 	n, differs int
 }
@@ -27,7 +27,7 @@ func (s *siteChecker) Fence(*gpu.Thread, scope.Scope) {
 }
 func (s *siteChecker) Sync(*gpu.Thread, gpu.Sync) {}
 func (s *siteChecker) Access(t *gpu.Thread, _ *gpu.Access) {
-	got, _ := s.c.of(t)
+	got, _ := s.c.Of(t)
 	want := t.Caller()
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -1,4 +1,4 @@
-package race
+package shared
 
 import (
 	"runtime"
@@ -13,13 +13,13 @@ import (
 // past the runtime's frames to the kernel's.
 const framePCsLen = callsite.WalkLen
 
-// siteSlots is the size of the site cache, a power of two.
-const siteSlots = 4096
+// slotCount is the size of the site cache, a power of two.
+const slotCount = 4096
 
 // stackDepth bounds the kernel frames of a report's call stack.
 const stackDepth = 4
 
-// sites caches the kernel site of each call path. gpu.Thread.Caller walks
+// Sites caches the kernel site of each call path. gpu.Thread.Caller walks
 // the whole stack and interns it, which costs more than a check; the
 // cache keys a site by the return addresses of the first frames above the
 // detector, read through frame pointers, and reads it with one atomic
@@ -28,47 +28,50 @@ const stackDepth = 4
 // and its store synchronizes before every load that observes it, so a
 // thread that loads a slot sees its key, site and stack as written.
 //
-// With stacks set (history), a slot also holds the kernel frames of its
+// With Stacks set (history), a slot also holds the kernel frames of its
 // path, those of its first stackDepth that the key holds: frames past the
 // key could differ between paths that share it.
-type sites struct {
-	slots  [siteSlots]atomic.Pointer[siteSlot]
-	stacks bool
-	bare   sync.Map // gpu.Site -> *siteSlot: slots of sites with no cached path
+type Sites struct {
+	slots [slotCount]atomic.Pointer[SiteSlot]
+	// Stacks makes each slot keep its path's kernel frames, for
+	// history; it is set before the cache is first used.
+	Stacks bool
+	bare   sync.Map // gpu.Site -> *SiteSlot: slots of sites with no cached path
 }
 
-// A siteSlot is the cache entry of one call path: the key that names the
-// path, its kernel site and, with stacks, its kernel frames.
-type siteSlot struct {
+// A SiteSlot is the cache entry of one call path: the key that names the
+// path, its kernel site and, with Stacks, its kernel frames. A nil
+// *SiteSlot is a path not cached.
+type SiteSlot struct {
 	key   [framePCsLen]uintptr
 	site  gpu.Site
 	stack []gpu.Site // with stacks: the path's kernel frames, innermost first
 }
 
-// stackOf returns s's stack; nil for a nil slot.
-func (s *siteSlot) stackOf() []gpu.Site {
+// Stack returns s's stack; nil for a nil slot.
+func (s *SiteSlot) Stack() []gpu.Site {
 	if s == nil {
 		return nil
 	}
 	return s.stack
 }
 
-// bareSlot returns the slot of site alone, with no path or stack: for
+// BareSlot returns the slot of site alone, with no path or stack: for
 // records whose call path was not cached.
-func (c *sites) bareSlot(site gpu.Site) *siteSlot {
+func (c *Sites) BareSlot(site gpu.Site) *SiteSlot {
 	if v, ok := c.bare.Load(site); ok {
-		return v.(*siteSlot)
+		return v.(*SiteSlot)
 	}
-	v, _ := c.bare.LoadOrStore(site, &siteSlot{site: site})
-	return v.(*siteSlot)
+	v, _ := c.bare.LoadOrStore(site, &SiteSlot{site: site})
+	return v.(*SiteSlot)
 }
 
-// of returns the kernel site of the access t is making now, and the cache
-// slot of its call path (nil when not cached). It must be called directly
-// by an Observer method, as Caller must.
+// Of returns the kernel site of the access t is making now, and the cache
+// slot of its call path (nil when not cached). It must be called on t's
+// own flow, from within an Observer method, as Caller must.
 //
 //go:noinline
-func (c *sites) of(t *gpu.Thread) (gpu.Site, *siteSlot) {
+func (c *Sites) Of(t *gpu.Thread) (gpu.Site, *SiteSlot) {
 	var key [framePCsLen]uintptr
 	if callsite.Walk(&key) < 3 {
 		return t.Caller(), nil
@@ -77,7 +80,7 @@ func (c *sites) of(t *gpu.Thread) (gpu.Site, *siteSlot) {
 	for _, pc := range key {
 		h = (h ^ uint64(pc)) * 0x100000001b3
 	}
-	slot := &c.slots[(h^h>>29)&(siteSlots-1)]
+	slot := &c.slots[(h^h>>29)&(slotCount-1)]
 	if s := slot.Load(); s != nil && s.key == key {
 		return s.site, s
 	}
@@ -86,8 +89,8 @@ func (c *sites) of(t *gpu.Thread) (gpu.Site, *siteSlot) {
 	if !holds(frames, site) {
 		return site, nil
 	}
-	s := &siteSlot{key: key, site: site}
-	if c.stacks {
+	s := &SiteSlot{key: key, site: site}
+	if c.Stacks {
 		s.stack = heldStack(frames, t.CallerStack(stackDepth))
 	}
 	slot.Store(s)
@@ -135,10 +138,22 @@ func heldStack(frames []runtime.Frame, stack []gpu.Site) []gpu.Site {
 	return stack
 }
 
-// siteOf returns s's site; the zero Site for a nil slot.
-func (s *siteSlot) siteOf() gpu.Site {
+// Site returns s's site; the zero Site for a nil slot.
+func (s *SiteSlot) Site() gpu.Site {
 	if s == nil {
 		return gpu.Site{}
 	}
 	return s.site
+}
+
+// StackOf returns the call stack of the access t makes now, whose call
+// path's slot is path: the slot's, or, with Stacks and no stack cached,
+// t's own. Without Stacks it is nil. t is nil when the access is checked
+// off its thread (the central checker), and then the slot's stack is all
+// there is.
+func (c *Sites) StackOf(t *gpu.Thread, path *SiteSlot) []gpu.Site {
+	if s := path.Stack(); s != nil || !c.Stacks || t == nil {
+		return s
+	}
+	return t.CallerStack(stackDepth)
 }
