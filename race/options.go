@@ -2,6 +2,8 @@ package race
 
 import (
 	"math/bits"
+
+	"github.com/warpguard/warpguard/race/internal/iguard"
 )
 
 // Options configure a [Detector]. The zero value is usable and is the
@@ -73,4 +75,11 @@ func (o Options) withDefaults() Options {
 		o.MaxReports = 100
 	}
 	return o
+}
+
+// engine returns the default mode's configuration: o's, with defaults
+// applied.
+func (o Options) engine() iguard.Config {
+	return iguard.Config{Granularity: o.Granularity, History: o.History, Lock: o.Lock.engine(), NoBackoff: o.NoBackoff,
+		NoCoalesce: o.NoCoalesce, FullEntries: o.FullEntries, Central: o.Central}
 }
