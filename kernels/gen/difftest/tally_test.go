@@ -5,7 +5,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/warpguard/warpguard/race/difftest"
+	"github.com/warpguard/warpguard/kernels/gen/difftest"
 	"github.com/warpguard/warpguard/race/oracle"
 )
 

@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/warpguard/warpguard/kernels/gen"
+	"github.com/warpguard/warpguard/kernels/gen/difftest"
 	"github.com/warpguard/warpguard/race"
-	"github.com/warpguard/warpguard/race/difftest"
 	"github.com/warpguard/warpguard/scope"
 )
 
