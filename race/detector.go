@@ -93,14 +93,16 @@ func (d *Detector) BlockEnd(g *gpu.Grid, b int) {
 }
 
 // Access implements [gpu.Observer]: it checks a against each granule's
-// metadata and records it there. The site cache is read here, on the
-// Observer method's own frame, so that a call path's key holds as many
-// of the kernel's frames as it did before the modes were split.
+// metadata and records it there.
 func (d *Detector) Access(t *gpu.Thread, a *gpu.Access) {
 	if d.sink.Halted() {
 		d.sink.Raise(t)
 		return
 	}
+	// The site cache is read here, on the Observer method's own frame:
+	// a call path's key is the return addresses above its caller, so
+	// reading it from inside an engine would leave one kernel frame
+	// fewer in the key.
 	var site gpu.Site
 	var path *shared.SiteSlot // with history, the access's call path
 	if d.paths {
