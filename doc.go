@@ -16,16 +16,22 @@
 //     scoped happens-before mode), and the test helper that fails a test
 //     on a scoped race ([github.com/warpguard/warpguard/race/racetest]).
 //   - [github.com/warpguard/warpguard/race/oracle]: a trace recorder and a
-//     slow happens-before oracle, by the definition, that judges detectors;
-//     [github.com/warpguard/warpguard/race/difftest] runs a kernel under a
-//     detector configuration and the oracle and lists where they disagree.
+//     slow happens-before oracle, by the definition, that judges detectors.
 //   - [github.com/warpguard/warpguard/race/kind]: the race kinds, a leaf
 //     package that kernels and reports name races by.
+//   - [github.com/warpguard/warpguard/race/report]: the race reports and
+//     their JSON form, a leaf package that race.Report and race.Side name.
+//   - race/internal/iguard: the detector's default checking engine.
+//   - race/internal/shared: what both modes use: the site cache, memory
+//     keys, the report sink and halting.
 //   - [github.com/warpguard/warpguard/kernels]: GPU-style algorithms and the
 //     ScoR suite, each with a sequential reference and race-injection
 //     switches.
 //   - [github.com/warpguard/warpguard/kernels/gen]: seeded random kernels
 //     for differential testing against the oracle.
+//   - [github.com/warpguard/warpguard/kernels/gen/difftest]: runs a
+//     generated kernel under a detector configuration and the oracle and
+//     lists where they disagree.
 //   - [github.com/warpguard/warpguard/kernels/warp] and
 //     [github.com/warpguard/warpguard/kernels/block]: warp and block
 //     collectives (reduce, scans, loads and stores, radix rank and sort,

@@ -3,10 +3,10 @@ package race
 import (
 	"fmt"
 	"math/bits"
-	"sync"
-	"sync/atomic"
 
 	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/race/internal/iguard"
+	"github.com/warpguard/warpguard/race/internal/shared"
 	"github.com/warpguard/warpguard/scope"
 )
 
@@ -17,45 +17,28 @@ import (
 // to one goroutine). A Detector may observe several launches, one after
 // another or at once; each launch gets its own metadata, and reports
 // accumulate until [Detector.Reset].
+//
+// The Detector dispatches each event to the mode that checks: the
+// default engine (package race/internal/iguard), or with Options.Precise
+// the precise mode. Both find sites through one cache and keep races in
+// one sink.
 type Detector struct {
-	opt    Options
-	shift  uint                 // log2 of opt.Granularity
-	paths  bool                 // accesses carry call paths: History or Central
-	halted atomic.Bool          // HaltOnFirst fired: record nothing more
-	halt   atomic.Pointer[Halt] // with Central, the halt a thread must still raise
-	bytes  atomic.Int64         // metadata bytes now allocated
-	peak   atomic.Int64         // most metadata bytes allocated at once
-	totals totals               // counters of the blocks that ended
-
-	// stripes are LockStriped's mutexes, shared by the detector's
-	// launches: allocating 64 KiB per launch was most of a short launch.
-	stripes    *stripes
-	sites      sites     // the kernel sites of call paths, for history
-	pages      sync.Pool // spare metadata pages, of 1<<pageBits entries
-	firstPages sync.Pool // spare pages of first-record slots, zeroed (see first.go)
-	dens       densities // which memories start with first records (density.go)
-	blocks     sync.Pool // spare block states, of ended launches
-
-	// launches maps the running launches' grids to their *launch. A
-	// sync.Map finds one without a lock, and adding one copies nothing.
-	launches sync.Map
-	// last is the launch launchOf found last: most threads look up the
-	// one launch running, and the map's lookup hashes an interface.
-	last    atomic.Pointer[launch]
-	mu      sync.Mutex // guards reports
-	reports reports
-	xl      crossLaunches // orders launches that overlap (crosslaunch.go)
-	pre     *precise      // with Options.Precise, the mode that checks instead (precise.go)
+	opt   Options
+	shift uint         // log2 of opt.Granularity
+	paths bool         // accesses carry call paths: History or Central
+	sink  shared.Sink  // the races found, and HaltOnFirst's halt
+	sites shared.Sites // the kernel sites of call paths, for history
+	eng   *iguard.Engine
+	pre   *precise // with Options.Precise, the mode that checks instead (precise.go)
 }
 
 // New returns a detector configured by opt.
 func New(opt Options) *Detector {
 	opt = opt.withDefaults()
-	d := &Detector{opt: opt, shift: uint(bits.TrailingZeros(uint(opt.Granularity))), paths: opt.History || opt.Central, reports: newReports(opt.MaxReports)}
-	if opt.Lock == LockStriped {
-		d.stripes = new(stripes)
-	}
-	d.sites.stacks = opt.History
+	d := &Detector{opt: opt, shift: uint(bits.TrailingZeros(uint(opt.Granularity))), paths: opt.History || opt.Central}
+	d.sink.Init(opt.MaxReports, haltWith(opt))
+	d.sites.Stacks = opt.History
+	d.eng = iguard.New(opt.engine(), &d.sites, &d.sink)
 	if opt.Precise {
 		d.pre = newPrecise(d)
 	}
@@ -79,12 +62,7 @@ func (d *Detector) LaunchStart(g *gpu.Grid) {
 		d.pre.launchStart(g)
 		return
 	}
-	l := newLaunch(d, g)
-	if d.opt.Central {
-		l.central = startCentral(d)
-	}
-	d.startCross(l)
-	d.launches.Store(g, l)
+	d.eng.LaunchStart(g)
 }
 
 // LaunchEnd implements [gpu.Observer]: it frees the launch's metadata.
@@ -93,18 +71,7 @@ func (d *Detector) LaunchEnd(g *gpu.Grid, _ error) {
 		d.pre.launchEnd(g)
 		return
 	}
-	v, ok := d.launches.LoadAndDelete(g)
-	if !ok {
-		return
-	}
-	l := v.(*launch)
-	d.last.CompareAndSwap(l, nil)
-	d.endCross(l)
-	if l.central != nil {
-		l.central.stop()
-	}
-	l.mem.free()
-	l.recycle()
+	d.eng.LaunchEnd(g)
 }
 
 // BlockStart implements [gpu.Observer].
@@ -113,7 +80,7 @@ func (d *Detector) BlockStart(g *gpu.Grid, b int) {
 		d.pre.blockStart(g, b)
 		return
 	}
-	d.launchOf(g).start(b)
+	d.eng.BlockStart(g, b)
 }
 
 // BlockEnd implements [gpu.Observer]: the block's shared memories die.
@@ -122,181 +89,30 @@ func (d *Detector) BlockEnd(g *gpu.Grid, b int) {
 		d.pre.blockEnd(g, b)
 		return
 	}
-	l := d.launchOf(g)
-	if l.central != nil {
-		l.central.send(event{kind: evBlockEnd, l: l, block: b})
-		return
-	}
-	d.endBlock(l, b)
-}
-
-// endBlock adds the block's counters to the totals, frees its shared
-// memories' metadata and recycles its state (see launch.end).
-func (d *Detector) endBlock(l *launch, b int) {
-	d.notePeak()
-	blk := l.res.get(b)
-	if blk == nil { // its start failed
-		l.mem.freeBlock(b)
-		return
-	}
-	var sum counters // one atomic add per counter per block, not per thread
-	for i := range blk.threads {
-		sum.add(&blk.threads[i].n)
-	}
-	d.totals.add(&sum)
-	l.end(blk)
-}
-
-// launchOf returns g's running launch.
-func (d *Detector) launchOf(g *gpu.Grid) *launch {
-	if l := d.last.Load(); l != nil && l.g == g {
-		return l
-	}
-	v, _ := d.launches.Load(g)
-	l, _ := v.(*launch)
-	if l != nil {
-		d.last.Store(l)
-	}
-	return l
+	d.eng.BlockEnd(g, b)
 }
 
 // Access implements [gpu.Observer]: it checks a against each granule's
 // metadata and records it there.
 func (d *Detector) Access(t *gpu.Thread, a *gpu.Access) {
-	if d.halted.Load() {
-		d.raise(t)
+	if d.sink.Halted() {
+		d.sink.Raise(t)
 		return
 	}
+	// The site cache is read here, on the Observer method's own frame:
+	// a call path's key is the return addresses above its caller, so
+	// reading it from inside an engine would leave one kernel frame
+	// fewer in the key.
+	var site gpu.Site
+	var path *shared.SiteSlot // with history, the access's call path
+	if d.paths {
+		site, path = d.sites.Of(t)
+	}
 	if d.pre != nil {
-		var site gpu.Site
-		if d.paths {
-			site, _ = d.sites.of(t)
-		}
 		d.pre.access(t, a, site)
 		return
 	}
-	th := d.threadOf(t)
-	// The runtime reports a release store before its value reaches
-	// memory: count its fence now, before any thread can see the value.
-	central := th.l.central != nil
-	th.release(a, central)
-	var site gpu.Site
-	var path *siteSlot // with history, the access's call path
-	if d.paths {
-		site, path = d.sites.of(t)
-	}
-	if a.Mem.Space == gpu.GlobalSpace && th.l.cross.Load() {
-		d.checkCross(th, t, a, site, path)
-	}
-	if c := th.l.central; c != nil {
-		c.send(event{kind: evAccess, th: th, a: *a, site: site, path: path, seq: th.seq.Load()})
-		return
-	}
-	d.access(th, t, a, site, path, nil)
-}
-
-// release counts the fence a release access makes. A release store is PTX's release pattern, a fence of
-// its scope then a relaxed store: it publishes what the thread wrote
-// before it to every thread its scope covers, exactly as a fence does in
-// the checks. A release of too narrow a scope is then a missing fence on
-// the data; an acquire of too narrow a scope fails the atomic scope check
-// on the flag itself.
-// With the central checker it is marked apart, in rel (see central.go).
-func (th *thread) release(a *gpu.Access, central bool) {
-	if a.Order != gpu.Release {
-		return
-	}
-	switch i, n := th.number(a.Scope); {
-	case i < 0:
-	case central:
-		mark(&th.rel, i, n)
-	default:
-		mark(&th.last, i, n)
-	}
-}
-
-// access checks a by th; t is th's gpu.Thread when the check runs on it,
-// else nil. seq, when not nil, is th's fence seq at the access, taken by
-// the accessing thread for the central checker.
-func (d *Detector) access(th *thread, t *gpu.Thread, a *gpu.Access, site gpu.Site, path *siteSlot, seq *uint32) {
-	th.n.accesses++
-	first, last := a.Offset>>d.shift, (a.Offset+uint64(max(a.Size, 1))-1)>>d.shift
-	if a.Op == gpu.OpCAS || a.Op == gpu.OpExch || a.Op == gpu.OpStore && a.Order != gpu.Weak {
-		th.lockAccess(*a, first)
-	}
-	s := th.shadowOf(a.Mem)
-	hasEntry := !s.firsts // the granules are known to have entries
-	if first == last && seq == nil {
-		done, e := s.settles(th, a, first, path)
-		if done {
-			return // a first touch or a repeat, settled without filling a record
-		}
-		hasEntry = e
-	}
-	c := access{th: th}
-	th.fill(&c.rec, a)
-	if seq != nil {
-		c.rec.seq = *seq
-	}
-	c.site = site
-	c.store = a.Op.Writes()
-	st := c.stamp()
-	if first == last && seq != nil && s.repeats(first, st, path) {
-		th.n.repeats++
-		return // a repeat: checking it again would change nothing
-	}
-	c.locks = th.lockSet()
-	var key uint64
-	if !d.opt.NoCoalesce {
-		key = coalesceKey(th, &c, first, last)
-		if key != 0 && hasEntry && s.coalesces(first, key, path) {
-			th.n.coalesced++
-			return
-		}
-	}
-	for g := first; g <= last; g++ {
-		if k, f := d.checkEntry(th, s, g, hasEntry, &c, st, key, path); k != 0 {
-			d.found(th, t, a, &c, path, &f)
-		}
-	}
-}
-
-// checkEntry checks c against the entry of s's granule g, under the
-// entry's lock, and records it there; unless hasEntry says the granule
-// has its entry already, a first record in its slot is applied first.
-//
-// An atomic store is an exchange on amd64, the dearest step of a check,
-// so a check makes two: the lock and the unlock that stores the stamp.
-// The call path and the zeroed key around its change matter only when
-// paths are recorded (history, or the central checker); otherwise the
-// path is always nil, and the key is stored only when it changes.
-func (d *Detector) checkEntry(th *thread, s *shadow, g uint64, hasEntry bool, c *access, st stamp, key uint64, path *siteSlot) (Kind, finding) {
-	e, x := s.at(g)
-	lk := &th.l.lk
-	lk.lock(th, e, x)
-	if !hasEntry {
-		th.l.expand(s, g, e, x)
-	}
-	if d.paths {
-		e.ckey.Store(0) // a reader matching the key must see its path
-		x.path.Store(path)
-	}
-	var m meta
-	s.load(g, e, &m, &th.l.sets, c.store)
-	before, locks := m.flags, e.locks
-	var f finding
-	at := path // the slot of c's site, which the entry keeps with history
-	if at == nil && d.paths && !c.site.IsZero() {
-		at = d.sites.bareSlot(c.site)
-	}
-	k := m.check(c, at, x, &f)
-	s.save(g, e, &m, &th.l.sets)
-	if next := m.keyAfter(key, c, k, before, e.locks == locks); next != e.ckey.Load() {
-		e.ckey.Store(next)
-	}
-	lk.unlock(e, x, st)
-	th.n.checks++
-	return k, f
+	d.eng.Access(t, a, site, path)
 }
 
 // Fence implements [gpu.Observer]: it counts the fence and activates the
@@ -306,14 +122,7 @@ func (d *Detector) Fence(t *gpu.Thread, s scope.Scope) {
 		d.pre.fence(t, s)
 		return
 	}
-	th := d.threadOf(t)
-	if c := th.l.central; c != nil {
-		_, n := th.number(s)
-		c.send(event{kind: evFence, th: th, scope: s, seq: n})
-		return
-	}
-	th.fence(s)
-	th.fenceLocks(s)
+	d.eng.Fence(t, s)
 }
 
 // Sync implements [gpu.Observer]: it advances the epoch of the threads that
@@ -324,33 +133,8 @@ func (d *Detector) Sync(t *gpu.Thread, s gpu.Sync) {
 		d.pre.sync(t, s)
 		return
 	}
-	th := d.threadOf(t)
-	if c := th.l.central; c != nil {
-		c.send(event{kind: evSync, th: th, sync: s})
-		return
-	}
-	th.sync(s)
-}
-
-// sync applies collective s that th completed last.
-func (th *thread) sync(s gpu.Sync) {
-	switch s.Kind {
-	case gpu.SyncThreads:
-		th.blk.bar.Add(1)
-	case gpu.SyncWarp:
-		th.w.sync(s.Mask)
-	case gpu.SyncGrid:
-		th.l.grid.Add(1)
-	case gpu.SyncTile:
-		th.blk.tileSync(s.First, s.Count)
-	}
+	d.eng.Sync(t, s)
 }
 
 // MetadataBytes returns the bytes of memory metadata allocated now.
-func (d *Detector) MetadataBytes() int64 { return d.bytes.Load() }
-
-func (d *Detector) notePeak() {
-	b := d.bytes.Load()
-	for p := d.peak.Load(); b > p && !d.peak.CompareAndSwap(p, b); p = d.peak.Load() {
-	}
-}
+func (d *Detector) MetadataBytes() int64 { return d.eng.MetadataBytes() }

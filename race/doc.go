@@ -91,25 +91,28 @@
 // a repeated access by the same thread with no synchronization since skips
 // the lock, and so does a load or atomic that repeats the check a lane of
 // the same warp just made (warp coalescing, iGUARD §6.5, adapted to lanes
-// that are not in lockstep: see coalesce.go). A check that finds its entry
+// that are not in lockstep). A check that finds its entry
 // locked backs off exponentially up to a cap that grows with the warps
-// launched, then yields (backoff.go). A granule's first access takes no
+// launched, then yields. A granule's first access takes no
 // lock at all: its metadata starts as one word holding the access
 // itself, packed, and becomes a full entry only when another access
-// needs one (first.go; Options.FullEntries turns this off). A full entry
+// needs one (Options.FullEntries turns this off). A full entry
 // is one cache line, 64 bytes (104 with LockMutex, which keeps a mutex
 // beside it): its records are packed, with every counter whole; a record
 // whose counters outgrow their fields (a block past 2^16 barriers, say)
-// moves its entry's records to a wide array beside the page (packed.go;
-// Stats.Widened counts such entries).
+// moves its entry's records to a wide array beside the page
+// (Stats.Widened counts such entries).
 // So a granule touched once, as most of a big kernel's are, costs 8
 // bytes. A memory most of whose granules needed entries anyway gets
-// them from the first touch in the detector's next launches
-// (density.go). History (Options.History) and Central keep sites and
-// call paths, so they give every granule its entry at once (104 bytes).
+// them from the first touch in the detector's next launches. History
+// (Options.History) and Central keep sites and call paths, so they give
+// every granule its entry at once (104 bytes).
 // Metadata is allocated in pages on first touch and reused across
 // launches, as are the blocks' synchronization states. History adds a
 // site lookup per access, cached per call path with the path's call stack.
+// The default mode's checks, metadata and the mechanisms above live in
+// package race/internal/iguard; the site cache and the report sink both
+// modes share, in race/internal/shared.
 //
 // # Configurations
 //

@@ -2,6 +2,8 @@ package race
 
 import (
 	"math/bits"
+
+	"github.com/warpguard/warpguard/race/internal/iguard"
 )
 
 // Options configure a [Detector]. The zero value is usable and is the
@@ -34,16 +36,16 @@ type Options struct {
 	Lock Locking
 	// NoBackoff makes a check that finds its entry locked spin on it
 	// tightly, as iGUARD does with CONT_OPT=0, instead of backing off
-	// exponentially (see backoff.go). Only LockSpin backs off.
+	// exponentially (see backoff.go in race/internal/iguard). Only LockSpin backs off.
 	NoBackoff bool
 	// NoCoalesce checks every load and atomic of a warp's lanes to one
 	// word, instead of letting a lane skip a check that would repeat its
-	// warp's last one (see coalesce.go).
+	// warp's last one (see coalesce.go in race/internal/iguard).
 	NoCoalesce bool
 	// FullEntries gives every granule its full metadata entry (64
 	// bytes) at its first access, as iGUARD does, instead of one word
 	// holding that access, packed, until another access needs the entry
-	// (see first.go). It exists for
+	// (see first.go in race/internal/iguard). It exists for
 	// benchmarks; verdicts are the same. Detectors with History or
 	// Central always keep full entries.
 	FullEntries bool
@@ -73,4 +75,11 @@ func (o Options) withDefaults() Options {
 		o.MaxReports = 100
 	}
 	return o
+}
+
+// engine returns the default mode's configuration: o's, with defaults
+// applied.
+func (o Options) engine() iguard.Config {
+	return iguard.Config{Granularity: o.Granularity, History: o.History, Lock: o.Lock.engine(), NoBackoff: o.NoBackoff,
+		NoCoalesce: o.NoCoalesce, FullEntries: o.FullEntries, Central: o.Central}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/race/internal/shared"
 	"github.com/warpguard/warpguard/scope"
 )
 
@@ -11,17 +12,17 @@ import (
 // access of the same location.
 func (p *precise) report(th *pthread, t *gpu.Thread, a *gpu.Access, x, y *prec) {
 	if x.site.IsZero() {
-		x.site, _ = p.d.sites.of(t)
+		x.site, _ = p.d.sites.Of(t)
 	}
 	k := th.kindOf(x, y)
-	if p.d.known(k, x.site, y.site) {
+	if p.d.sink.Known(k, x.site, y.site) {
 		return
 	}
 	l := th.l
 	cur, prev := l.side(x), l.side(y)
 	r := Report{Kind: k, Launch: l.g.Name, Mem: a.Mem, Index: a.Index, Current: cur, Previous: prev,
 		Evidence: th.evidence(k, cur, prev, x, y)}
-	p.d.keep(r, t)
+	p.d.sink.Keep(r, t)
 }
 
 // kindOf names the race by what was missing: a scope wide enough, for
@@ -45,7 +46,7 @@ func (l *plaunch) side(x *prec) Side {
 	pl := l.place(x.e.tid)
 	rank := int(x.e.tid) - pl.Block*l.g.BlockSize
 	return Side{
-		Block: dimIndex(l.g.GridDim, pl.Block), Thread: dimIndex(l.g.BlockDim, rank),
+		Block: shared.DimIndex(l.g.GridDim, pl.Block), Thread: shared.DimIndex(l.g.BlockDim, rank),
 		BlockID: pl.Block, GlobalID: int(x.e.tid), Warp: rank / l.g.WarpSize, Lane: rank % l.g.WarpSize,
 		Op: x.op, Order: x.order, Scope: x.scope, Site: x.site,
 	}
@@ -65,9 +66,9 @@ func (th *pthread) evidence(k Kind, cur, prev Side, x, y *prec) string {
 			narrow, other = cur, prev
 		}
 		return fmt.Sprintf("The %v at %s has %v scope, which does not include %s, and nothing orders the two accesses. Give it %v scope or wider, so that the pair is atomic between the two threads.",
-			narrow.Op, narrow.where(), narrow.Scope, other.Who(), common)
+			narrow.Op, narrow.Where(), narrow.Scope, other.Who(), common)
 	}
-	first := fmt.Sprintf("%s's %s at %s", prev.Who(), prev.What(), prev.where())
+	first := fmt.Sprintf("%s's %s at %s", prev.Who(), prev.What(), prev.Where())
 	if warpVolatile(x, y, th.place, py) {
 		return fmt.Sprintf("%s and this %s are volatile accesses of two lanes of one warp, which independent thread scheduling does not run in lockstep: volatile orders nothing, so put a __syncwarp (SyncWarp with both lanes in its mask) between them.",
 			first, cur.What())
@@ -76,7 +77,7 @@ func (th *pthread) evidence(k Kind, cur, prev Side, x, y *prec) string {
 		flag := Report{Mem: poll.mem, Index: poll.idx}
 		at := Side{Site: poll.site}
 		return fmt.Sprintf("%s acquired nothing after reading %s at %s: no acquire load, and no fence of a scope that includes the writer followed that read, so %s is not ordered before this %s. Read the flag with an acquire load of %v scope (LoadAcquire), or put a fence of %v scope after the read (%s).",
-			who, flag.Element(), at.where(), first, cur.Op, max(common, scope.Block), max(common, scope.Block), fenceName(max(common, scope.Block)))
+			who, flag.Element(), at.Where(), first, cur.Op, max(common, scope.Block), max(common, scope.Block), fenceName(max(common, scope.Block)))
 	}
 	return fmt.Sprintf("Nothing orders %s before this %s: no barrier both threads passed, and no release of the first thread (a release store, or a fence then a strong write) reached the second through an acquire (an acquire load, or a strong read then a fence) with scopes that include both threads, directly or through a chain of such pairs. %s",
 		first, cur.Op, fix(common))
@@ -117,7 +118,7 @@ func (th *pthread) unacquired(e epoch) (string, pollNote) {
 		o := &blk.threads[i]
 		if o.pend[scope.System].knows(e) && o.poll.mem != nil {
 			rank := int(o.tid) - th.place.Block*th.l.g.BlockSize
-			return fmt.Sprintf("Thread %v of the reader's block", dimIndex(th.l.g.BlockDim, rank)), o.poll
+			return fmt.Sprintf("Thread %v of the reader's block", shared.DimIndex(th.l.g.BlockDim, rank)), o.poll
 		}
 	}
 	return "", pollNote{}

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/warpguard/warpguard/kernels/gen"
+	"github.com/warpguard/warpguard/kernels/gen/difftest"
 	"github.com/warpguard/warpguard/race"
-	"github.com/warpguard/warpguard/race/difftest"
 )
 
 // fuzzDoc is fuzz's help paragraph.

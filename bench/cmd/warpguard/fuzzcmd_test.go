@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/warpguard/warpguard/race/difftest"
+	"github.com/warpguard/warpguard/kernels/gen/difftest"
 )
 
 // TestFuzzExitCodes: a run exits 0 whatever its counts; bad flags and

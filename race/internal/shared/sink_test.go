@@ -1,0 +1,51 @@
+package shared
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/warpguard/warpguard/race/kind"
+	"github.com/warpguard/warpguard/race/report"
+)
+
+// TestSinkBoundsAndDedups: a sink keeps each kind and pair of sites
+// once, counts distinct races past its bound, and a race taken stays
+// known until Reset.
+func TestSinkBoundsAndDedups(t *testing.T) {
+	var s Sink
+	s.Init(1, nil)
+	r := report.Report{Kind: kind.MissingBlockFence, Index: 1}
+	s.Keep(r, nil)
+	s.Keep(r, nil)
+	s.Keep(report.Report{Kind: kind.ScopedAtomic}, nil)
+	kept, dropped := s.Counts()
+	require.Equal(t, 1, kept)
+	require.Equal(t, 1, dropped)
+	require.True(t, s.Known(kind.MissingBlockFence, r.Current.Site, r.Previous.Site))
+	require.Len(t, s.Take(func(report.Report) bool { return true }), 1)
+	require.Empty(t, s.Reports())
+	require.True(t, s.Known(kind.MissingBlockFence, r.Current.Site, r.Previous.Site), "taken, still known")
+	s.Reset()
+	require.False(t, s.Known(kind.MissingBlockFence, r.Current.Site, r.Previous.Site))
+	require.False(t, s.Halted())
+}
+
+// TestSinkHaltsOffThread: a race kept off its thread (the central
+// checker) halts once, by the next Raise; a sink without a halt never
+// halts.
+func TestSinkHaltsOffThread(t *testing.T) {
+	var s Sink
+	made := 0
+	s.Init(10, func(report.Report) error { made++; return nil })
+	s.Keep(report.Report{Kind: kind.MissingSyncwarp}, nil)
+	s.Keep(report.Report{Kind: kind.ScopedAtomic}, nil)
+	require.True(t, s.Halted())
+	require.Equal(t, 1, made, "only the first race halts")
+	require.NotNil(t, s.pending.Load())
+
+	var quiet Sink
+	quiet.Init(10, nil)
+	quiet.Keep(report.Report{Kind: kind.MissingSyncwarp}, nil)
+	require.False(t, quiet.Halted())
+}

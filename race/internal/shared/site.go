@@ -1,0 +1,159 @@
+package shared
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/internal/callsite"
+)
+
+// framePCsLen is how many return addresses key a site: enough to reach
+// past the runtime's frames to the kernel's.
+const framePCsLen = callsite.WalkLen
+
+// slotCount is the size of the site cache, a power of two.
+const slotCount = 4096
+
+// stackDepth bounds the kernel frames of a report's call stack.
+const stackDepth = 4
+
+// Sites caches the kernel site of each call path. gpu.Thread.Caller walks
+// the whole stack and interns it, which costs more than a check; the
+// cache keys a site by the return addresses of the first frames above the
+// detector, read through frame pointers, and reads it with one atomic
+// load. A slot holds the last path that hashed to it; a collision costs a
+// Caller call, never a wrong site. A slot is never changed once stored,
+// and its store synchronizes before every load that observes it, so a
+// thread that loads a slot sees its key, site and stack as written.
+//
+// With Stacks set (history), a slot also holds the kernel frames of its
+// path, those of its first stackDepth that the key holds: frames past the
+// key could differ between paths that share it.
+type Sites struct {
+	slots [slotCount]atomic.Pointer[SiteSlot]
+	// Stacks makes each slot keep its path's kernel frames, for
+	// history; it is set before the cache is first used.
+	Stacks bool
+	bare   sync.Map // gpu.Site -> *SiteSlot: slots of sites with no cached path
+}
+
+// A SiteSlot is the cache entry of one call path: the key that names the
+// path, its kernel site and, with Stacks, its kernel frames. A nil
+// *SiteSlot is a path not cached.
+type SiteSlot struct {
+	key   [framePCsLen]uintptr
+	site  gpu.Site
+	stack []gpu.Site // with stacks: the path's kernel frames, innermost first
+}
+
+// Stack returns s's stack; nil for a nil slot.
+func (s *SiteSlot) Stack() []gpu.Site {
+	if s == nil {
+		return nil
+	}
+	return s.stack
+}
+
+// BareSlot returns the slot of site alone, with no path or stack: for
+// records whose call path was not cached.
+func (c *Sites) BareSlot(site gpu.Site) *SiteSlot {
+	if v, ok := c.bare.Load(site); ok {
+		return v.(*SiteSlot)
+	}
+	v, _ := c.bare.LoadOrStore(site, &SiteSlot{site: site})
+	return v.(*SiteSlot)
+}
+
+// Of returns the kernel site of the access t is making now, and the cache
+// slot of its call path (nil when not cached). It must be called on t's
+// own flow, from within an Observer method, as Caller must.
+//
+//go:noinline
+func (c *Sites) Of(t *gpu.Thread) (gpu.Site, *SiteSlot) {
+	var key [framePCsLen]uintptr
+	if callsite.Walk(&key) < 3 {
+		return t.Caller(), nil
+	}
+	h := uint64(17)
+	for _, pc := range key {
+		h = (h ^ uint64(pc)) * 0x100000001b3
+	}
+	slot := &c.slots[(h^h>>29)&(slotCount-1)]
+	if s := slot.Load(); s != nil && s.key == key {
+		return s.site, s
+	}
+	site := t.Caller()
+	frames := keyFrames(&key)
+	if !holds(frames, site) {
+		return site, nil
+	}
+	s := &SiteSlot{key: key, site: site}
+	if c.Stacks {
+		s.stack = heldStack(frames, t.CallerStack(stackDepth))
+	}
+	slot.Store(s)
+	return site, s
+}
+
+// keyFrames resolves the frames of key.
+func keyFrames(key *[framePCsLen]uintptr) []runtime.Frame {
+	pcs := make([]uintptr, 0, framePCsLen) // a copy: CallersFrames keeps it, which would move key to the heap
+	for _, pc := range key {
+		if pc != 0 {
+			pcs = append(pcs, pc)
+		}
+	}
+	var out []runtime.Frame
+	frames := runtime.CallersFrames(pcs)
+	for {
+		f, more := frames.Next()
+		out = append(out, f)
+		if !more {
+			return out
+		}
+	}
+}
+
+// holds reports whether frames include site's frame. For the frames of
+// a key it means the key determines the site: Caller picks the first
+// kernel frame above the runtime's, and every frame up to it is in the key.
+func holds(frames []runtime.Frame, site gpu.Site) bool {
+	for _, f := range frames {
+		if f.Line == site.Line() && f.File == site.File() && f.Function == site.Function() {
+			return true
+		}
+	}
+	return false
+}
+
+// heldStack returns the leading frames of stack that frames hold.
+func heldStack(frames []runtime.Frame, stack []gpu.Site) []gpu.Site {
+	for i, s := range stack {
+		if !holds(frames, s) {
+			return stack[:i]
+		}
+	}
+	return stack
+}
+
+// Site returns s's site; the zero Site for a nil slot.
+func (s *SiteSlot) Site() gpu.Site {
+	if s == nil {
+		return gpu.Site{}
+	}
+	return s.site
+}
+
+// StackOf returns the call stack of the access t makes now, whose call
+// path's slot is path: the slot's, or, with Stacks and no stack cached,
+// t's own. Without Stacks it is nil. t is nil when the access is checked
+// off its thread (the central checker), and then the slot's stack is all
+// there is.
+func (c *Sites) StackOf(t *gpu.Thread, path *SiteSlot) []gpu.Site {
+	if s := path.Stack(); s != nil || !c.Stacks || t == nil {
+		return s
+	}
+	return t.CallerStack(stackDepth)
+}

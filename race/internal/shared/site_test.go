@@ -1,0 +1,63 @@
+package shared
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/scope"
+)
+
+// siteChecker is an Observer that resolves every access's site both
+// through the cache and through gpu.Thread.Caller, and counts mismatches.
+type siteChecker struct {
+	c          Sites
+	mu         sync.Mutex
+	n, differs int
+}
+
+func (s *siteChecker) LaunchStart(*gpu.Grid)      {}
+func (s *siteChecker) LaunchEnd(*gpu.Grid, error) {}
+func (s *siteChecker) BlockStart(*gpu.Grid, int)  {}
+func (s *siteChecker) BlockEnd(*gpu.Grid, int)    {}
+func (s *siteChecker) Fence(*gpu.Thread, scope.Scope) {
+}
+func (s *siteChecker) Sync(*gpu.Thread, gpu.Sync) {}
+func (s *siteChecker) Access(t *gpu.Thread, _ *gpu.Access) {
+	got, _ := s.c.Of(t)
+	want := t.Caller()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.n++
+	if got.File() != want.File() || got.Line() != want.Line() || got.Function() != want.Function() {
+		s.differs++
+	}
+}
+
+//go:noinline
+func helperStore(t *gpu.Thread, x gpu.Buffer[int32], i int) { x.Store(t, i, 1) }
+
+func TestSiteCacheMatchesCaller(t *testing.T) {
+	t.Parallel()
+	d, err := gpu.NewDevice(gpu.DeviceConfig{})
+	require.NoError(t, err)
+	x := gpu.Alloc[int32](d, "x", 64)
+	sc := &siteChecker{}
+	for _, e := range []gpu.Executor{gpu.Fibers, gpu.Goroutines} {
+		require.NoError(t, d.Launch(context.Background(), gpu.Config{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 32}, Executor: e, Observer: sc},
+			func(t *gpu.Thread) {
+				for i := range 4 {
+					x.Store(t, t.Lane(), int32(i))
+					helperStore(t, x, t.Lane())
+					x.AtomicCAS(t, 32+t.Lane(), 0, 1, scope.Device)
+				}
+				helperStore(t, x, t.Lane())
+				_ = x.LoadVolatile(t, t.Lane())
+			}))
+	}
+	require.Equal(t, 2*64*14, sc.n)
+	require.Zero(t, sc.differs)
+}
