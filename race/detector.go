@@ -5,6 +5,7 @@ import (
 	"math/bits"
 
 	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/race/internal/hb"
 	"github.com/warpguard/warpguard/race/internal/iguard"
 	"github.com/warpguard/warpguard/race/internal/shared"
 	"github.com/warpguard/warpguard/scope"
@@ -20,7 +21,7 @@ import (
 //
 // The Detector dispatches each event to the mode that checks: the
 // default engine (package race/internal/iguard), or with Options.Precise
-// the precise mode. Both find sites through one cache and keep races in
+// the precise mode (package race/internal/hb). Both find sites through one cache and keep races in
 // one sink.
 type Detector struct {
 	opt   Options
@@ -29,7 +30,7 @@ type Detector struct {
 	sink  shared.Sink  // the races found, and HaltOnFirst's halt
 	sites shared.Sites // the kernel sites of call paths, for history
 	eng   *iguard.Engine
-	pre   *precise // with Options.Precise, the mode that checks instead (precise.go)
+	pre   *hb.Engine // with Options.Precise, the mode that checks instead
 }
 
 // New returns a detector configured by opt.
@@ -40,7 +41,7 @@ func New(opt Options) *Detector {
 	d.sites.Stacks = opt.History
 	d.eng = iguard.New(opt.engine(), &d.sites, &d.sink)
 	if opt.Precise {
-		d.pre = newPrecise(d)
+		d.pre = hb.New(d.shift, &d.sites, &d.sink)
 	}
 	return d
 }
@@ -59,7 +60,7 @@ func (d *Detector) LaunchStart(g *gpu.Grid) {
 		panic(fmt.Sprintf("race: launch %q has %d threads (%d blocks of %d); precise mode names threads in 31 bits, two keys each, and accepts at most %d", g.Name, n, g.Blocks, g.BlockSize, preciseThreads))
 	}
 	if d.pre != nil {
-		d.pre.launchStart(g)
+		d.pre.LaunchStart(g)
 		return
 	}
 	d.eng.LaunchStart(g)
@@ -68,7 +69,7 @@ func (d *Detector) LaunchStart(g *gpu.Grid) {
 // LaunchEnd implements [gpu.Observer]: it frees the launch's metadata.
 func (d *Detector) LaunchEnd(g *gpu.Grid, _ error) {
 	if d.pre != nil {
-		d.pre.launchEnd(g)
+		d.pre.LaunchEnd(g)
 		return
 	}
 	d.eng.LaunchEnd(g)
@@ -77,7 +78,7 @@ func (d *Detector) LaunchEnd(g *gpu.Grid, _ error) {
 // BlockStart implements [gpu.Observer].
 func (d *Detector) BlockStart(g *gpu.Grid, b int) {
 	if d.pre != nil {
-		d.pre.blockStart(g, b)
+		d.pre.BlockStart(g, b)
 		return
 	}
 	d.eng.BlockStart(g, b)
@@ -86,7 +87,7 @@ func (d *Detector) BlockStart(g *gpu.Grid, b int) {
 // BlockEnd implements [gpu.Observer]: the block's shared memories die.
 func (d *Detector) BlockEnd(g *gpu.Grid, b int) {
 	if d.pre != nil {
-		d.pre.blockEnd(g, b)
+		d.pre.BlockEnd(g, b)
 		return
 	}
 	d.eng.BlockEnd(g, b)
@@ -109,7 +110,7 @@ func (d *Detector) Access(t *gpu.Thread, a *gpu.Access) {
 		site, path = d.sites.Of(t)
 	}
 	if d.pre != nil {
-		d.pre.access(t, a, site)
+		d.pre.Access(t, a, site)
 		return
 	}
 	d.eng.Access(t, a, site, path)
@@ -119,7 +120,7 @@ func (d *Detector) Access(t *gpu.Thread, a *gpu.Access) {
 // locks it validates.
 func (d *Detector) Fence(t *gpu.Thread, s scope.Scope) {
 	if d.pre != nil {
-		d.pre.fence(t, s)
+		d.pre.Fence(t, s)
 		return
 	}
 	d.eng.Fence(t, s)
@@ -130,7 +131,7 @@ func (d *Detector) Fence(t *gpu.Thread, s scope.Scope) {
 // the participants' later accesses see the new epoch.
 func (d *Detector) Sync(t *gpu.Thread, s gpu.Sync) {
 	if d.pre != nil {
-		d.pre.sync(t, s)
+		d.pre.Sync(t, s)
 		return
 	}
 	d.eng.Sync(t, s)

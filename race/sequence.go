@@ -19,8 +19,6 @@ func (d *Detector) Sequences() bool { return d.pre != nil }
 // unlocked, the order in which the precise mode checks an element's
 // writes and strong reads is the order in which they took effect, on
 // every executor: a strong read acquires from the write whose value it
-// returned, with no waiting and no inference from values.
-func (d *Detector) Sequence(m *gpu.Memory, i int) *sync.Mutex {
-	h := (m.DeviceID*0x9e3779b97f4a7c15 ^ m.ID*0xbf58476d1ce4e5b9) + uint64(i)
-	return &d.pre.stripes[h%preciseStripes]
-}
+// returned, with no waiting and no inference from values. Only a
+// detector whose Sequences reports true is asked.
+func (d *Detector) Sequence(m *gpu.Memory, i int) *sync.Mutex { return d.pre.Sequence(m, i) }

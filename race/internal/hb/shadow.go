@@ -1,4 +1,4 @@
-package race
+package hb
 
 import (
 	"github.com/warpguard/warpguard/gpu"

@@ -1,51 +1,53 @@
-package race
+package hb
 
 import (
 	"fmt"
 
 	"github.com/warpguard/warpguard/gpu"
 	"github.com/warpguard/warpguard/race/internal/shared"
+	"github.com/warpguard/warpguard/race/kind"
+	"github.com/warpguard/warpguard/race/report"
 	"github.com/warpguard/warpguard/scope"
 )
 
 // report records the race between x, access a of th, and y, an earlier
 // access of the same location.
-func (p *precise) report(th *pthread, t *gpu.Thread, a *gpu.Access, x, y *prec) {
+func (p *Engine) report(th *pthread, t *gpu.Thread, a *gpu.Access, x, y *prec) {
 	if x.site.IsZero() {
-		x.site, _ = p.d.sites.Of(t)
+		x.site, _ = p.sites.Of(t)
 	}
 	k := th.kindOf(x, y)
-	if p.d.sink.Known(k, x.site, y.site) {
+	if p.sink.Known(k, x.site, y.site) {
 		return
 	}
 	l := th.l
 	cur, prev := l.side(x), l.side(y)
-	r := Report{Kind: k, Launch: l.g.Name, Mem: a.Mem, Index: a.Index, Current: cur, Previous: prev,
+	r := report.Report{Kind: k, Launch: l.g.Name, Mem: a.Mem, Index: a.Index, Current: cur, Previous: prev,
 		Evidence: th.evidence(k, cur, prev, x, y)}
-	p.d.sink.Keep(r, t)
+	p.sink.Keep(r, t)
 }
 
 // kindOf names the race by what was missing: a scope wide enough, for
 // two strong accesses; else the synchronization the two threads' places
 // call for.
-func (th *pthread) kindOf(x, y *prec) Kind {
+func (th *pthread) kindOf(x, y *prec) kind.Kind {
 	if x.strong() && y.strong() && !warpVolatile(x, y, th.place, th.l.place(y.e.tid)) {
-		return ScopedAtomic
+		return kind.ScopedAtomic
 	}
 	switch scope.Common(th.place, th.l.place(y.e.tid)) {
 	case scope.Warp:
-		return MissingSyncwarp
+		return kind.MissingSyncwarp
 	case scope.Block:
-		return MissingBlockFence
+		return kind.MissingBlockFence
 	}
-	return MissingDeviceFence
+	return kind.MissingDeviceFence
 }
 
 // side describes recorded access x.
-func (l *plaunch) side(x *prec) Side {
+func (l *plaunch) side(x *prec) report.Side {
 	pl := l.place(x.e.tid)
 	rank := int(x.e.tid) - pl.Block*l.g.BlockSize
-	return Side{
+	return report.Side{
 		Block: shared.DimIndex(l.g.GridDim, pl.Block), Thread: shared.DimIndex(l.g.BlockDim, rank),
 		BlockID: pl.Block, GlobalID: int(x.e.tid), Warp: rank / l.g.WarpSize, Lane: rank % l.g.WarpSize,
 		Op: x.op, Order: x.order, Scope: x.scope, Site: x.site,
@@ -57,10 +59,10 @@ func (l *plaunch) side(x *prec) Side {
 // words: a wider scope for two strong accesses, an acquire for a flag
 // read without one, __syncwarp for lanes, else what the two threads'
 // places call for (see fix).
-func (th *pthread) evidence(k Kind, cur, prev Side, x, y *prec) string {
+func (th *pthread) evidence(k kind.Kind, cur, prev report.Side, x, y *prec) string {
 	py := th.l.place(y.e.tid)
 	common := scope.Common(th.place, py)
-	if k == ScopedAtomic {
+	if k == kind.ScopedAtomic {
 		narrow, other := prev, cur
 		if prev.Scope.Covers(py, th.place) {
 			narrow, other = cur, prev
@@ -74,8 +76,8 @@ func (th *pthread) evidence(k Kind, cur, prev Side, x, y *prec) string {
 			first, cur.What())
 	}
 	if who, poll := th.unacquired(y.e); poll.mem != nil {
-		flag := Report{Mem: poll.mem, Index: poll.idx}
-		at := Side{Site: poll.site}
+		flag := report.Report{Mem: poll.mem, Index: poll.idx}
+		at := report.Side{Site: poll.site}
 		return fmt.Sprintf("%s acquired nothing after reading %s at %s: no acquire load, and no fence of a scope that includes the writer followed that read, so %s is not ordered before this %s. Read the flag with an acquire load of %v scope (LoadAcquire), or put a fence of %v scope after the read (%s).",
 			who, flag.Element(), at.Where(), first, cur.Op, max(common, scope.Block), max(common, scope.Block), fenceName(max(common, scope.Block)))
 	}

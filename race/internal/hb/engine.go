@@ -1,22 +1,25 @@
-package race
+package hb
 
 import (
 	"sync"
 
 	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/race/internal/shared"
 	"github.com/warpguard/warpguard/scope"
 )
 
-// precise is the state of the precise mode (Options.Precise): the
+// An Engine is the exact mode's checker (race.Options.Precise): the
 // launches it observes. One mutex orders every event of every launch, so
 // the order the events are applied in is one total order consistent with
 // each thread's program order, and every field below is guarded by it.
-type precise struct {
-	d        *Detector
+type Engine struct {
+	shift    uint          // log2 of the granule size
+	sites    *shared.Sites // finds the site of a report's access when it came without one
+	sink     *shared.Sink  // keeps the reports
 	mu       sync.Mutex
 	launches map[*gpu.Grid]*plaunch
 	// stripes sequence each element's strong reads and writes with their
-	// checks (see Detector.Sequence); they are taken before mu.
+	// checks (see Sequence); they are taken before mu.
 	stripes [preciseStripes]sync.Mutex
 }
 
@@ -25,17 +28,29 @@ type precise struct {
 // one, since every access then also takes mu.
 const preciseStripes = 256
 
-// newPrecise returns the precise mode of detector d, which keeps its
-// reports.
-func newPrecise(d *Detector) *precise {
-	return &precise{d: d, launches: map[*gpu.Grid]*plaunch{}}
+// New returns an engine checking granules of 1<<shift bytes, which finds
+// missing sites with sites and keeps its reports in sink.
+func New(shift uint, sites *shared.Sites, sink *shared.Sink) *Engine {
+	return &Engine{shift: shift, sites: sites, sink: sink, launches: map[*gpu.Grid]*plaunch{}}
+}
+
+// Sequence returns the mutex under which the runtime performs and reports
+// the stores, read-modify-writes and strong loads of element i of m (see
+// gpu.Sequencer). Because the check of each such access happens before the
+// mutex is unlocked, the order in which the engine checks an element's
+// writes and strong reads is the order in which they took effect, on
+// every executor: a strong read acquires from the write whose value it
+// returned, with no waiting and no inference from values.
+func (p *Engine) Sequence(m *gpu.Memory, i int) *sync.Mutex {
+	h := (m.DeviceID*0x9e3779b97f4a7c15 ^ m.ID*0xbf58476d1ce4e5b9) + uint64(i)
+	return &p.stripes[h%preciseStripes]
 }
 
 // A plaunch is one launch under the precise mode: its resident blocks'
 // threads and the shadow of the memory it touched. A launch starts from
 // nothing known: the launch boundary orders everything before it.
 type plaunch struct {
-	p      *precise
+	p      *Engine
 	g      *gpu.Grid
 	blocks map[int]*pblock
 	global pshadow
@@ -45,7 +60,7 @@ type plaunch struct {
 
 // threads returns thread states for a block, those of an ended block if
 // there is one: a launch allocates them for its resident blocks only.
-// blockStart overwrites each.
+// BlockStart overwrites each.
 func (l *plaunch) threads() []pthread {
 	if n := len(l.spare); n > 0 {
 		ths := l.spare[n-1]
@@ -60,23 +75,23 @@ type pblock struct {
 	threads []pthread
 }
 
-// launchStart starts launch g knowing nothing: the launch boundary
+// LaunchStart starts launch g knowing nothing: the launch boundary
 // orders everything before it.
-func (p *precise) launchStart(g *gpu.Grid) {
+func (p *Engine) LaunchStart(g *gpu.Grid) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.launches[g] = &plaunch{p: p, g: g, blocks: map[int]*pblock{}, global: pshadow{}, shared: map[int]pshadow{}}
 }
 
-// launchEnd forgets launch g: its threads and its shadow.
-func (p *precise) launchEnd(g *gpu.Grid) {
+// LaunchEnd forgets launch g: its threads and its shadow.
+func (p *Engine) LaunchEnd(g *gpu.Grid) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	delete(p.launches, g)
 }
 
-// blockStart makes the block's threads, each at clock 1 knowing nothing.
-func (p *precise) blockStart(g *gpu.Grid, b int) {
+// BlockStart makes the block's threads, each at clock 1 knowing nothing.
+func (p *Engine) BlockStart(g *gpu.Grid, b int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	l := p.launches[g]
@@ -91,10 +106,10 @@ func (p *precise) blockStart(g *gpu.Grid, b int) {
 	l.blocks[b] = blk
 }
 
-// blockEnd forgets the block's threads and its shared memory's shadow:
+// BlockEnd forgets the block's threads and its shared memory's shadow:
 // what other threads learned of them lives on in their vclocks and in the
 // shadow of global memory.
-func (p *precise) blockEnd(g *gpu.Grid, b int) {
+func (p *Engine) BlockEnd(g *gpu.Grid, b int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if l := p.launches[g]; l != nil {
@@ -113,7 +128,7 @@ func (l *plaunch) place(tid int32) scope.Place {
 }
 
 // thread returns t's state, or nil for a launch the mode does not know.
-func (p *precise) thread(t *gpu.Thread) *pthread {
+func (p *Engine) thread(t *gpu.Thread) *pthread {
 	if th, ok := t.ObserverState().(*pthread); ok && th.l.p == p {
 		return th
 	}
@@ -141,9 +156,9 @@ func (l *plaunch) shadowOf(m *gpu.Memory) pshadow {
 	return s
 }
 
-// access checks access a of t, made at site, against the shadow of every
+// Access checks access a of t, made at site, against the shadow of every
 // granule it touches, records it there, and applies what it synchronizes.
-func (p *precise) access(t *gpu.Thread, a *gpu.Access, site gpu.Site) {
+func (p *Engine) Access(t *gpu.Thread, a *gpu.Access, site gpu.Site) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	th := p.thread(t)
@@ -177,16 +192,16 @@ func (p *precise) access(t *gpu.Thread, a *gpu.Access, site gpu.Site) {
 
 // granules returns the first and last granule access a touches, by
 // address in its space.
-func (p *precise) granules(a *gpu.Access) (first, last uint64) {
+func (p *Engine) granules(a *gpu.Access) (first, last uint64) {
 	at := a.Mem.Base + a.Offset
-	return at >> p.d.shift, (at + uint64(max(a.Size, 1)) - 1) >> p.d.shift
+	return at >> p.shift, (at + uint64(max(a.Size, 1)) - 1) >> p.shift
 }
 
 // check checks x, access a of th, against the accesses loc keeps, reports
 // the first race, and records x: a wide access or a weak read in the
 // location's set of its class, any other in its list. After a race the location is no longer
 // checked: the mode's guarantee holds up to the first race per location.
-func (p *precise) check(th *pthread, t *gpu.Thread, loc *ploc, x *prec, a *gpu.Access) {
+func (p *Engine) check(th *pthread, t *gpu.Thread, loc *ploc, x *prec, a *gpu.Access) {
 	if loc.raced {
 		return
 	}
@@ -256,11 +271,11 @@ func (th *pthread) conflict(recs []prec, x *prec) *prec {
 	return nil
 }
 
-// fence applies a fence of scope s by t: PTX's fence.acq_rel at s. It
+// Fence applies a fence of scope s by t: PTX's fence.acq_rel at s. It
 // first acquires what the thread's earlier strong reads found released
 // within s, then keeps what the thread knows as its release for strong
 // writes that follow it.
-func (p *precise) fence(t *gpu.Thread, s scope.Scope) {
+func (p *Engine) Fence(t *gpu.Thread, s scope.Scope) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if th := p.thread(t); th != nil {
@@ -268,8 +283,8 @@ func (p *precise) fence(t *gpu.Thread, s scope.Scope) {
 	}
 }
 
-// sync applies a completed barrier or collective.
-func (p *precise) sync(t *gpu.Thread, s gpu.Sync) {
+// Sync applies a completed barrier or collective.
+func (p *Engine) Sync(t *gpu.Thread, s gpu.Sync) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	th := p.thread(t)

@@ -1,0 +1,21 @@
+// Package hb is the exact engine of package race (race.Options.Precise):
+// it decides races by scoped happens-before, PTX's notion of a data race
+// cut down to the operations package gpu has, and reports a race on a
+// granule exactly when the observed execution has one, up to the first
+// race per granule. Package race's documentation ("Precise mode") states
+// the model, the warp-synchronous rule and where it disagrees with
+// iGUARD's rules; this package holds the mechanism.
+//
+// An [Engine] keeps, per thread, its clock and one sparse vector clock of
+// what it knows, shared with the threads it last met at a barrier
+// (clock.go, thread.go); per granule, FastTrack-style, the accesses a
+// later one may still race with and the release state a strong read
+// acquires from (shadow.go, set.go); and builds reports whose evidence
+// names the synchronization that would order the pair (report.go). The
+// engine is a gpu.Sequencer (see [Engine.Sequence]): each element's writes
+// and strong reads are performed and checked under one of its striped
+// mutexes, so reads-from is exact on every executor.
+//
+// The engine imports only downward: race/internal/shared for sites and
+// the report sink, race/report and race/kind for what it reports.
+package hb
