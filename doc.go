@@ -22,6 +22,8 @@
 //   - [github.com/warpguard/warpguard/race/report]: the race reports and
 //     their JSON form, a leaf package that race.Report and race.Side name.
 //   - race/internal/iguard: the detector's default checking engine.
+//   - race/internal/hb: the exact checking engine (Options.Precise):
+//     scoped happens-before with sparse vector clocks.
 //   - race/internal/shared: what both modes use: the site cache, memory
 //     keys, the report sink and halting.
 //   - [github.com/warpguard/warpguard/kernels]: GPU-style algorithms and the
