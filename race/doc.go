@@ -141,7 +141,8 @@
 //     coalesced group or grid orders everything its participants did
 //     before it before everything they do after it. Warp intrinsics that
 //     exchange values (shuffles, votes, match, reduce) order no memory;
-//   - launch boundaries: each launch starts knowing everything before it;
+//   - host order: a launch starts knowing every launch that returned
+//     before it started;
 //   - scoped synchronizes-with: a release pattern of thread A (a release
 //     store of scope s, or a fence of scope s then a strong write) is
 //     ordered before an acquire pattern of thread B (an acquire load of
@@ -242,7 +243,18 @@
 // from values. Weak loads take no mutex: nothing reads from a load, and a
 // weak load that overlaps a write races with it in either order. The
 // oracle's recorder sequences the same way, so parallel runs are judged
-// as deterministic ones are. Launches that overlap on one device are not
-// checked against each other in this mode, and a thread that exits
-// before a barrier is counted as a participant.
+// as deterministic ones are.
+//
+// One happens-before covers every launch the detector observes, on any
+// device. Launches that overlap are checked against each other: their
+// threads are concurrent except as scoped synchronization orders them, a
+// thread's place names its launch (block 0 of one launch is not block 0
+// of another), and no access is exempt for having come before the other
+// launch started. A launch that starts after another returned is ordered
+// after all of it (host order), even while a third runs, and what a
+// thread knows of it passes on through the thread's releases. Memories
+// of different devices never alias. A run of overlapping launches (from
+// one that started while none ran) numbers at most 2^30 threads in all; a
+// launch past that fails with an error. A thread that exits before a
+// barrier is counted as a participant.
 package race

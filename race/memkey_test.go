@@ -61,31 +61,33 @@ func onTwoDevices(t *testing.T, det *race.Detector, kernel func(d int, x gpu.Buf
 // is still reported, on that device's buffer only.
 func TestTwoDevicesNoAlias(t *testing.T) {
 	t.Parallel()
-	fill := func(_ int, x gpu.Buffer[int32]) gpu.Kernel {
-		return func(t *gpu.Thread) {
-			for i := range 8 {
-				x.Store(t, t.Block()*8+i, int32(i))
+	for _, opt := range []race.Options{{}, {Precise: true}} {
+		fill := func(_ int, x gpu.Buffer[int32]) gpu.Kernel {
+			return func(t *gpu.Thread) {
+				for i := range 8 {
+					x.Store(t, t.Block()*8+i, int32(i))
+				}
 			}
 		}
-	}
-	for run := range 25 {
-		det := race.New(race.Options{})
-		onTwoDevices(t, det, fill)
-		require.Empty(t, det.Reports(), "run %d", run)
-	}
-
-	det := race.New(race.Options{})
-	devs := onTwoDevices(t, det, func(d int, x gpu.Buffer[int32]) gpu.Kernel {
-		if d == 1 {
-			return fill(d, x)
+		for run := range 25 {
+			det := race.New(opt)
+			onTwoDevices(t, det, fill)
+			require.Empty(t, det.Reports(), "run %d, precise %v", run, opt.Precise)
 		}
-		return func(t *gpu.Thread) { x.Store(t, 0, int32(t.Block())) } // both blocks: a race
-	})
-	rs := det.Reports()
-	require.NotEmpty(t, rs, "the race on device 0")
-	for _, r := range rs {
-		require.Equal(t, devs[0].ID(), r.Mem.DeviceID, "%v", r)
-		require.Equal(t, "on0", r.Launch)
+
+		det := race.New(opt)
+		devs := onTwoDevices(t, det, func(d int, x gpu.Buffer[int32]) gpu.Kernel {
+			if d == 1 {
+				return fill(d, x)
+			}
+			return func(t *gpu.Thread) { x.Store(t, 0, int32(t.Block())) } // both blocks: a race
+		})
+		rs := det.Reports()
+		require.NotEmpty(t, rs, "the race on device 0, precise %v", opt.Precise)
+		for _, r := range rs {
+			require.Equal(t, devs[0].ID(), r.Mem.DeviceID, "%v", r)
+			require.Equal(t, "on0", r.Launch)
+		}
 	}
 }
 

@@ -1,6 +1,9 @@
 package hb
 
 import (
+	"fmt"
+	"math"
+	"sort"
 	"sync"
 
 	"github.com/warpguard/warpguard/gpu"
@@ -8,20 +11,46 @@ import (
 	"github.com/warpguard/warpguard/scope"
 )
 
-// An Engine is the exact mode's checker (race.Options.Precise): the
-// launches it observes. One mutex orders every event of every launch, so
-// the order the events are applied in is one total order consistent with
-// each thread's program order, and every field below is guarded by it.
+// An Engine is the exact mode's checker (race.Options.Precise): one
+// happens-before over every launch it observes. One mutex orders every
+// event of every launch, so the order the events are applied in is one
+// total order consistent with each thread's program order, and every
+// field below is guarded by it.
+//
+// Launches that overlap share a session: their threads, blocks and warps
+// are numbered apart in it, so a thread's place tells launches apart, and
+// they check against one shadow of global memory per device. A launch
+// that starts while none runs starts a new session knowing everything
+// before it (host order: each earlier launch returned before it started),
+// and the shadow starts empty. A launch that starts while others run
+// knows, of the session's launches, those that had ended (see LaunchStart).
 type Engine struct {
 	shift    uint          // log2 of the granule size
 	sites    *shared.Sites // finds the site of a report's access when it came without one
 	sink     *shared.Sink  // keeps the reports
 	mu       sync.Mutex
-	launches map[*gpu.Grid]*plaunch
+	launches map[*gpu.Grid]*plaunch // the running ones
+	sess     session
 	// stripes sequence each element's strong reads and writes with their
 	// checks (see Sequence); they are taken before mu.
 	stripes [preciseStripes]sync.Mutex
 }
+
+// A session is the launches checked against each other: a run of
+// overlapping launches, from one that started while none ran.
+type session struct {
+	all     []*plaunch         // by first thread number, ended ones included
+	global  map[uint64]pshadow // the shadow of global memory, by device
+	running int
+	threads int32 // numbers handed out: threads, warps, blocks
+	warps   int32
+	blocks  int32
+}
+
+// sessionThreads bounds the threads of one session: epochs name a
+// thread by a signed 32-bit number, and read sets key two classes of
+// access per thread in one (see setKey).
+const sessionThreads = 1 << 30
 
 // preciseStripes is how many mutexes sequence the elements the precise
 // mode watches: enough that threads on different elements rarely share
@@ -47,15 +76,20 @@ func (p *Engine) Sequence(m *gpu.Memory, i int) *sync.Mutex {
 }
 
 // A plaunch is one launch under the precise mode: its resident blocks'
-// threads and the shadow of the memory it touched. A launch starts from
-// nothing known: the launch boundary orders everything before it.
+// threads, its numbers in the session and what it knows at its start.
 type plaunch struct {
 	p      *Engine
 	g      *gpu.Grid
 	blocks map[int]*pblock
-	global pshadow
 	shared map[int]pshadow // by block: a block's shared memory dies with it
 	spare  [][]pthread     // the thread states of ended blocks, for the next
+	// tid0, warp0 and blk0 are the session's numbers of the launch's first
+	// thread, warp and block.
+	tid0, warp0, blk0 int32
+	// base is what its threads know at their start: every block of the
+	// session's launches that had ended (host order).
+	base  *vclock
+	ended bool
 }
 
 // threads returns thread states for a block, those of an ended block if
@@ -75,22 +109,63 @@ type pblock struct {
 	threads []pthread
 }
 
-// LaunchStart starts launch g knowing nothing: the launch boundary
-// orders everything before it.
+// LaunchStart starts launch g in the current session, or in a new one if
+// no launch runs. Its threads know every block of the session's launches
+// that ended before it started, and nothing of those that run. A launch
+// that would number more than sessionThreads threads in its session fails
+// with a panic, which the runtime returns as the launch's error.
 func (p *Engine) LaunchStart(g *gpu.Grid) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.launches[g] = &plaunch{p: p, g: g, blocks: map[int]*pblock{}, global: pshadow{}, shared: map[int]pshadow{}}
+	ss := &p.sess
+	if ss.running == 0 {
+		*ss = session{global: map[uint64]pshadow{}}
+	}
+	if int64(ss.threads)+int64(g.Threads) > sessionThreads {
+		panic(fmt.Sprintf("race: launch %q has %d threads, and the launches running with it (and those that ran since none did) %d: the precise mode numbers a run of overlapping launches' threads in 31 bits, two keys each, at most %d in all",
+			g.Name, g.Threads, ss.threads, sessionThreads))
+	}
+	l := &plaunch{p: p, g: g, blocks: map[int]*pblock{}, shared: map[int]pshadow{},
+		tid0: ss.threads, warp0: ss.warps, blk0: ss.blocks, base: ss.endedBlocks()}
+	ss.threads += int32(g.Threads)
+	ss.warps += int32(g.Blocks * g.Warps)
+	ss.blocks += int32(g.Blocks)
+	ss.all = append(ss.all, l)
+	ss.running++
+	p.launches[g] = l
 }
 
-// LaunchEnd forgets launch g: its threads and its shadow.
+// endedBlocks returns a vclock that knows every block of the session's
+// launches that have ended, nil if none has.
+func (ss *session) endedBlocks() *vclock {
+	var bs []bgen
+	for _, l := range ss.all {
+		for b := range int32(l.g.Blocks) {
+			if l.ended {
+				bs = append(bs, bgen{blk: l.blk0 + b, k: math.MaxUint32})
+			}
+		}
+	}
+	if bs == nil {
+		return nil
+	}
+	return &vclock{b: bs}
+}
+
+// LaunchEnd ends launch g: its threads are gone, and what other threads
+// learned of them lives on in their vclocks and in the session's shadow.
 func (p *Engine) LaunchEnd(g *gpu.Grid) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	delete(p.launches, g)
+	if l := p.launches[g]; l != nil {
+		l.ended = true
+		p.sess.running--
+		delete(p.launches, g)
+	}
 }
 
-// BlockStart makes the block's threads, each at clock 1 knowing nothing.
+// BlockStart makes the block's threads, each at clock 1 knowing what its
+// launch knew at its start.
 func (p *Engine) BlockStart(g *gpu.Grid, b int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -100,8 +175,8 @@ func (p *Engine) BlockStart(g *gpu.Grid, b int) {
 	}
 	blk := &pblock{threads: l.threads()}
 	for r := range blk.threads {
-		tid := b*g.BlockSize + r
-		blk.threads[r] = pthread{l: l, tid: int32(tid), place: l.place(int32(tid)), c: 1}
+		tid := l.tid0 + int32(b*g.BlockSize+r)
+		blk.threads[r] = pthread{l: l, tid: tid, place: l.place(tid), c: 1, know: l.base}
 	}
 	l.blocks[b] = blk
 }
@@ -121,11 +196,33 @@ func (p *Engine) BlockEnd(g *gpu.Grid, b int) {
 	}
 }
 
-// place returns the coordinates of thread tid for scope checks.
+// place returns the coordinates of the launch's thread tid, a session
+// number, for scope checks: in session numbers, so that a block or warp
+// of one launch is never another's.
 func (l *plaunch) place(tid int32) scope.Place {
-	b, r := int(tid)/l.g.BlockSize, int(tid)%l.g.BlockSize
-	return scope.Place{Thread: int(tid), Warp: b*l.g.Warps + r/l.g.WarpSize, Block: b}
+	gid := int(tid - l.tid0)
+	b, r := gid/l.g.BlockSize, gid%l.g.BlockSize
+	return scope.Place{Thread: int(tid), Warp: int(l.warp0) + b*l.g.Warps + r/l.g.WarpSize, Block: int(l.blk0) + b}
 }
+
+// launchOf returns the session's launch of thread tid.
+func (p *Engine) launchOf(tid int32) *plaunch {
+	all := p.sess.all
+	i := sort.Search(len(all), func(i int) bool { return all[i].tid0 > tid })
+	return all[i-1]
+}
+
+// placeOf returns the coordinates of the session's thread tid, looking
+// in l first: most pairs are of one launch.
+func (l *plaunch) placeOf(tid int32) scope.Place {
+	if tid >= l.tid0 && tid-l.tid0 < int32(l.g.Threads) {
+		return l.place(tid)
+	}
+	return l.p.launchOf(tid).place(tid)
+}
+
+// local returns the launch's own index of block blk, a session number.
+func (l *plaunch) local(blk int) int { return blk - int(l.blk0) }
 
 // thread returns t's state, or nil for a launch the mode does not know.
 func (p *Engine) thread(t *gpu.Thread) *pthread {
@@ -143,10 +240,17 @@ func (p *Engine) thread(t *gpu.Thread) *pthread {
 	return th
 }
 
-// shadowOf returns the shadow of the memory m.
+// shadowOf returns the shadow of the memory m: the session's for global
+// memory of m's device, the launch's block's for shared memory.
 func (l *plaunch) shadowOf(m *gpu.Memory) pshadow {
 	if m.Space != gpu.SharedSpace {
-		return l.global
+		g := l.p.sess.global
+		s := g[m.DeviceID]
+		if s == nil {
+			s = pshadow{}
+			g[m.DeviceID] = s
+		}
+		return s
 	}
 	s := l.shared[m.Block]
 	if s == nil {

@@ -31,10 +31,10 @@ func (p *Engine) report(th *pthread, t *gpu.Thread, a *gpu.Access, x, y *prec) {
 // two strong accesses; else the synchronization the two threads' places
 // call for.
 func (th *pthread) kindOf(x, y *prec) kind.Kind {
-	if x.strong() && y.strong() && !warpVolatile(x, y, th.place, th.l.place(y.e.tid)) {
+	if x.strong() && y.strong() && !warpVolatile(x, y, th.place, th.l.placeOf(y.e.tid)) {
 		return kind.ScopedAtomic
 	}
-	switch scope.Common(th.place, th.l.place(y.e.tid)) {
+	switch scope.Common(th.place, th.l.placeOf(y.e.tid)) {
 	case scope.Warp:
 		return kind.MissingSyncwarp
 	case scope.Block:
@@ -43,15 +43,21 @@ func (th *pthread) kindOf(x, y *prec) kind.Kind {
 	return kind.MissingDeviceFence
 }
 
-// side describes recorded access x.
+// side describes recorded access x, an access of a launch of the session
+// that may be another than l: then the side names its launch.
 func (l *plaunch) side(x *prec) report.Side {
-	pl := l.place(x.e.tid)
-	rank := int(x.e.tid) - pl.Block*l.g.BlockSize
-	return report.Side{
-		Block: shared.DimIndex(l.g.GridDim, pl.Block), Thread: shared.DimIndex(l.g.BlockDim, rank),
-		BlockID: pl.Block, GlobalID: int(x.e.tid), Warp: rank / l.g.WarpSize, Lane: rank % l.g.WarpSize,
+	xl := l.p.launchOf(x.e.tid)
+	gid := int(x.e.tid - xl.tid0)
+	b, rank := gid/xl.g.BlockSize, gid%xl.g.BlockSize
+	s := report.Side{
+		Block: shared.DimIndex(xl.g.GridDim, b), Thread: shared.DimIndex(xl.g.BlockDim, rank),
+		BlockID: b, GlobalID: gid, Warp: rank / xl.g.WarpSize, Lane: rank % xl.g.WarpSize,
 		Op: x.op, Order: x.order, Scope: x.scope, Site: x.site,
 	}
+	if xl != l {
+		s.Launch = xl.g.Name
+	}
+	return s
 }
 
 // evidence says what synchronization the pair lacks, from the current
@@ -60,7 +66,7 @@ func (l *plaunch) side(x *prec) report.Side {
 // read without one, __syncwarp for lanes, else what the two threads'
 // places call for (see fix).
 func (th *pthread) evidence(k kind.Kind, cur, prev report.Side, x, y *prec) string {
-	py := th.l.place(y.e.tid)
+	py := th.l.placeOf(y.e.tid)
 	common := scope.Common(th.place, py)
 	if k == kind.ScopedAtomic {
 		narrow, other := prev, cur
@@ -115,11 +121,11 @@ func (th *pthread) unacquired(e epoch) (string, pollNote) {
 	if th.pend[scope.System].knows(e) && th.poll.mem != nil {
 		return "The reader", th.poll
 	}
-	blk := th.l.blocks[th.place.Block]
+	blk := th.l.blocks[th.l.local(th.place.Block)]
 	for i := range blk.threads {
 		o := &blk.threads[i]
 		if o.pend[scope.System].knows(e) && o.poll.mem != nil {
-			rank := int(o.tid) - th.place.Block*th.l.g.BlockSize
+			rank := int(o.tid-th.l.tid0) - th.l.local(th.place.Block)*th.l.g.BlockSize
 			return fmt.Sprintf("Thread %v of the reader's block", shared.DimIndex(th.l.g.BlockDim, rank)), o.poll
 		}
 	}

@@ -106,9 +106,9 @@ func (w *threadSet) checkLanes(th *pthread, x *prec) *prec {
 		return nil
 	}
 	ws := int32(th.l.g.WarpSize)
-	rank := th.tid - int32(th.place.Block*th.l.g.BlockSize)
+	rank := th.tid - th.l.tid0 - int32(th.l.local(th.place.Block)*th.l.g.BlockSize)
 	lane0 := th.tid - rank%ws
-	for tid := lane0; tid < lane0+ws && tid < int32(th.l.g.Threads); tid++ {
+	for tid := lane0; tid < lane0+ws && tid < th.l.tid0+int32(th.l.g.Threads); tid++ {
 		for _, k := range [2]int32{2 * tid, 2*tid + 1} {
 			if i, ok := w.at[k]; ok && th.races(x, &w.members[i]) {
 				return &w.members[i]

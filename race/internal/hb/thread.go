@@ -79,7 +79,7 @@ func (th *pthread) races(x, y *prec) bool {
 	if y.e.tid == th.tid || !(x.write || y.write) {
 		return false
 	}
-	py := th.l.place(y.e.tid)
+	py := th.l.placeOf(y.e.tid)
 	if y.scope.Covers(py, th.place) && x.scope.Covers(th.place, py) && !warpVolatile(x, y, th.place, py) {
 		return false // morally strong
 	}
