@@ -119,7 +119,7 @@ func WriteTable(w io.Writer, cells []Cell) error {
 	for _, s := range Summarize(cells) {
 		fmt.Fprintf(w, "%s: overhead vs off over %d kernels: geomean %.2fx, worst %.2fx (%s)\n", s.Config, s.Kernels, s.Geomean, s.Worst, s.WorstKernel)
 	}
-	for _, p := range [][3]string{{"plain", "opt", "contention/*"}, {"central", "opt", ""}, {"precise", "opt", ""}} {
+	for _, p := range [][3]string{{"plain", "opt", "contention/*"}, {"central", "opt", ""}, {"exact", "opt", ""}} {
 		if g, n := Speedup(cells, p[0], p[1], p[2]); n > 0 {
 			fmt.Fprintf(w, "%s over %s on %d kernels %s: geomean %.2fx\n", p[1], p[0], n, orAll(p[2]), g)
 		}

@@ -44,10 +44,11 @@ type Config struct {
 	// Detector makes the detector for the run with detection on; nil
 	// means NewDetector.
 	Detector func() Detector
-	// Precise judges the run by the precise mode's expected verdicts
-	// (kernels.Kernel.ExpectedIn), and, with Detector nil, runs that
-	// mode.
-	Precise bool
+	// Family is the detector family whose expected verdicts judge the
+	// run (kernels.Kernel.ExpectedIn: an injection's Precise verdict is
+	// the Exact family's), and that checks it when Detector is nil:
+	// race.Exact, the default, or race.IGUARD.
+	Family race.Family
 	// Timeout bounds each run; 0 means one minute at the default size and
 	// ten at the paper size.
 	Timeout time.Duration
@@ -139,7 +140,7 @@ func Evaluate(ctx context.Context, c Config) Result {
 	res := newResult(c)
 	newDet := c.Detector
 	if newDet == nil {
-		newDet = NewDetectorFor(race.Options{Precise: c.Precise})
+		newDet = NewDetectorFor(race.Options{Family: c.Family})
 	}
 	res.Off = Once(ctx, c, nil)
 	if len(res.Expect) == 0 {
@@ -160,10 +161,10 @@ func Evaluate(ctx context.Context, c Config) Result {
 // newResult returns c's result before any run: what it expects, and
 // where.
 func newResult(c Config) Result {
-	res := Result{Kernel: c.Kernel.Name, Inject: c.Inject, Expect: c.Kernel.ExpectedIn(c.Inject, c.Precise)}
+	res := Result{Kernel: c.Kernel.Name, Inject: c.Inject, Expect: c.Kernel.ExpectedIn(c.Inject, c.Family == race.Exact)}
 	if in, ok := c.Kernel.Injection(c.Inject); ok {
 		res.Where, res.Corrupts = in.Where, in.Corrupts
-		if c.Precise && in.Precise != nil && in.Precise.Where != "" {
+		if c.Family == race.Exact && in.Precise != nil && in.Precise.Where != "" {
 			res.Where = in.Precise.Where
 		}
 	}

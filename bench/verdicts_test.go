@@ -54,7 +54,8 @@ func (v verdict) addRun(t *testing.T, c bench.Config, opt race.Options) bool {
 }
 
 // TestConfigsSameVerdicts runs every kernel of the suite, clean and with
-// each injection, under every detector configuration and opt with the
+// each injection, under every configuration of the IGUARD family and opt
+// with the
 // mutex and striped locking disciplines, and compares the races each
 // reports with those of the unoptimized "plain" detector with full
 // entries from the first touch (Options.FullEntries): no contention
@@ -144,11 +145,14 @@ func comparedConfigs(history bool) []string {
 	return append(defaultModeConfigs(), "opt:mutex", "opt:striped")
 }
 
-// defaultModeConfigs returns the configurations that detect by the
-// default mode's rules, which must agree with each other; the precise
-// mode has verdicts of its own (kernels.Kernel.ExpectedIn).
+// defaultModeConfigs returns the configurations of the IGUARD family,
+// which must agree with each other; the Exact family has verdicts of its
+// own (kernels.Kernel.ExpectedIn), which the suite checks.
 func defaultModeConfigs() []string {
-	return slices.DeleteFunc(race.Configs(), func(n string) bool { return n == "off" || n == "precise" })
+	return slices.DeleteFunc(race.Configs(), func(n string) bool {
+		o, _ := race.Config(n)
+		return o.Off || o.Exact()
+	})
 }
 
 // sameVerdict compares configuration name with plain on c, whose union

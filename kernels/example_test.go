@@ -43,13 +43,14 @@ func ExampleReduce() {
 	// lib/reduce [block-scope-total]: launch <nil>, check <nil>, races map[scoped-atomic:true]
 }
 
-// ExampleScan runs the decoupled look-back scan clean, and with the tile
-// values stored apart from their status flags and no fence between: the
-// detector reports the missing device fence.
+// ExampleScan runs the decoupled look-back scan clean, and with its tiles
+// publishing their status words with a block-scope exchange: the
+// detector reports the atomic's scope, too narrow for the other blocks
+// that read the word.
 func ExampleScan() {
 	detect(kernels.Scan(), "")
-	detect(kernels.Scan(), "unfenced-value")
+	detect(kernels.Scan(), "block-scope-status")
 	// Output:
 	// lib/scan []: launch <nil>, check <nil>, races map[]
-	// lib/scan [unfenced-value]: launch <nil>, check <nil>, races map[missing-device-fence:true]
+	// lib/scan [block-scope-status]: launch <nil>, check <nil>, races map[scoped-atomic:true]
 }

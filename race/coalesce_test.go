@@ -31,7 +31,7 @@ func warpReads(t *testing.T, det *race.Detector) {
 // the other lanes, and that NoCoalesce checks every one.
 func TestCoalesceCounts(t *testing.T) {
 	t.Parallel()
-	det := race.New(race.Options{})
+	det := race.New(race.Options{Family: race.IGUARD})
 	warpReads(t, det)
 	st := det.Stats()
 	require.Equal(t, uint64(64), st.Accesses)
@@ -42,7 +42,7 @@ func TestCoalesceCounts(t *testing.T) {
 	require.Equal(t, uint64(4), st.Checks)
 	require.Equal(t, uint64(60), st.Coalesced)
 
-	det = race.New(race.Options{NoCoalesce: true})
+	det = race.New(race.Options{Family: race.IGUARD, NoCoalesce: true})
 	warpReads(t, det)
 	require.Equal(t, uint64(64), det.Stats().Checks)
 	require.Zero(t, det.Stats().Coalesced)
@@ -104,7 +104,7 @@ func TestCoalesceKeepsRaces(t *testing.T) {
 				t.Parallel()
 				d := newDevice(t)
 				x := gpu.Alloc[uint32](d, "x", 2)
-				det := race.New(race.Options{NoCoalesce: noCoalesce})
+				det := race.New(race.Options{Family: race.IGUARD, NoCoalesce: noCoalesce})
 				err := d.Launch(context.Background(), gpu.Config{Name: c.name, Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 32}, Observer: det, Cooperative: true}, c.k(x))
 				require.NoError(t, err)
 				var kinds []race.Kind

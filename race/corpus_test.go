@@ -41,20 +41,23 @@ func (c corpusCase) expectIn(precise bool) []race.Kind {
 	return c.expect
 }
 
-// run runs c under every executor and checks the verdict: a racy case
-// reports at least one race, each of an expected kind and with both
-// sites; a clean case reports nothing.
+// run runs c under every executor with racetest's detector, of the
+// default (Exact) family, and checks the verdict: a racy case reports at
+// least one race, each of an expected kind and with both sites; a clean
+// case reports nothing. TestCorpusConfigs runs c under every
+// configuration, the IGUARD family's included.
 func (c corpusCase) run(t *testing.T) {
 	t.Helper()
+	want := c.expectIn(true)
 	for _, e := range executors() {
 		t.Run(e.String(), func(t *testing.T) {
 			rs := c.reports(t, e)
-			fps, missed := verdict(c.expect, c.expect != nil, rs)
+			fps, missed := verdict(want, want != nil, rs)
 			for _, r := range fps {
-				t.Errorf("unexpected report (want kinds %v):\n%v", c.expect, r)
+				t.Errorf("unexpected report (want kinds %v):\n%v", want, r)
 			}
 			if missed {
-				t.Errorf("missed the race (want one of %v)", c.expect)
+				t.Errorf("missed the race (want one of %v)", want)
 			}
 			for _, r := range rs {
 				require.False(t, r.Current.Site.IsZero() || r.Previous.Site.IsZero(), "report lacks a site:\n%v", r)
@@ -408,11 +411,11 @@ func TestCorpusTotals(t *testing.T) {
 			opt.History, opt.FullEntries = v.history, v.full
 			for _, e := range executors() {
 				for _, k := range kernels.Micros() {
-					want := k.ExpectedIn("", opt.Precise)
+					want := k.ExpectedIn("", opt.Exact())
 					tally(name+"/"+k.Name+"/"+e.String(), want, len(want) > 0, runKernelWith(t, k, e, race.New(opt)))
 				}
 				for _, c := range corpus() {
-					want := c.expectIn(opt.Precise)
+					want := c.expectIn(opt.Exact())
 					tally(name+"/"+c.name+"/"+e.String(), want, want != nil, c.reportsWith(t, e, race.New(opt)))
 				}
 			}

@@ -52,7 +52,7 @@ func increment(x gpu.Buffer[int32]) func(t *gpu.Thread) {
 func TestConcurrentLaunchesRace(t *testing.T) {
 	t.Parallel()
 	for _, deviceWide := range []bool{true, false} {
-		det := race.New(race.Options{History: true})
+		det := race.New(race.Options{Family: race.IGUARD, History: true})
 		cfg := gpu.DeviceConfig{}
 		var obs gpu.Observer = det
 		if deviceWide {
@@ -127,7 +127,7 @@ func TestHostOrderedLaunchesRecordNothing(t *testing.T) {
 // launch, and a kernel in which each thread loads and stores its own word
 // n times.
 func orderedLaunches(tb testing.TB, deviceWide bool, n int) (*gpu.Device, gpu.Config, gpu.Kernel) {
-	det := race.New(race.Options{})
+	det := race.New(race.Options{Family: race.IGUARD})
 	cfg := gpu.DeviceConfig{}
 	launch := gpu.Config{Name: "ordered", Grid: gpu.Dim3{X: 4}, Block: gpu.Dim3{X: 32}}
 	if deviceWide {

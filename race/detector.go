@@ -13,16 +13,16 @@ import (
 
 // A Detector is a [gpu.Observer] that checks every access of the launches
 // it observes for scoped races. Checks run inline on the goroutine of the
-// accessing thread, each under the lock of the one metadata entry it
-// touches, so threads check in parallel (unless Options.Central ships them
-// to one goroutine). A Detector may observe several launches, one after
-// another or at once; each launch gets its own metadata, and reports
-// accumulate until [Detector.Reset].
+// accessing thread. A Detector may observe several launches, one after
+// another or at once, on one device or several; reports accumulate until
+// [Detector.Reset].
 //
-// The Detector dispatches each event to the mode that checks: the
-// default engine (package race/internal/iguard), or with Options.Precise
-// the precise mode (package race/internal/hb). Both find sites through one cache and keep races in
-// one sink.
+// The Detector dispatches each event to the engine of its family: the
+// Exact family's (package race/internal/hb), the default, or the IGUARD
+// family's (package race/internal/iguard), which checks each access
+// under the lock of the one metadata entry it touches (unless
+// Options.Central ships them to one goroutine). Both find sites through
+// one cache and keep races in one sink.
 type Detector struct {
 	opt   Options
 	shift uint         // log2 of opt.Granularity
@@ -30,7 +30,7 @@ type Detector struct {
 	sink  shared.Sink  // the races found, and HaltOnFirst's halt
 	sites shared.Sites // the kernel sites of call paths, for history
 	eng   *iguard.Engine
-	pre   *hb.Engine // with Options.Precise, the mode that checks instead
+	pre   *hb.Engine // the Exact family's engine; nil for IGUARD
 }
 
 // New returns a detector configured by opt.
@@ -40,24 +40,24 @@ func New(opt Options) *Detector {
 	d.sink.Init(opt.MaxReports, haltWith(opt))
 	d.sites.Stacks = opt.History
 	d.eng = iguard.New(opt.engine(), &d.sites, &d.sink)
-	if opt.Precise {
+	if opt.Exact() {
 		d.pre = hb.New(d.shift, &d.sites, &d.sink)
 	}
 	return d
 }
 
-// preciseThreads is the most threads a launch may have in precise mode:
-// its epochs name a thread by a signed 32-bit id, and its read sets key
-// two classes of access per thread in one (see setKey).
-const preciseThreads = 1 << 30
+// exactThreads is the most threads a launch may have in the Exact
+// family: its epochs name a thread by a signed 32-bit id, and its read
+// sets key two classes of access per thread in one.
+const exactThreads = 1 << 30
 
-// LaunchStart implements [gpu.Observer]: it starts the launch with clean
-// metadata. In precise mode it refuses a launch of more than
-// preciseThreads threads with a panic, which the runtime returns as the
-// launch's error; the default mode takes any grid the runtime does.
+// LaunchStart implements [gpu.Observer]: it starts the launch. The Exact
+// family refuses a launch of more than exactThreads threads with a panic,
+// which the runtime returns as the launch's error; the IGUARD family takes
+// any grid the runtime does.
 func (d *Detector) LaunchStart(g *gpu.Grid) {
-	if n := int64(g.Blocks) * int64(g.BlockSize); d.pre != nil && n > preciseThreads {
-		panic(fmt.Sprintf("race: launch %q has %d threads (%d blocks of %d); precise mode names threads in 31 bits, two keys each, and accepts at most %d", g.Name, n, g.Blocks, g.BlockSize, preciseThreads))
+	if n := int64(g.Blocks) * int64(g.BlockSize); d.pre != nil && n > exactThreads {
+		panic(fmt.Sprintf("race: launch %q has %d threads (%d blocks of %d); the exact family names threads in 31 bits, two keys each, and accepts at most %d", g.Name, n, g.Blocks, g.BlockSize, exactThreads))
 	}
 	if d.pre != nil {
 		d.pre.LaunchStart(g)
@@ -110,7 +110,7 @@ func (d *Detector) Access(t *gpu.Thread, a *gpu.Access) {
 		site, path = d.sites.Of(t)
 	}
 	if d.pre != nil {
-		d.pre.Access(t, a, site)
+		d.pre.Access(t, a, site, path)
 		return
 	}
 	d.eng.Access(t, a, site, path)
@@ -138,4 +138,9 @@ func (d *Detector) Sync(t *gpu.Thread, s gpu.Sync) {
 }
 
 // MetadataBytes returns the bytes of memory metadata allocated now.
-func (d *Detector) MetadataBytes() int64 { return d.eng.MetadataBytes() }
+func (d *Detector) MetadataBytes() int64 {
+	if d.pre != nil {
+		return d.pre.Counts().MetadataBytes
+	}
+	return d.eng.MetadataBytes()
+}

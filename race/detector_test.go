@@ -24,7 +24,7 @@ func TestHaltOnFirst(t *testing.T) {
 	t.Parallel()
 	d := newDevice(t)
 	x := gpu.Alloc[int32](d, "x", 64)
-	det := race.New(race.Options{HaltOnFirst: true})
+	det := race.New(race.Options{Family: race.IGUARD, HaltOnFirst: true})
 	err := twoWarps(t, d, det, func(t *gpu.Thread) {
 		x.Store(t, 0, 1) // every thread: a race at the second one
 		x.Store(t, t.Rank(), 2)
@@ -41,7 +41,7 @@ func TestDedupeAndMaxReports(t *testing.T) {
 	t.Parallel()
 	d := newDevice(t)
 	x := gpu.Alloc[int32](d, "x", 64)
-	det := race.New(race.Options{History: true, MaxReports: 1})
+	det := race.New(race.Options{Family: race.IGUARD, History: true, MaxReports: 1})
 	racy := func(t *gpu.Thread) {
 		x.Store(t, 0, 1)
 		x.Store(t, 1, 1)
@@ -66,7 +66,7 @@ func TestReportsAccumulateAcrossLaunches(t *testing.T) {
 	t.Parallel()
 	d := newDevice(t)
 	x := gpu.Alloc[int32](d, "x", 64)
-	det := race.New(race.Options{History: true})
+	det := race.New(race.Options{Family: race.IGUARD, History: true})
 	require.NoError(t, twoWarps(t, d, det, func(t *gpu.Thread) { x.Store(t, 0, 1) }))
 	require.NoError(t, twoWarps(t, d, det, func(t *gpu.Thread) { x.Load(t, 0) }))
 	require.Len(t, det.Reports(), 2, "a launch boundary orders everything: loads after the racy launch are clean")
@@ -79,7 +79,7 @@ func TestMetadataIsLazyAndFreed(t *testing.T) {
 	t.Parallel()
 	d := newDevice(t)
 	big := gpu.Alloc[float64](d, "big", 1<<20)
-	det := race.New(race.Options{})
+	det := race.New(race.Options{Family: race.IGUARD})
 	require.NoError(t, d.Launch(context.Background(), gpu.Config{Grid: gpu.Dim3{X: 64}, Block: gpu.Dim3{X: 32}, Observer: det},
 		func(t *gpu.Thread) {
 			s := gpu.Shared[int32](t, "s", 4096)
@@ -111,7 +111,7 @@ func TestGranularity(t *testing.T) {
 	}{{4, 0}, {8, 1}, {3, 0}} {
 		d := newDevice(t)
 		x := gpu.Alloc[int32](d, "x", 2)
-		det := race.New(race.Options{Granularity: c.gran})
+		det := race.New(race.Options{Family: race.IGUARD, Granularity: c.gran})
 		require.NoError(t, twoWarps(t, d, det, func(t *gpu.Thread) { neighbours(t, x) }))
 		require.Len(t, det.Reports(), c.races, "granularity %d", c.gran)
 	}
@@ -122,7 +122,7 @@ func TestReportFields(t *testing.T) {
 	d := newDevice(t)
 	x := gpu.Alloc[uint64](d, "x", 4)
 	y := gpu.Alloc[uint32](d, "y", 1)
-	det := race.New(race.Options{History: true})
+	det := race.New(race.Options{Family: race.IGUARD, History: true})
 	// Block 3 waits, on a device-scope flag, for block 0's block-scope
 	// add before making its own, so the report's sides come in that order.
 	require.NoError(t, d.Launch(context.Background(), gpu.Config{Name: "fields", Grid: gpu.Dim3{X: 2, Y: 2}, Block: gpu.Dim3{X: 2, Y: 2}, Observer: det, Cooperative: true},
@@ -203,7 +203,7 @@ func TestHaltIsAnError(t *testing.T) {
 func TestConcurrentLaunchesShareADetector(t *testing.T) {
 	t.Parallel()
 	d := newDevice(t)
-	det := race.New(race.Options{History: true})
+	det := race.New(race.Options{Family: race.IGUARD, History: true})
 	errs := make(chan error, 4)
 	for i := range 4 {
 		go func() {
@@ -245,7 +245,7 @@ func TestTwoDetectorsOneLaunch(t *testing.T) {
 	t.Parallel()
 	d := newDevice(t)
 	x := gpu.Alloc[uint32](d, "x", 64)
-	a, b := race.New(race.Options{}), race.New(race.Options{FullEntries: true})
+	a, b := race.New(race.Options{Family: race.IGUARD}), race.New(race.Options{Family: race.IGUARD, FullEntries: true})
 	err := d.Launch(context.Background(), gpu.Config{Name: "tee", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 32}, Observer: tee{a, b}},
 		func(t *gpu.Thread) {
 			x.Store(t, t.Rank(), 1)
@@ -276,7 +276,7 @@ func TestDeterministicKinds(t *testing.T) {
 	for range 5 {
 		d := newDevice(t)
 		x := gpu.Alloc[uint32](d, "x", 1)
-		det := race.New(race.Options{})
+		det := race.New(race.Options{Family: race.IGUARD})
 		err := d.Launch(context.Background(), gpu.Config{Name: "shared-word", Grid: gpu.Dim3{X: 4}, Block: gpu.Dim3{X: 64}, Observer: det, Deterministic: true},
 			func(t *gpu.Thread) { x.Store(t, 0, uint32(t.GlobalID())) })
 		require.NoError(t, err)

@@ -26,7 +26,7 @@ func TestEndedWriter(t *testing.T) {
 				d, err := gpu.NewDevice(gpu.DeviceConfig{SMs: 1, MaxBlocksPerSM: 1})
 				require.NoError(t, err)
 				x := gpu.Alloc[uint32](d, "x", 1)
-				det := race.New(race.Options{FullEntries: full})
+				det := race.New(race.Options{Family: race.IGUARD, FullEntries: full})
 				err = d.Launch(context.Background(), gpu.Config{Name: "ended", Grid: gpu.Dim3{X: 4}, Block: gpu.Dim3{X: 2}, Observer: det},
 					func(t *gpu.Thread) {
 						switch {

@@ -16,8 +16,8 @@ const EnvVar = "WARPGUARD"
 // Env is the configuration a WARPGUARD value gives.
 type Env struct {
 	// Options holds HaltOnFirst (halt_on_error), MaxReports
-	// (max_reports), History (history) and Precise (precise); its other
-	// fields are zero.
+	// (max_reports), History (history) and Family (family, or precise);
+	// its other fields are zero.
 	Options Options
 	// Set says which of the keys were given, by name, so that a caller
 	// can lay them over its own defaults (see [Env.Apply]).
@@ -38,6 +38,10 @@ func (e *Env) set(k, v string) (known bool, err error) {
 		return true, e.setBool(k, v)
 	case "max_reports":
 		return true, e.setMaxReports(v)
+	case "family":
+		f, err := ParseFamily(v)
+		e.Options.Family = f
+		return true, err
 	case "log_path":
 		e.LogPath = v
 	case "strip_path_prefix":
@@ -58,8 +62,10 @@ func (e *Env) setBool(k, v string) error {
 		e.Options.HaltOnFirst = on
 	case k == "history":
 		e.Options.History = on
+	case on:
+		e.Options.Family = Exact
 	default:
-		e.Options.Precise = on
+		e.Options.Family = IGUARD
 	}
 	return nil
 }
@@ -80,8 +86,9 @@ func (e *Env) setMaxReports(v string) error {
 //
 // with the keys halt_on_error (0 or 1: stop a launch at its first race),
 // max_reports (a positive count of reports kept), history (0 or 1: name
-// both sites of every race, with call stacks), precise (0 or 1: the
-// precise mode, Options.Precise), log_path and strip_path_prefix. The error
+// both sites of every race, with call stacks), family (exact or iguard:
+// Options.Family), precise (1 for family=exact, 0 for family=iguard, its
+// earlier spelling), log_path and strip_path_prefix. The error
 // names the first key that is unknown, malformed or out of range.
 func ParseEnv(s string) (Env, error) {
 	e := Env{Set: map[string]bool{}}
@@ -92,7 +99,7 @@ func ParseEnv(s string) (Env, error) {
 		}
 		known, err := e.set(k, v)
 		if !known {
-			return Env{}, fmt.Errorf("race: %s: unknown key %q; the keys are halt_on_error, max_reports, history, precise, log_path and strip_path_prefix", EnvVar, k)
+			return Env{}, fmt.Errorf("race: %s: unknown key %q; the keys are halt_on_error, max_reports, history, family, precise, log_path and strip_path_prefix", EnvVar, k)
 		}
 		if err != nil {
 			return Env{}, fmt.Errorf("race: %s: %s=%q: %w", EnvVar, k, v, err)
@@ -113,8 +120,8 @@ func (e Env) Apply(o Options) Options {
 	if e.Set["max_reports"] {
 		o.MaxReports = e.Options.MaxReports
 	}
-	if e.Set["precise"] {
-		o.Precise = e.Options.Precise
+	if e.Set["precise"] || e.Set["family"] {
+		o.Family, o.Precise = e.Options.Family, false
 	}
 	return o
 }

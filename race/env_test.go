@@ -16,17 +16,19 @@ import (
 // given over the caller's options.
 func TestParseEnv(t *testing.T) {
 	t.Parallel()
-	e, err := race.ParseEnv(" halt_on_error=1  max_reports=10 history=0 precise=0 log_path=/tmp/wg strip_path_prefix=/src/ ")
+	e, err := race.ParseEnv(" halt_on_error=1  max_reports=10 history=0 family=iguard log_path=/tmp/wg strip_path_prefix=/src/ ")
 	require.NoError(t, err)
-	require.Equal(t, race.Options{HaltOnFirst: true, MaxReports: 10}, e.Options)
+	require.Equal(t, race.Options{HaltOnFirst: true, MaxReports: 10, Family: race.IGUARD}, e.Options)
 	require.Equal(t, "/tmp/wg", e.LogPath)
 	require.Equal(t, "x.go:3", e.Strip("/src/x.go:3"))
 	o := e.Apply(race.Options{History: true, MaxReports: 3, Granularity: 8})
-	require.Equal(t, race.Options{HaltOnFirst: true, MaxReports: 10, Granularity: 8}, o, "every key given replaces the caller's value")
+	require.Equal(t, race.Options{HaltOnFirst: true, MaxReports: 10, Granularity: 8, Family: race.IGUARD}, o, "every key given replaces the caller's value")
 	require.Equal(t, race.Options{History: true}, race.Env{}.Apply(race.Options{History: true}), "an empty value changes nothing")
-	p, err := race.ParseEnv("precise=1")
-	require.NoError(t, err)
-	require.Equal(t, race.Options{Precise: true, History: true}, p.Apply(race.Options{History: true}), "precise=1 selects the precise mode")
+	for in, want := range map[string]race.Family{"precise=1": race.Exact, "precise=0": race.IGUARD, "family=exact": race.Exact} {
+		p, err := race.ParseEnv(in)
+		require.NoError(t, err)
+		require.Equal(t, race.Options{Family: want, History: true}, p.Apply(race.Options{History: true, Family: 1 - want, Precise: true}), in)
+	}
 }
 
 // TestParseEnvErrorsNameTheKey: a bad value names its key, the variable
@@ -40,6 +42,7 @@ func TestParseEnvErrorsNameTheKey(t *testing.T) {
 		"history=1 halt=1":       `unknown key "halt"`,
 		"history":                `"history" is not key=value`,
 		"history=1 precise=true": `precise="true": want 0 or 1`,
+		"family=fast":            `unknown family "fast" (want exact or iguard)`,
 	} {
 		_, err := race.ParseEnv(in)
 		require.ErrorContains(t, err, want, in)

@@ -49,6 +49,6 @@ func ExampleConfig() {
 	det := race.New(opt)
 	fmt.Println(det.Stats().Checks)
 	// Output:
-	// [off central plain coalesce backoff opt precise]
+	// [off central plain coalesce backoff opt exact]
 	// 0
 }

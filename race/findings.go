@@ -58,6 +58,9 @@ func (d *Detector) Dropped() int {
 func (d *Detector) Reset() {
 	d.sink.Reset()
 	d.eng.ResetCounts()
+	if d.pre != nil {
+		d.pre.ResetCounts()
+	}
 }
 
 // String summarizes the detector's findings: how many races it keeps and

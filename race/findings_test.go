@@ -16,7 +16,7 @@ func TestTakeConsumesMatchingReports(t *testing.T) {
 	d := newDevice(t)
 	x := gpu.Alloc[int32](d, "x", 64)
 	y := gpu.Alloc[int32](d, "y", 64)
-	det := race.New(race.Options{History: true})
+	det := race.New(race.Options{Family: race.IGUARD, History: true})
 	racy := func(t *gpu.Thread) {
 		x.Store(t, 0, 1)
 		y.Store(t, 0, 1)
@@ -49,7 +49,7 @@ func TestHaltNamesTheRacingLine(t *testing.T) {
 	for _, central := range []bool{false, true} {
 		d := newDevice(t)
 		x := gpu.Alloc[int32](d, "x", 1)
-		det := race.New(race.Options{HaltOnFirst: true, History: true, Central: central})
+		det := race.New(race.Options{Family: race.IGUARD, HaltOnFirst: true, History: true, Central: central})
 		var line atomic.Int64
 		cfg := gpu.Config{Name: "halt", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 64}, Observer: det}
 		err := d.Launch(t.Context(), cfg, func(t *gpu.Thread) {
@@ -79,7 +79,7 @@ func TestCountAgrees(t *testing.T) {
 	require.Equal(t, "3 races", race.Count(3))
 	d := newDevice(t)
 	x := gpu.Alloc[int32](d, "x", 1)
-	det := race.New(race.Options{})
+	det := race.New(race.Options{Family: race.IGUARD})
 	cfg := gpu.Config{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}, Observer: det}
 	require.NoError(t, d.Launch(t.Context(), cfg, func(t *gpu.Thread) { x.Store(t, 0, 1) }))
 	require.Equal(t, "race.Detector: 1 race, 0 dropped", det.String())

@@ -33,13 +33,13 @@ func launchOwn(t *testing.T, det *race.Detector, f func(t *gpu.Thread, x gpu.Buf
 func TestFirstTouches(t *testing.T) {
 	t.Parallel()
 	store := func(t *gpu.Thread, x gpu.Buffer[uint32], i int) { x.Store(t, i, 1) }
-	st := launchOwn(t, race.New(race.Options{}), store)
+	st := launchOwn(t, race.New(race.Options{Family: race.IGUARD}), store)
 	require.EqualValues(t, 1024, st.Checks)
 	require.EqualValues(t, 1024, st.Firsts)
 	require.Zero(t, st.Locks)
 	require.EqualValues(t, 1024*8, st.PeakMetadata)
 
-	st = launchOwn(t, race.New(race.Options{FullEntries: true}), store)
+	st = launchOwn(t, race.New(race.Options{Family: race.IGUARD, FullEntries: true}), store)
 	require.EqualValues(t, 1024, st.Checks)
 	require.Zero(t, st.Firsts)
 	require.EqualValues(t, 1024, st.Locks)
@@ -48,7 +48,7 @@ func TestFirstTouches(t *testing.T) {
 	// A fence before each store puts each in a new state, which the
 	// first in the slot holds whole: still eight bytes per granule, and
 	// nothing kept by the thread.
-	det := race.New(race.Options{})
+	det := race.New(race.Options{Family: race.IGUARD})
 	fenced := func(t *gpu.Thread, x gpu.Buffer[uint32], i int) {
 		t.Fence(scope.Block)
 		x.Store(t, i, 1)
@@ -65,19 +65,19 @@ func TestFirstTouches(t *testing.T) {
 // by its thread supersedes it.
 func TestFirstSuperseded(t *testing.T) {
 	t.Parallel()
-	st := launchOwn(t, race.New(race.Options{}), func(t *gpu.Thread, x gpu.Buffer[uint32], i int) {
+	st := launchOwn(t, race.New(race.Options{Family: race.IGUARD}), func(t *gpu.Thread, x gpu.Buffer[uint32], i int) {
 		x.Store(t, i, x.Load(t, i)+1)
 	})
 	require.EqualValues(t, 2048, st.Firsts)
 	require.Zero(t, st.Locks)
 
-	st = launchOwn(t, race.New(race.Options{}), func(t *gpu.Thread, x gpu.Buffer[uint32], i int) {
+	st = launchOwn(t, race.New(race.Options{Family: race.IGUARD}), func(t *gpu.Thread, x gpu.Buffer[uint32], i int) {
 		x.AtomicAdd(t, i, 1, scope.Device)
 	})
 	require.EqualValues(t, 1024, st.Firsts)
 	require.Zero(t, st.Locks)
 
-	st = launchOwn(t, race.New(race.Options{}), func(t *gpu.Thread, x gpu.Buffer[uint32], i int) {
+	st = launchOwn(t, race.New(race.Options{Family: race.IGUARD}), func(t *gpu.Thread, x gpu.Buffer[uint32], i int) {
 		x.AtomicAdd(t, i, 1, scope.Device)
 		x.Store(t, i, 7)
 	})
@@ -95,8 +95,8 @@ func TestFirstRecordsVerdicts(t *testing.T) {
 	t.Parallel()
 	for _, c := range firstVerdictCases() {
 		for range 5 {
-			full := neighbourKinds(t, race.Options{FullEntries: true}, c)
-			require.Equal(t, full, neighbourKinds(t, race.Options{}, c), "%+v", c)
+			full := neighbourKinds(t, race.Options{Family: race.IGUARD, FullEntries: true}, c)
+			require.Equal(t, full, neighbourKinds(t, race.Options{Family: race.IGUARD}, c), "%+v", c)
 			require.Equal(t, c.barrier, len(full) == 0, "%+v: %v", c, full)
 		}
 	}
@@ -177,7 +177,7 @@ func TestDenseMemoryLearned(t *testing.T) {
 		require.NoError(t, err)
 		return det.Stats().Firsts - before
 	}
-	det, full := race.New(race.Options{}), race.New(race.Options{FullEntries: true})
+	det, full := race.New(race.Options{Family: race.IGUARD}), race.New(race.Options{Family: race.IGUARD, FullEntries: true})
 	var firsts []uint64
 	for range 3 {
 		firsts = append(firsts, launch(det, true))

@@ -26,7 +26,7 @@ func TestHugeGrid(t *testing.T) {
 	x := gpu.Alloc[uint32](d, "x", 1024)
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	det := race.New(race.Options{})
+	det := race.New(race.Options{Family: race.IGUARD})
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
 	err := d.Launch(ctx, gpu.Config{Name: "huge", Grid: gpu.Dim3{X: 1<<31 - 1}, Block: gpu.Dim3{X: 32}, Observer: det},
@@ -47,11 +47,11 @@ func TestHugeGrid(t *testing.T) {
 func TestTooManyThreads(t *testing.T) {
 	t.Parallel()
 	d := newDevice(t)
-	det := race.New(race.Options{Precise: true})
+	det := race.New(race.Options{Family: race.IGUARD, Precise: true})
 	var ran atomic.Bool
 	err := d.Launch(context.Background(), gpu.Config{Name: "big", Grid: gpu.Dim3{X: 1<<25 + 1}, Block: gpu.Dim3{X: 32}, Observer: det},
 		func(*gpu.Thread) { ran.Store(true) })
-	require.ErrorContains(t, err, `race: launch "big" has 1073741856 threads (33554433 blocks of 32); precise mode names threads in 31 bits, two keys each, and accepts at most 1073741824`)
+	require.ErrorContains(t, err, `race: launch "big" has 1073741856 threads (33554433 blocks of 32); the exact family names threads in 31 bits, two keys each, and accepts at most 1073741824`)
 	assert.False(t, ran.Load(), "no thread may run")
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()

@@ -72,7 +72,7 @@ func TestTwoDevicesNoAlias(t *testing.T) {
 		for run := range 25 {
 			det := race.New(opt)
 			onTwoDevices(t, det, fill)
-			require.Empty(t, det.Reports(), "run %d, precise %v", run, opt.Precise)
+			require.Empty(t, det.Reports(), "run %d, precise %v", run, opt.Exact())
 		}
 
 		det := race.New(opt)
@@ -83,7 +83,7 @@ func TestTwoDevicesNoAlias(t *testing.T) {
 			return func(t *gpu.Thread) { x.Store(t, 0, int32(t.Block())) } // both blocks: a race
 		})
 		rs := det.Reports()
-		require.NotEmpty(t, rs, "the race on device 0, precise %v", opt.Precise)
+		require.NotEmpty(t, rs, "the race on device 0, precise %v", opt.Exact())
 		for _, r := range rs {
 			require.Equal(t, devs[0].ID(), r.Mem.DeviceID, "%v", r)
 			require.Equal(t, "on0", r.Launch)

@@ -7,10 +7,13 @@ import (
 )
 
 // Options configure a [Detector]. The zero value is usable and is the
-// fastest correct configuration ("opt" in [Configs]): 4-byte granules, no
-// history, at most 100 reports, per-entry spinlocks with backoff, warp
-// coalescing.
+// default: the Exact family ("exact" in [Configs]), 4-byte granules, no
+// history, at most 100 reports. Lock, NoBackoff, NoCoalesce, FullEntries
+// and Central configure the IGUARD family only.
 type Options struct {
+	// Family selects how races are decided: Exact (the zero value) or
+	// IGUARD, iGUARD's published rules, for comparison.
+	Family Family
 	// Granularity is the bytes of memory one metadata entry covers: 4 by
 	// default, as iGUARD; a power of two (others are rounded up). An access spanning several granules is checked
 	// once per granule. 1 tells apart byte-sized neighbours of a
@@ -53,18 +56,20 @@ type Options struct {
 	// the style of Barracuda, instead of checking inline on the accessing
 	// goroutine. It exists as a baseline for benchmarks; it is slower.
 	Central bool
-	// Precise checks by the precise model instead of iGUARD's rules:
-	// scoped happens-before with vector clocks, reads-from and release
-	// sequences (see the package doc, "Precise mode"). It reports a race
-	// on a granule exactly when the observed execution has one, up to
-	// the first race per granule. Lock, NoBackoff, NoCoalesce,
-	// FullEntries and Central do not apply to it.
+	// Precise selects the Exact family whatever Family says.
+	//
+	// Deprecated: Exact is the default Family; set Family to IGUARD for
+	// iGUARD's rules.
 	Precise bool
 	// Off asks for no detection at all: it names the "off" configuration
 	// of [Config], and a caller seeing it should attach no observer.
 	// A Detector made with Off still checks.
 	Off bool
 }
+
+// Exact reports whether o selects the Exact family: Family is Exact, or
+// the deprecated Precise is set.
+func (o Options) Exact() bool { return o.Family == Exact || o.Precise }
 
 func (o Options) withDefaults() Options {
 	if o.Granularity <= 0 {

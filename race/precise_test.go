@@ -314,11 +314,11 @@ func TestPreciseScopedAtomic(t *testing.T) {
 		}}.run(t)
 }
 
-// The precise mode judges a volatile flag with a device fence on each
-// side as the release and acquire it is; the default mode, which counts
-// volatile stores as data as ScoR does, reports the flag.
-func ExampleOptions_precise() {
-	for _, opt := range []race.Options{{}, {Precise: true}} {
+// The Exact family, the default, judges a volatile flag with a device
+// fence on each side as the release and acquire it is; the IGUARD family,
+// which counts volatile stores as data as ScoR does, reports the flag.
+func ExampleOptions_family() {
+	for _, opt := range []race.Options{{Family: race.IGUARD}, {}} {
 		d, _ := gpu.NewDevice(gpu.DeviceConfig{})
 		data := gpu.Alloc[int32](d, "data", 1)
 		flag := gpu.Alloc[uint32](d, "flag", 1)
@@ -336,9 +336,9 @@ func ExampleOptions_precise() {
 			t.ThreadFence()
 			_ = data.Load(t, 0)
 		})
-		fmt.Printf("precise %v: %d races\n", opt.Precise, len(det.Reports()))
+		fmt.Printf("%v: %d races\n", opt.Family, len(det.Reports()))
 	}
 	// Output:
-	// precise false: 1 races
-	// precise true: 0 races
+	// iguard: 1 races
+	// exact: 0 races
 }

@@ -6,37 +6,39 @@ import (
 )
 
 // Configs returns the names of the detector configurations [Config]
-// knows: "off", "central", "plain", "coalesce", "backoff", "opt" and
-// "precise".
+// knows: "off", the IGUARD family's "central", "plain", "coalesce",
+// "backoff" and "opt", and "exact", the default.
 func Configs() []string {
-	return []string{"off", "central", "plain", "coalesce", "backoff", "opt", "precise"}
+	return []string{"off", "central", "plain", "coalesce", "backoff", "opt", "exact"}
 }
 
 // Config returns the options of the named configuration:
 //
 //   - off: no detection (Options.Off; attach no observer);
+//   - exact: the Exact family, the default (the zero Options); "precise",
+//     its earlier name, is read as exact;
+//   - the IGUARD family, iGUARD's published rules, with its contention
+//     optimizations switchable for comparison:
 //   - central: every event shipped to one checking goroutine (Barracuda);
 //   - plain: iGUARD's per-entry locking without its contention
 //     optimizations: a tight spin on the entry, no coalescing
 //     (iGUARD with CONT_OPT=0);
 //   - coalesce, backoff: plain with one of iGUARD's two optimizations;
-//   - opt: both, the default (the zero Options);
-//   - precise: the precise mode (Options.Precise), scoped
-//     happens-before instead of iGUARD's rules.
+//   - opt: both.
 //
-// A name may carry suffixes, each after a colon, for any configuration
-// but off, central and precise: ":spin", ":mutex" or ":striped" sets Options.Lock,
-// and ":full" sets Options.FullEntries, so that "opt:mutex" is opt with a
-// sync.Mutex per entry and "plain:full" is plain with a full entry per
-// granule from its first touch. The options it returns have no history;
-// set Options.History for reports that name both sites.
+// A name may carry suffixes, each after a colon, for any configuration of
+// the IGUARD family but central: ":spin", ":mutex" or ":striped" sets
+// Options.Lock, and ":full" sets Options.FullEntries, so that "opt:mutex"
+// is opt with a sync.Mutex per entry and "plain:full" is plain with a full
+// entry per granule from its first touch. The options it returns have no
+// history; set Options.History for reports that name both sites.
 func Config(name string) (Options, error) {
 	base, suffixes, ok := strings.Cut(name, ":")
 	o, err := baseConfig(base)
 	if err != nil || !ok {
 		return o, err
 	}
-	if o.Off || o.Central || o.Precise {
+	if o.Off || o.Central || o.Exact() {
 		return Options{}, fmt.Errorf("race: configuration %q takes no suffix (%q)", base, suffixes)
 	}
 	for _, sfx := range strings.Split(suffixes, ":") {
@@ -54,17 +56,17 @@ func baseConfig(name string) (Options, error) {
 	case "off":
 		return Options{Off: true}, nil
 	case "central":
-		return Options{Central: true}, nil
+		return Options{Family: IGUARD, Central: true}, nil
 	case "plain":
-		return Options{Lock: LockSpin, NoBackoff: true, NoCoalesce: true}, nil
+		return Options{Family: IGUARD, Lock: LockSpin, NoBackoff: true, NoCoalesce: true}, nil
 	case "coalesce":
-		return Options{Lock: LockSpin, NoBackoff: true}, nil
+		return Options{Family: IGUARD, Lock: LockSpin, NoBackoff: true}, nil
 	case "backoff":
-		return Options{Lock: LockSpin, NoCoalesce: true}, nil
+		return Options{Family: IGUARD, Lock: LockSpin, NoCoalesce: true}, nil
 	case "opt":
+		return Options{Family: IGUARD}, nil
+	case "exact", "precise":
 		return Options{}, nil
-	case "precise":
-		return Options{Precise: true}, nil
 	}
 	return Options{}, fmt.Errorf("race: unknown configuration %q (want one of %s)", name, strings.Join(Configs(), ", "))
 }

@@ -14,29 +14,39 @@ import (
 
 func TestConfigs(t *testing.T) {
 	t.Parallel()
-	require.Equal(t, []string{"off", "central", "plain", "coalesce", "backoff", "opt", "precise"}, race.Configs())
+	require.Equal(t, []string{"off", "central", "plain", "coalesce", "backoff", "opt", "exact"}, race.Configs())
 	for _, name := range race.Configs() {
 		_, err := race.Config(name)
 		require.NoError(t, err, name)
 	}
-	opt, _ := race.Config("opt")
-	require.Equal(t, race.Options{}, opt, "opt is the default")
+	exact, _ := race.Config("exact")
+	require.Equal(t, race.Options{}, exact, "exact is the default")
+	precise, _ := race.Config("precise")
+	require.Equal(t, exact, precise, "precise is exact's earlier name")
+	for _, name := range []string{"central", "plain", "coalesce", "backoff", "opt", "opt:mutex", "plain:full"} {
+		o, err := race.Config(name)
+		require.NoError(t, err, name)
+		require.Equal(t, race.IGUARD, o.Family, name)
+		require.False(t, o.Exact(), name)
+	}
+	_, err := race.Config("exact:full")
+	require.ErrorContains(t, err, "takes no suffix")
 	plain, _ := race.Config("plain")
 	require.True(t, plain.NoBackoff && plain.NoCoalesce)
 	off, _ := race.Config("off")
 	require.True(t, off.Off)
-	_, err := race.Config("turbo")
+	_, err = race.Config("turbo")
 	require.ErrorContains(t, err, `"turbo"`)
 
 	mutex, err := race.Config("opt:mutex")
 	require.NoError(t, err)
-	require.Equal(t, race.Options{Lock: race.LockMutex}, mutex)
+	require.Equal(t, race.Options{Family: race.IGUARD, Lock: race.LockMutex}, mutex)
 	striped, err := race.Config("plain:striped")
 	require.NoError(t, err)
-	require.Equal(t, race.Options{Lock: race.LockStriped, NoBackoff: true, NoCoalesce: true}, striped)
+	require.Equal(t, race.Options{Family: race.IGUARD, Lock: race.LockStriped, NoBackoff: true, NoCoalesce: true}, striped)
 	full, err := race.Config("plain:full:mutex")
 	require.NoError(t, err)
-	require.Equal(t, race.Options{Lock: race.LockMutex, NoBackoff: true, NoCoalesce: true, FullEntries: true}, full)
+	require.Equal(t, race.Options{Family: race.IGUARD, Lock: race.LockMutex, NoBackoff: true, NoCoalesce: true, FullEntries: true}, full)
 	_, err = race.Config("opt:full:ticket")
 	require.ErrorContains(t, err, `"ticket"`)
 	_, err = race.Config("opt:ticket")
@@ -85,7 +95,7 @@ func TestLockings(t *testing.T) {
 		for _, noBackoff := range []bool{false, true} {
 			t.Run(lk.String(), func(t *testing.T) {
 				t.Parallel()
-				det := race.New(race.Options{Lock: lk, NoBackoff: noBackoff})
+				det := race.New(race.Options{Family: race.IGUARD, Lock: lk, NoBackoff: noBackoff})
 				hammer(t, det, 8, 20)
 				st := det.Stats()
 				require.Equal(t, uint64(8*64*21+8*2*2), st.Accesses)

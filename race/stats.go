@@ -1,7 +1,9 @@
 package race
 
 // Stats are a detector's counters. The access counters cover the blocks
-// that have ended: read them after a launch.
+// that have ended: read them after a launch. The Exact family counts
+// accesses, checks and its shadow's pages; the other counters are the
+// IGUARD family's.
 type Stats struct {
 	Reports       int   // distinct races kept
 	Dropped       int   // distinct races past MaxReports
@@ -23,6 +25,11 @@ type Stats struct {
 // Stats returns the detector's counters.
 func (d *Detector) Stats() Stats {
 	kept, dropped := d.sink.Counts()
+	if d.pre != nil {
+		c := d.pre.Counts()
+		return Stats{Reports: kept, Dropped: dropped, MetadataBytes: c.MetadataBytes, PeakMetadata: c.PeakMetadata,
+			Accesses: c.Accesses, Checks: c.Checks}
+	}
 	c := d.eng.Counts()
 	return Stats{Reports: kept, Dropped: dropped,
 		MetadataBytes: c.MetadataBytes, PeakMetadata: c.PeakMetadata,

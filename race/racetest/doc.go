@@ -1,6 +1,8 @@
 // Package racetest runs kernels under a scoped race detector in tests and
 // fails the test with every race found, the way `go test -race` fails a
-// test on a Go data race.
+// test on a Go data race. The detector is of the Exact family, package
+// race's default: every report is a race of the execution that ran, and
+// every race it had is reported, on every executor.
 //
 // [Launch] checks one launch. [Device] returns a device whose every
 // launch is checked, for code that launches kernels itself: hand it the
@@ -50,8 +52,10 @@
 //   - history=0: do not record the site of every access, which makes
 //     checks cheaper but leaves the previous side of a report without its
 //     file:line and call stack (default 1 here; race.Options' default 0).
-//   - precise=1: check by the precise model, scoped happens-before,
-//     instead of iGUARD's rules (race.Options.Precise; default 0).
+//   - family=iguard: check by iGUARD's published rules, the IGUARD family,
+//     instead of scoped happens-before, the Exact family (race.Options.Family;
+//     default exact). precise=0 and precise=1 are the earlier spellings of
+//     family=iguard and family=exact.
 //   - log_path=PATH: also append every report to the file PATH.<pid>.
 //   - strip_path_prefix=PREFIX: cut PREFIX from the file paths of
 //     reports.

@@ -31,7 +31,7 @@ func Total(ctx context.Context, d *gpu.Device, xs []float32, blocks int) ([]floa
 			return
 		}
 		for flag.AtomicAdd(t, 0, 0, scope.Device) == 0 {
-		}
+		} // should be followed by t.ThreadFence(), the acquire
 		out.Store(t, t.Block(), sum.Load(t, 0))
 	})
 	return out.Host()[1:], err
@@ -87,6 +87,6 @@ func Example_device() {
 	// Previous write by thread (0,0,0) of block (0,0,0):
 	//   weak store at race/racetest/example_device_test.go:28
 	//
-	// The writer, thread (0,0,0) of block (0,0,0), executed no device-scope fence between its store at race/racetest/example_device_test.go:28 and this load; the threads are in different blocks.
+	// Nothing orders thread (0,0,0) of block (0,0,0)'s weak store at race/racetest/example_device_test.go:28 before this load: no barrier both threads passed, and no release of the first thread (a release store, or a fence then a strong write) reached the second through an acquire (an acquire load, or a strong read then a fence) with scopes that include both threads, directly or through a chain of such pairs. The two are threads of different blocks: after the write, __threadfence() then a strong write of a flag (or StoreRelease of device scope); before its access, the reader acquires the flag (LoadAcquire of device scope, or a strong read then __threadfence()). In a cooperative launch, a grid sync both pass also orders them.
 	// ==================
 }

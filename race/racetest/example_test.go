@@ -27,7 +27,7 @@ func ExampleLaunch() {
 			return
 		}
 		for flag.AtomicAdd(t, 0, 0, scope.Device) == 0 {
-		}
+		} // should be followed by t.ThreadFence(), the acquire
 		_ = data.Load(t, 0)
 	})
 	// Output:
@@ -39,7 +39,7 @@ func ExampleLaunch() {
 	// Previous write by thread (0,0,0) of block (0,0,0):
 	//   weak store at race/racetest/example_test.go:24
 	//
-	// The writer, thread (0,0,0) of block (0,0,0), executed no device-scope fence between its store at race/racetest/example_test.go:24 and this load; the threads are in different blocks.
+	// Nothing orders thread (0,0,0) of block (0,0,0)'s weak store at race/racetest/example_test.go:24 before this load: no barrier both threads passed, and no release of the first thread (a release store, or a fence then a strong write) reached the second through an acquire (an acquire load, or a strong read then a fence) with scopes that include both threads, directly or through a chain of such pairs. The two are threads of different blocks: after the write, __threadfence() then a strong write of a flag (or StoreRelease of device scope); before its access, the reader acquires the flag (LoadAcquire of device scope, or a strong read then __threadfence()). In a cooperative launch, a grid sync both pass also orders them.
 	// ==================
 }
 

@@ -19,7 +19,7 @@ import (
 
 // benchDoc is bench's help paragraph.
 const benchDoc = "Bench measures the clean configuration of each kernel, and the contention " +
-	"workloads, under each detector configuration (off, central, plain, coalesce, backoff, opt, precise; " +
+	"workloads, under each detector configuration (off; central, plain, coalesce, backoff and opt of the iguard family; exact, the default; " +
 	"a name may end in :mutex, :striped or :full), alternating the configurations run by run after " +
 	"running the first kernel untimed for -prime, and prints a table of medians with their spread, " +
 	"ratios against detection off and the detector's counters per launch; progress, with the time " +

@@ -30,3 +30,12 @@ func (s stripped) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// familyOf returns the family whose expected verdicts judge a run with
+// opt: the Exact family's, or the IGUARD family's.
+func familyOf(opt race.Options) race.Family {
+	if opt.Exact() {
+		return race.Exact
+	}
+	return race.IGUARD
+}

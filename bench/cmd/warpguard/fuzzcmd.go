@@ -39,7 +39,7 @@ type fuzzOptions struct {
 func fuzzCmd(args []string, stdout, stderr io.Writer) int {
 	fs := newCommand("fuzz", "[-n N] [-configs LIST] [-executor E] [-seed N] [-v] [-json]", fuzzDoc, stderr)
 	n := fs.Int("n", 1000, "kernels to generate")
-	configs := fs.String("configs", "opt", "comma-separated detector configurations (see race.Config)")
+	configs := fs.String("configs", "exact", "comma-separated detector configurations (see race.Config)")
 	seed := fs.Uint64("seed", 0, "seed of the first kernel")
 	executor := fs.String("executor", "deterministic", "how each kernel runs: deterministic, fibers or goroutines")
 	verbose := fs.Bool("v", false, "print each kernel on which a configuration disagrees with the oracle")

@@ -150,7 +150,7 @@ func TestSuiteTable(t *testing.T) {
 
 	_, out, _ = runCmd("suite", "-v", "-kernels", "scor/rule-110")
 	require.Contains(t, out, "EXPECT")
-	require.Contains(t, out, "missing-device-fence")
+	require.Contains(t, out, "scoped-atomic")
 }
 
 // TestSuiteTableWidth: with every kernel of the catalog, the default

@@ -22,7 +22,7 @@ func runOne(args []string, stdout, stderr io.Writer) int {
 	detector := fs.String("detector", "on", "race detection: on or off")
 	seed := fs.Int64("seed", 1, "input generator seed")
 	asJSON := fs.Bool("json", false, "print one JSON object")
-	config := fs.String("config", "opt", "detector configuration, as bench -configs names them (see race.Config); precise is the precise mode")
+	config := fs.String("config", "exact", "detector configuration, as bench -configs names them (see race.Config): exact, the default, or a configuration of the iguard family (opt, plain, ...)")
 	ex := addExecutor(fs.FlagSet)
 	name, code, ok := parseWithName(fs, args, stdout)
 	if !ok {
@@ -52,7 +52,7 @@ func runOne(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fs.usageError(err)
 	}
-	c := bench.Config{Kernel: k, Inject: *inject, Size: sz, Seed: *seed, Executor: ex.Executor, Precise: env.Apply(opt).Precise}
+	c := bench.Config{Kernel: k, Inject: *inject, Size: sz, Seed: *seed, Executor: ex.Executor, Family: familyOf(env.Apply(opt))}
 	var det bench.Detector
 	if *detector == "on" {
 		det = detectorOf(env, opt)()

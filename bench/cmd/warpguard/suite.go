@@ -38,7 +38,7 @@ func suite(args []string, stdout, stderr io.Writer) int {
 	glob := c.String("kernels", "", "run "+kernelsFlagDoc)
 	seed := c.Int64("seed", 1, "input generator seed")
 	attempts := c.Int("attempts", kernels.ExposeBound, "runs of a configuration that expects a race, at most, each under another deterministic schedule, until the race is reported")
-	config := c.String("config", "opt", "detector configuration, as bench -configs names them (see race.Config); precise is the precise mode")
+	config := c.String("config", "exact", "detector configuration, as bench -configs names them (see race.Config): exact, the default, or a configuration of the iguard family (opt, plain, ...)")
 	ex := addExecutor(c.FlagSet)
 	if code, ok := c.parse(args, stdout); !ok {
 		return code
@@ -58,7 +58,7 @@ func suite(args []string, stdout, stderr io.Writer) int {
 	cfgs := bench.Configs(cat, sz, *seed)
 	for i := range cfgs {
 		cfgs[i].Executor, cfgs[i].Attempts = ex.Executor, *attempts
-		cfgs[i].Detector, cfgs[i].Precise = detectorOf(env, opt), env.Apply(opt).Precise
+		cfgs[i].Detector, cfgs[i].Family = detectorOf(env, opt), familyOf(env.Apply(opt))
 		if strings.HasPrefix(cfgs[i].Kernel.Name, largePrefix) {
 			cfgs[i].Timeout = largeTimeout
 		}

@@ -31,6 +31,7 @@ type Engine struct {
 	mu       sync.Mutex
 	launches map[*gpu.Grid]*plaunch // the running ones
 	sess     session
+	totals   totals
 	// stripes sequence each element's strong reads and writes with their
 	// checks (see Sequence); they are taken before mu.
 	stripes [preciseStripes]sync.Mutex
@@ -118,7 +119,7 @@ func (p *Engine) LaunchStart(g *gpu.Grid) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	ss := &p.sess
-	if ss.running == 0 {
+	if ss.global == nil {
 		*ss = session{global: map[uint64]pshadow{}}
 	}
 	if int64(ss.threads)+int64(g.Threads) > sessionThreads {
@@ -153,7 +154,8 @@ func (ss *session) endedBlocks() *vclock {
 }
 
 // LaunchEnd ends launch g: its threads are gone, and what other threads
-// learned of them lives on in their vclocks and in the session's shadow.
+// learned of them lives on in their vclocks and in the session's shadow,
+// which goes with the session's last running launch.
 func (p *Engine) LaunchEnd(g *gpu.Grid) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -161,6 +163,12 @@ func (p *Engine) LaunchEnd(g *gpu.Grid) {
 		l.ended = true
 		p.sess.running--
 		delete(p.launches, g)
+	}
+	if p.sess.running == 0 { // the next launch starts a new session
+		for _, sh := range p.sess.global {
+			p.free(sh)
+		}
+		p.sess = session{}
 	}
 }
 
@@ -189,9 +197,13 @@ func (p *Engine) BlockEnd(g *gpu.Grid, b int) {
 	defer p.mu.Unlock()
 	if l := p.launches[g]; l != nil {
 		if blk := l.blocks[b]; blk != nil {
+			for i := range blk.threads {
+				p.totals.add(blk.threads[i].n)
+			}
 			l.spare = append(l.spare, blk.threads)
 		}
 		delete(l.blocks, b)
+		p.free(l.shared[b])
 		delete(l.shared, b)
 	}
 }
@@ -260,23 +272,26 @@ func (l *plaunch) shadowOf(m *gpu.Memory) pshadow {
 	return s
 }
 
-// Access checks access a of t, made at site, against the shadow of every
+// Access checks access a of t, made at site through call path path (nil
+// without history), against the shadow of every
 // granule it touches, records it there, and applies what it synchronizes.
-func (p *Engine) Access(t *gpu.Thread, a *gpu.Access, site gpu.Site) {
+func (p *Engine) Access(t *gpu.Thread, a *gpu.Access, site gpu.Site, path *shared.SiteSlot) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	th := p.thread(t)
 	if th == nil {
 		return
 	}
-	x := th.record(a, site)
+	x := th.record(a, site, path)
 	var rv view
 	if a.Order == gpu.Release {
 		rv = th.now()
 	}
 	sh := th.l.shadowOf(a.Mem)
 	first, last := p.granules(a)
-	head := sh.at(first)
+	head := p.at(sh, first)
+	th.n.accesses++
+	th.n.checks += last - first + 1
 	if a.Op.Reads() && x.strong() {
 		// The runtime sequences strong reads and every write of the
 		// element with the detector (see Sequence): the last write
@@ -284,7 +299,7 @@ func (p *Engine) Access(t *gpu.Thread, a *gpu.Access, site gpu.Site) {
 		th.acquireFrom(head, a, site)
 	}
 	for g := first; g <= last; g++ {
-		p.check(th, t, sh.at(g), &x, a)
+		p.check(th, t, p.at(sh, g), &x, a)
 	}
 	if x.write {
 		head.written(th, a, rv)
@@ -484,3 +499,15 @@ func (l *plaunch) barrier(ths []*pthread) {
 		th.c++
 	}
 }
+
+// at returns the location of granule g in sh, counting a new page's bytes.
+func (p *Engine) at(sh pshadow, g uint64) *ploc {
+	loc, made := sh.at(g)
+	if made {
+		p.totals.grow(pageBytes)
+	}
+	return loc
+}
+
+// free uncounts the pages of sh, which is dropped.
+func (p *Engine) free(sh pshadow) { p.totals.grow(-pageBytes * int64(len(sh))) }

@@ -14,7 +14,7 @@ import (
 // access of the same location.
 func (p *Engine) report(th *pthread, t *gpu.Thread, a *gpu.Access, x, y *prec) {
 	if x.site.IsZero() {
-		x.site, _ = p.sites.Of(t)
+		x.site, x.path = p.sites.Of(t)
 	}
 	k := th.kindOf(x, y)
 	if p.sink.Known(k, x.site, y.site) {
@@ -22,6 +22,7 @@ func (p *Engine) report(th *pthread, t *gpu.Thread, a *gpu.Access, x, y *prec) {
 	}
 	l := th.l
 	cur, prev := l.side(x), l.side(y)
+	cur.Stack, prev.Stack = p.sites.StackOf(t, x.path), y.path.Stack()
 	r := report.Report{Kind: k, Launch: l.g.Name, Mem: a.Mem, Index: a.Index, Current: cur, Previous: prev,
 		Evidence: th.evidence(k, cur, prev, x, y)}
 	p.sink.Keep(r, t)

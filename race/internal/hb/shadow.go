@@ -14,14 +14,15 @@ const ppageBits = 4
 // address space to pages of locations.
 type pshadow map[uint64]*[1 << ppageBits]ploc
 
-// at returns the location of granule g, making its page on first touch.
-func (s pshadow) at(g uint64) *ploc {
+// at returns the location of granule g, making its page on first touch;
+// made says it did.
+func (s pshadow) at(g uint64) (loc *ploc, made bool) {
 	pg := s[g>>ppageBits]
 	if pg == nil {
-		pg = new([1 << ppageBits]ploc)
+		pg, made = new([1 << ppageBits]ploc), true
 		s[g>>ppageBits] = pg
 	}
-	return &pg[g&(1<<ppageBits-1)]
+	return &pg[g&(1<<ppageBits-1)], made
 }
 
 // A ploc is the precise mode's shadow of one granule: the accesses a

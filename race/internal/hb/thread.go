@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/race/internal/shared"
 	"github.com/warpguard/warpguard/scope"
 )
 
@@ -15,6 +16,7 @@ type pthread struct {
 	l     *plaunch
 	tid   int32
 	place scope.Place
+	n     counters // its accesses and checks, added to the totals at its block's end
 	c     uint64  // the thread's clock: its accesses so far are at c (see epoch)
 	know  *vclock // what the thread knows of other threads
 	// fenced[s] is the view at the thread's last fence of scope s or
@@ -56,6 +58,7 @@ func (th *pthread) knows(e epoch) bool { return e.tid == th.tid || th.know.knows
 type prec struct {
 	e     epoch
 	site  gpu.Site
+	path  *shared.SiteSlot // with history, the access's call path, for its stack
 	op    gpu.Op
 	order gpu.Order
 	scope scope.Scope
@@ -64,9 +67,9 @@ type prec struct {
 
 func (x *prec) strong() bool { return x.order != gpu.Weak }
 
-// record describes access a of th, made at site.
-func (th *pthread) record(a *gpu.Access, site gpu.Site) prec {
-	return prec{e: th.self(), site: site, op: a.Op, order: a.Order, scope: a.Scope,
+// record describes access a of th, made at site through call path path.
+func (th *pthread) record(a *gpu.Access, site gpu.Site, path *shared.SiteSlot) prec {
+	return prec{e: th.self(), site: site, path: path, op: a.Op, order: a.Order, scope: a.Scope,
 		write: a.Op.Writes() && a.Succeeded()}
 }
 

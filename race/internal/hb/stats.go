@@ -1,0 +1,55 @@
+package hb
+
+import (
+	"sync/atomic"
+	"unsafe"
+)
+
+// Counts are the engine's counters. Accesses and Checks cover the blocks
+// that have ended; MetadataBytes is the shadow allocated now, PeakMetadata
+// the most at once.
+type Counts struct {
+	Accesses, Checks            uint64
+	MetadataBytes, PeakMetadata int64
+}
+
+// counters are one thread's share of the access counters, added to the
+// engine's totals when its block ends, so that no check touches a shared
+// counter.
+type counters struct{ accesses, checks uint64 }
+
+// totals are the engine's counters.
+type totals struct {
+	accesses, checks atomic.Uint64
+	bytes, peak      atomic.Int64
+}
+
+// add adds a thread's counters to the totals.
+func (t *totals) add(c counters) {
+	t.accesses.Add(c.accesses)
+	t.checks.Add(c.checks)
+}
+
+// grow counts n more bytes of shadow, and the peak.
+func (t *totals) grow(n int64) {
+	now := t.bytes.Add(n)
+	for peak := t.peak.Load(); now > peak && !t.peak.CompareAndSwap(peak, now); peak = t.peak.Load() {
+	}
+}
+
+// pageBytes is what one shadow page costs, its locations' extra records
+// left out.
+const pageBytes = int64(unsafe.Sizeof([1 << ppageBits]ploc{}))
+
+// Counts returns the engine's counters.
+func (p *Engine) Counts() Counts {
+	t := &p.totals
+	return Counts{Accesses: t.accesses.Load(), Checks: t.checks.Load(),
+		MetadataBytes: t.bytes.Load(), PeakMetadata: t.peak.Load()}
+}
+
+// ResetCounts zeroes the access counters; metadata bytes stay counted.
+func (p *Engine) ResetCounts() {
+	p.totals.accesses.Store(0)
+	p.totals.checks.Store(0)
+}
