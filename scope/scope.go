@@ -17,8 +17,9 @@
 // (see [Common] and [Scope.Covers]).
 //
 // Package scope holds that vocabulary and the inclusion rule; it imports
-// nothing else of warpguard, so both the runtime ([github.com/warpguard/warpguard/gpu]) and
-// the detector ([github.com/warpguard/warpguard/race]) can share it.
+// nothing else of warpguard, so both the runtime
+// ([github.com/warpguard/warpguard/gpu]) and the detector
+// ([github.com/warpguard/warpguard/race]) can share it.
 package scope
 
 import (
