@@ -94,6 +94,9 @@ func (m *meta) folded(x *extra) []folded {
 // other launches' records in cell c, and keeps it in c where c has no
 // record of its kind.
 func (d *Engine) foldRecord(l *launch, m *gpu.Memory, g uint64, c *crossCell, f folded) {
+	if c.holds(l.seq, f.rec) {
+		return // made after the overlap began, and checked then
+	}
 	me := l.foldSide(f)
 	writes := f.rec.op.Writes()
 	d.foldPair(l, m, g, me, c.w.Load())
@@ -104,6 +107,21 @@ func (d *Engine) foldRecord(l *launch, m *gpu.Memory, g uint64, c *crossCell, f 
 		return
 	}
 	c.r.CompareAndSwap(nil, me)
+}
+
+// holds reports whether c keeps an access of launch seq by r's thread
+// with r's op. Such an access was checked against the table when made,
+// against every access of another launch made before it; those made
+// after were checked against it. r, if it is another access, is then
+// one of the same thread and op, whose races with those accesses are
+// the same races.
+func (c *crossCell) holds(seq uint64, r record) bool {
+	for _, p := range []*crossSide{c.w.Load(), c.r.Load(), c.o.Load()} {
+		if p != nil && p.seq == seq && p.side.GlobalID == r.gid() && p.side.Op == r.op {
+			return true
+		}
+	}
+	return false
 }
 
 // foldPair reports a race between me, a folded record of l's granule g

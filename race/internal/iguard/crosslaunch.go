@@ -61,6 +61,7 @@ type crossCell struct{ w, r, o atomic.Pointer[crossSide] }
 type crossSide struct {
 	seq    uint64 // its launch's number
 	launch string
+	host   bool // a host access (host.go); launch names the host function
 	side   report.Side
 	strong bool
 }
@@ -182,10 +183,13 @@ func (l *launch) crossKind(me, p *crossSide) kind.Kind {
 func crossReport(k kind.Kind, l *launch, m *gpu.Memory, index int, cur report.Side, p *crossSide) report.Report {
 	prev := p.side
 	prev.Launch = p.launch
-	return report.Report{Kind: k, Launch: l.g.Name, Mem: m, Index: index, Current: cur, Previous: prev,
-		Evidence: fmt.Sprintf("The launches %q and %q ran at once on one device, and nothing orders their accesses to this word: "+
-			"only the host's order (one launch returning before the other starts) orders two launches, and only atomics of device scope or wider may share a word between them.",
-			p.launch, l.g.Name)}
+	ev := fmt.Sprintf("The launches %q and %q ran at once on one device, and nothing orders their accesses to this word: "+
+		"only the host's order (one launch returning before the other starts) orders two launches, and only atomics of device scope or wider may share a word between them.",
+		p.launch, l.g.Name)
+	if p.host {
+		ev = hostEvidence(p.launch, l.g.Name)
+	}
+	return report.Report{Kind: k, Launch: l.g.Name, Mem: m, Index: index, Current: cur, Previous: prev, Evidence: ev}
 }
 
 // crossCells returns m's cells in th's launch's table, remembering the
