@@ -123,7 +123,9 @@
 // An [Observer] set in [Config] sees every access, fence, completed barrier
 // and the start and end of each launch and block, inline on the thread's
 // goroutine. Package race implements it; with none set, an access pays one
-// nil check.
+// nil check. A device's observer (DeviceConfig.Observer) that is also a
+// [HostObserver] sees the host's copies and fills of the device's memory
+// too, since a launch running beside them may use that memory.
 //
 // # Errors
 //

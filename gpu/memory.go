@@ -162,11 +162,13 @@ func (b Buffer[T]) Len() int { return b.n }
 func (b Buffer[T]) Memory() *Memory { return b.m }
 
 // CopyIn copies host into the buffer, like cudaMemcpy host-to-device. It
-// returns an error, and copies nothing, unless len(host) == b.Len().
+// returns an error, and copies nothing, unless len(host) == b.Len(). The
+// device's observer learns of the copy if it is a [HostObserver].
 func (b Buffer[T]) CopyIn(host []T) error {
 	if len(host) != b.n {
 		return fmt.Errorf("gpu: CopyIn of %d elements into %s of length %d", len(host), b.describe(), b.n)
 	}
+	observeHost(b.m, b.n, true, "CopyIn")
 	for i, v := range host {
 		storeBits[T](b.ptr(i), toBits(v))
 	}
@@ -174,11 +176,13 @@ func (b Buffer[T]) CopyIn(host []T) error {
 }
 
 // CopyOut copies the buffer into host, like cudaMemcpy device-to-host. It
-// returns an error, and copies nothing, unless len(host) == b.Len().
+// returns an error, and copies nothing, unless len(host) == b.Len(). The
+// device's observer learns of the copy if it is a [HostObserver].
 func (b Buffer[T]) CopyOut(host []T) error {
 	if len(host) != b.n {
 		return fmt.Errorf("gpu: CopyOut of %s with length %d into %d elements", b.describe(), b.n, len(host))
 	}
+	observeHost(b.m, b.n, false, "CopyOut")
 	for i := range host {
 		host[i] = fromBits[T](loadBits[T](b.ptr(i)))
 	}
@@ -201,8 +205,10 @@ func (b Buffer[T]) Host() []T {
 	return out
 }
 
-// Fill sets every element to v, like cudaMemset for a typed value.
+// Fill sets every element to v, like cudaMemset for a typed value. The
+// device's observer learns of it if it is a [HostObserver].
 func (b Buffer[T]) Fill(v T) {
+	observeHost(b.m, b.n, true, "Fill")
 	for i := range b.n {
 		storeBits[T](b.ptr(i), toBits(v))
 	}

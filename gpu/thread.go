@@ -110,10 +110,13 @@ func (t *Thread) Warp() int { return t.rank / t.blk.l.g.WarpSize }
 // GlobalWarp returns the index of the thread's warp in the grid.
 func (t *Thread) GlobalWarp() int { return t.blk.id*t.blk.l.g.Warps + t.Warp() }
 
-// Place returns the thread's global thread, warp and block ids, the
-// coordinates [scope.Common] compares.
+// Place returns the coordinates [scope.Common] compares: the thread's
+// device (its [Device.ID]), its launch (its [Grid.ID]), and its global
+// thread, warp and block ids. Both numbers count from 1, so two threads of
+// different launches or devices never share a warp or block scope.
 func (t *Thread) Place() scope.Place {
-	return scope.Place{Thread: t.gid, Warp: t.GlobalWarp(), Block: t.blk.id}
+	g := &t.blk.l.g
+	return scope.Place{Device: t.dev.id, Launch: g.ID, Thread: t.gid, Warp: t.GlobalWarp(), Block: t.blk.id}
 }
 
 // Grid returns the description of the launch the thread belongs to.

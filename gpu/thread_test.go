@@ -1,6 +1,7 @@
 package gpu_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync/atomic"
@@ -144,4 +145,34 @@ func TestThreadSharedAtBarrier(t *testing.T) {
 		require.Contains(t, rerr.Error(), "thread (0,0,0) of block (0,0,0)")
 		require.Contains(t, rerr.Error(), "SyncThreads while the thread waits at syncthreads")
 	})
+}
+
+// TestThreadPlace: a thread's Place names its device and its launch
+// besides its ids, so block 0 of one launch is not block 0 of the next,
+// and threads of two devices share only system scope.
+func TestThreadPlace(t *testing.T) {
+	t.Parallel()
+	devs := [2]*gpu.Device{newDevice(t), newDevice(t)}
+	cfg := gpu.Config{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 64}}
+	place := func(d *gpu.Device) (scope.Place, uint64) {
+		var p scope.Place
+		var id uint64
+		require.NoError(t, d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
+			if t.GlobalID() == 97 {
+				p, id = t.Place(), t.Grid().ID
+			}
+		}))
+		return p, id
+	}
+	a, aID := place(devs[0])
+	b, bID := place(devs[0])
+	c, _ := place(devs[1])
+	require.Equal(t, scope.Place{Device: devs[0].ID(), Launch: aID, Thread: 97, Warp: 3, Block: 1}, a)
+	require.Equal(t, scope.Place{Device: devs[0].ID(), Launch: bID, Thread: 97, Warp: 3, Block: 1}, b)
+	require.NotEqual(t, aID, bID)
+	require.Equal(t, devs[1].ID(), c.Device)
+	require.Equal(t, scope.Device, scope.Common(a, b), "one device, two launches")
+	require.False(t, scope.Block.Covers(a, b))
+	require.Equal(t, scope.System, scope.Common(a, c), "two devices")
+	require.False(t, scope.Device.Covers(a, c))
 }

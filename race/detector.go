@@ -137,6 +137,17 @@ func (d *Detector) Sync(t *gpu.Thread, s gpu.Sync) {
 	d.eng.Sync(t, s)
 }
 
+// HostAccess implements [gpu.HostObserver], for a Detector set as a
+// device's observer: in the default mode, a host copy or fill made while
+// launches run on the device is checked as a weak access of a host thread
+// that only host order orders with them (see package doc). The precise
+// mode ignores host accesses.
+func (d *Detector) HostAccess(h gpu.HostAccess) {
+	if d.pre == nil {
+		d.eng.HostAccess(h)
+	}
+}
+
 // MetadataBytes returns the bytes of memory metadata allocated now.
 func (d *Detector) MetadataBytes() int64 {
 	if d.pre != nil {

@@ -85,6 +85,21 @@
 // everything, as on a GPU. Reports accumulate across launches until
 // [Detector.Reset].
 //
+// Launches that overlap (started from two goroutines on one detector) are
+// ordered by nothing but host order, a launch that starts after another
+// returned following it, and by atomics of device scope or wider. The
+// default mode checks them against each other: while two launches run at
+// once their global accesses also go to a table they share, and a launch
+// that ran alone before another started beside it checks what it did
+// until then against the table when it ends, so no access is exempt for
+// coming before the second launch started; such a race is reported at the
+// first launch's end, its side's site known only with History. Launches
+// the host runs one after another record nothing in the table. A Detector
+// set as a device's observer is also a [gpu.HostObserver]: a host copy or
+// fill (CopyIn, CopyOut, Fill) of a word a running launch uses is a weak
+// access of a host thread, which only host order orders with the launch,
+// and is reported as a race with it.
+//
 // # Cost
 //
 // Most of a check's cost is one lock on the granule's metadata;

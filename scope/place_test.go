@@ -38,6 +38,46 @@ func TestCovers(t *testing.T) {
 	require.False(t, scope.Warp.Covers(a, sameBlock))
 }
 
+// TestCoversAcrossLaunchesAndDevices: ids compare only within one launch
+// on one device. The same block of another launch is not covered by
+// block scope, nor the same warp by warp scope; device scope covers any
+// two launches of one device but not two devices, which only system
+// scope covers.
+func TestCoversAcrossLaunchesAndDevices(t *testing.T) {
+	t.Parallel()
+	a := scope.Place{Device: 1, Launch: 1, Thread: 3, Warp: 0, Block: 0}
+	cases := []struct {
+		name   string
+		b      scope.Place
+		narrow scope.Scope // the narrowest scope that covers a and b
+	}{
+		{"same thread", a, scope.Thread},
+		{"same block, same launch", scope.Place{Device: 1, Launch: 1, Thread: 40, Warp: 1, Block: 0}, scope.Block},
+		{"same thread ids, other launch", scope.Place{Device: 1, Launch: 2, Thread: 3, Warp: 0, Block: 0}, scope.Device},
+		{"same block, other launch", scope.Place{Device: 1, Launch: 2, Thread: 40, Warp: 1, Block: 0}, scope.Device},
+		{"other block, other launch", scope.Place{Device: 1, Launch: 2, Thread: 300, Warp: 9, Block: 1}, scope.Device},
+		{"same ids, other device", scope.Place{Device: 2, Launch: 1, Thread: 3, Warp: 0, Block: 0}, scope.System},
+		{"other device and launch", scope.Place{Device: 2, Launch: 7, Thread: 9, Warp: 0, Block: 0}, scope.System},
+	}
+	for _, c := range cases {
+		require.Equal(t, c.narrow, scope.Common(a, c.b), c.name)
+		require.Equal(t, c.narrow, scope.Common(c.b, a), "symmetric: "+c.name)
+		for s := scope.Thread; s <= scope.System; s++ {
+			require.Equal(t, s >= c.narrow, s.Covers(a, c.b), "%s: %v", c.name, s)
+		}
+	}
+}
+
+// TestSameLaunch: zero Device and Launch fields name the one device and
+// launch, so Places built without them stay comparable.
+func TestSameLaunch(t *testing.T) {
+	t.Parallel()
+	require.True(t, scope.Place{Thread: 1}.SameLaunch(scope.Place{Thread: 2, Block: 3}))
+	require.True(t, scope.Place{Device: 2, Launch: 5}.SameLaunch(scope.Place{Device: 2, Launch: 5, Thread: 1}))
+	require.False(t, scope.Place{Device: 2, Launch: 5}.SameLaunch(scope.Place{Device: 2, Launch: 6}))
+	require.False(t, scope.Place{Device: 1, Launch: 5}.SameLaunch(scope.Place{Device: 2, Launch: 5}))
+}
+
 // Example shows the question every scoped operation raises: is its scope
 // wide enough for the two threads that communicate through it?
 func Example() {

@@ -6,10 +6,20 @@
 // guaranteed to synchronize. CUDA's scoped operations (atomicAdd_block,
 // __threadfence_block, cuda::atomic_ref<T, thread_scope_device>, ...) are
 // only correct when the scope covers every thread that communicates through
-// them; a block-scope atomic seen from another block is a race. Package scope
-// holds that vocabulary and the inclusion rule; it imports nothing else of
-// warpguard, so both the runtime ([github.com/warpguard/warpguard/gpu]) and
-// the detector ([github.com/warpguard/warpguard/race]) can share it.
+// them; a block-scope atomic seen from another block is a race.
+//
+// A [Place] says where a thread runs: its device, its launch, and its
+// thread, warp and block ids in the launch. Warp and block scope include two
+// threads only of one launch: block 0 of one launch is not block 0 of
+// another launch running beside it. Device scope includes the threads of
+// every launch on one device, and only system scope includes threads of two
+// devices, so a device-scope atomic shared between two GPUs is too narrow
+// (see [Common] and [Scope.Covers]).
+//
+// Package scope holds that vocabulary and the inclusion rule; it imports
+// nothing else of warpguard, so both the runtime
+// ([github.com/warpguard/warpguard/gpu]) and the detector
+// ([github.com/warpguard/warpguard/race]) can share it.
 package scope
 
 import (

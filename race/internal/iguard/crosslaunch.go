@@ -28,9 +28,9 @@ import (
 // alone records nothing in the table, so launches the host runs one after
 // another pay nothing for it: recording starts, for every running launch,
 // when a second launch starts while one runs. A running launch's accesses
-// before that moment are not in the table, so a race between them and
-// the later launch goes unreported; the accesses of both after it are
-// checked against each other.
+// before that moment are only in its own metadata, which it folds into
+// the table when it ends (crossfold.go); the accesses of both after it
+// are checked against each other as they happen.
 //
 // The check treats fences as ordering nothing between launches, so a
 // word handed from one running launch to another by a fence and a
@@ -61,6 +61,7 @@ type crossCell struct{ w, r, o atomic.Pointer[crossSide] }
 type crossSide struct {
 	seq    uint64 // its launch's number
 	launch string
+	host   bool // a host access (host.go); launch names the host function
 	side   report.Side
 	strong bool
 }
@@ -92,6 +93,7 @@ func (d *Engine) startCross(l *launch) {
 	for o := range x.live {
 		if !o.cross.Load() {
 			o.xt = x.table // published by the store of cross
+			o.late = o != l
 			o.cross.Store(true)
 		}
 	}
@@ -144,15 +146,9 @@ func (d *Engine) checkCross(th *thread, t *gpu.Thread, a *gpu.Access, site gpu.S
 // launch, if the launches overlapped and the pair is not two atomics of
 // device scope or wider.
 func (d *Engine) crossPair(th *thread, t *gpu.Thread, a *gpu.Access, me, p *crossSide) {
-	if p == nil || p.seq == me.seq || !th.l.concurrent(p.seq) {
+	k := th.l.crossKind(me, p)
+	if k == 0 {
 		return
-	}
-	k := kind.MissingDeviceFence
-	if p.strong && me.strong {
-		if p.side.Scope.Includes(scope.Device) && me.side.Scope.Includes(scope.Device) {
-			return
-		}
-		k = kind.ScopedAtomic
 	}
 	cur := me.side
 	if cur.Site.IsZero() && t != nil {
@@ -163,29 +159,58 @@ func (d *Engine) crossPair(th *thread, t *gpu.Thread, a *gpu.Access, me, p *cros
 	if d.sink.Known(k, cur.Site, p.side.Site) {
 		return
 	}
-	prev := p.side
-	prev.Launch = p.launch
-	r := report.Report{Kind: k, Launch: th.l.g.Name, Mem: a.Mem, Index: a.Index, Current: cur, Previous: prev,
-		Evidence: fmt.Sprintf("The launches %q and %q ran at once on one device, and nothing orders their accesses to this word: "+
-			"only the host's order (one launch returning before the other starts) orders two launches, and only atomics of device scope or wider may share a word between them.",
-			p.launch, th.l.g.Name)}
-	d.sink.Keep(r, t)
+	d.sink.Keep(crossReport(k, th.l, a.Mem, a.Index, cur, p), t)
 }
 
-// crossCells returns m's cells in th's launch's table.
-func (th *thread) crossCells(m *gpu.Memory) []crossCell {
-	if th.xMem == m {
-		return th.xCells
+// crossKind returns the kind of race between me, an access of l, and p,
+// an access of another launch: 0 unless p is of a launch that ran at
+// once with l and the pair is not two atomics of device scope or wider.
+func (l *launch) crossKind(me, p *crossSide) kind.Kind {
+	if p == nil || p.seq == me.seq || !l.concurrent(p.seq) {
+		return 0
 	}
-	t := th.l.xt
+	if p.strong && me.strong {
+		if p.side.Scope.Includes(scope.Device) && me.side.Scope.Includes(scope.Device) {
+			return 0
+		}
+		return kind.ScopedAtomic
+	}
+	return kind.MissingDeviceFence
+}
+
+// crossReport is the report of race k on element index of m between cur,
+// an access of l, and p, an access of another launch.
+func crossReport(k kind.Kind, l *launch, m *gpu.Memory, index int, cur report.Side, p *crossSide) report.Report {
+	prev := p.side
+	prev.Launch = p.launch
+	ev := fmt.Sprintf("The launches %q and %q ran at once on one device, and nothing orders their accesses to this word: "+
+		"only the host's order (one launch returning before the other starts) orders two launches, and only atomics of device scope or wider may share a word between them.",
+		p.launch, l.g.Name)
+	if p.host {
+		ev = hostEvidence(p.launch, l.g.Name)
+	}
+	return report.Report{Kind: k, Launch: l.g.Name, Mem: m, Index: index, Current: cur, Previous: prev, Evidence: ev}
+}
+
+// crossCells returns m's cells in th's launch's table, remembering the
+// last memory th used.
+func (th *thread) crossCells(m *gpu.Memory) []crossCell {
+	if th.xMem != m {
+		th.xMem, th.xCells = m, th.l.cellsOf(m)
+	}
+	return th.xCells
+}
+
+// cellsOf returns m's cells in l's table, creating them on first use.
+func (l *launch) cellsOf(m *gpu.Memory) []crossCell {
+	t := l.xt
 	k := shared.KeyOf(m)
 	v, ok := t.mems.Load(k)
 	if !ok {
-		n := (uint64(m.Bytes()) + uint64(th.l.d.opt.Granularity) - 1) / uint64(th.l.d.opt.Granularity)
+		n := (uint64(m.Bytes()) + uint64(l.d.opt.Granularity) - 1) / uint64(l.d.opt.Granularity)
 		v, _ = t.mems.LoadOrStore(k, &crossMem{cells: make([]crossCell, n)})
 	}
-	th.xMem, th.xCells = m, v.(*crossMem).cells
-	return th.xCells
+	return v.(*crossMem).cells
 }
 
 // crossSide returns th's record of a, made at site with call stack

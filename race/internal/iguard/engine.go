@@ -67,7 +67,9 @@ func (d *Engine) LaunchStart(g *gpu.Grid) {
 	d.launches.Store(g, l)
 }
 
-// LaunchEnd frees launch g's metadata.
+// LaunchEnd checks what launch g did before another launch overlapped
+// it against the launches it overlapped (see crossfold.go), then frees
+// its metadata.
 func (d *Engine) LaunchEnd(g *gpu.Grid) {
 	v, ok := d.launches.LoadAndDelete(g)
 	if !ok {
@@ -75,10 +77,11 @@ func (d *Engine) LaunchEnd(g *gpu.Grid) {
 	}
 	l := v.(*launch)
 	d.last.CompareAndSwap(l, nil)
-	d.endCross(l)
 	if l.central != nil {
 		l.central.stop()
 	}
+	d.foldCross(l) // while l's table lives: endCross may drop it
+	d.endCross(l)
 	l.mem.free()
 	l.recycle()
 }

@@ -34,10 +34,14 @@ type launch struct {
 	// seq numbers the launch among its detector's, and before lists the
 	// launches running when it started (see crosslaunch.go). While cross
 	// is set, its global accesses are checked against theirs in xt.
+	// late is set, under the cross-launch mutex, when cross was set
+	// while the launch ran: its accesses before then are only in mem,
+	// and are folded into xt when it ends (see crossfold.go).
 	seq    uint64
 	before []uint64
 	cross  atomic.Bool
 	xt     *crossTable
+	late   bool
 }
 
 func newLaunch(d *Engine, g *gpu.Grid) *launch {

@@ -329,6 +329,24 @@ func (ss *shadows) freeBlock(id int) {
 	ss.drop(func(s *shadow) bool { return s.mem.Space != gpu.SharedSpace || s.mem.Block != id })
 }
 
+// all returns the metadata of every memory the launch has touched.
+func (ss *shadows) all() []*shadow {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	var out []*shadow
+	for i := range ss.few {
+		if s := ss.few[i].Load(); s != nil {
+			out = append(out, s)
+		}
+	}
+	if m := ss.m.Load(); m != nil {
+		for _, s := range *m {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // free drops every memory's metadata at the end of the launch.
 func (ss *shadows) free() { ss.drop(func(*shadow) bool { return false }) }
 
