@@ -138,14 +138,15 @@ func (d *Detector) Sync(t *gpu.Thread, s gpu.Sync) {
 }
 
 // HostAccess implements [gpu.HostObserver], for a Detector set as a
-// device's observer: in the default mode, a host copy or fill made while
-// launches run on the device is checked as a weak access of a host thread
-// that only host order orders with them (see package doc). The precise
-// mode ignores host accesses.
+// device's observer: a host copy or fill made while launches run on the
+// device is checked as a weak access of a host thread that only host
+// order orders with them (see package doc), by either family.
 func (d *Detector) HostAccess(h gpu.HostAccess) {
-	if d.pre == nil {
-		d.eng.HostAccess(h)
+	if d.pre != nil {
+		d.pre.HostAccess(h)
+		return
 	}
+	d.eng.HostAccess(h)
 }
 
 // MetadataBytes returns the bytes of memory metadata allocated now.

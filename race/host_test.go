@@ -55,8 +55,8 @@ func TestHostAccessDuringLaunch(t *testing.T) {
 			func(gpu.Buffer[int32]) func(*gpu.Thread) { return none }, func(x gpu.Buffer[int32]) { require.NoError(t, x.CopyIn([]int32{1, 2})) }, "CopyIn"},
 	}
 	for _, c := range cases {
-		for i := range 5 {
-			det := race.New(race.Options{})
+		for i := range 10 {
+			det := race.New(race.Options{Family: race.Family(i % 2)}) // both families
 			d, _ := detectedDevice(t, det, true)
 			x := gpu.Alloc[int32](d, "x", 2)
 			duringLaunch(t, d, c.before(x), c.after(x), func() { c.host(x) })
@@ -68,6 +68,12 @@ func TestHostAccessDuringLaunch(t *testing.T) {
 			require.Equal(t, 1, r.Index, c.name)
 			require.ElementsMatch(t, []string{"kernel", "host " + c.op}, []string{r.Launch, r.Previous.Launch}, c.name)
 			require.Contains(t, r.Evidence, "The host "+c.op+" touched this word", c.name)
+			host := r.Current
+			if !host.Host {
+				host = r.Previous
+			}
+			require.True(t, host.Host, "one side is the host's: %v", r)
+			require.Equal(t, "the host ("+c.op+")", host.Who())
 			require.Zero(t, det.MetadataBytes())
 		}
 	}

@@ -57,11 +57,19 @@ type Side struct {
 	// Launch names the side's launch (gpu.Config.Name) when it is not the
 	// report's: a race between two launches that ran at once.
 	Launch string `json:"launch,omitempty"`
+	// Host marks an access of the host (a CopyIn, CopyOut or Fill made
+	// while a launch ran), which no thread made: Launch then names the
+	// host function, as "host Fill".
+	Host bool `json:"host,omitempty"`
 }
 
 // Who names the side's thread, as "thread (0,0,0) of block (1,0,0)".
-// A side of another launch adds `of launch "name"`.
+// A side of another launch adds `of launch "name"`; a host side is "the
+// host (Fill)".
 func (s Side) Who() string {
+	if s.Host {
+		return fmt.Sprintf("the host (%s)", strings.TrimPrefix(s.Launch, "host "))
+	}
 	if s.Launch != "" {
 		return fmt.Sprintf("thread %v of block %v of launch %q", s.Thread, s.Block, s.Launch)
 	}

@@ -91,6 +91,8 @@ type plaunch struct {
 	// session's launches that had ended (host order).
 	base  *vclock
 	ended bool
+	host  string // for a host copy's one-thread launch, the host function (see HostAccess)
+	dev   uint64 // the device's number: a device-scope operation covers its threads only
 }
 
 // threads returns thread states for a block, those of an ended block if
@@ -127,7 +129,7 @@ func (p *Engine) LaunchStart(g *gpu.Grid) {
 			g.Name, g.Threads, ss.threads, sessionThreads))
 	}
 	l := &plaunch{p: p, g: g, blocks: map[int]*pblock{}, shared: map[int]pshadow{},
-		tid0: ss.threads, warp0: ss.warps, blk0: ss.blocks, base: ss.endedBlocks()}
+		tid0: ss.threads, warp0: ss.warps, blk0: ss.blocks, base: ss.endedBlocks(), dev: g.Device.ID()}
 	ss.threads += int32(g.Threads)
 	ss.warps += int32(g.Blocks * g.Warps)
 	ss.blocks += int32(g.Blocks)
@@ -210,11 +212,13 @@ func (p *Engine) BlockEnd(g *gpu.Grid, b int) {
 
 // place returns the coordinates of the launch's thread tid, a session
 // number, for scope checks: in session numbers, so that a block or warp
-// of one launch is never another's.
+// of one launch is never another's, with the launch's device, so that
+// device scope does not cover two devices.
 func (l *plaunch) place(tid int32) scope.Place {
 	gid := int(tid - l.tid0)
 	b, r := gid/l.g.BlockSize, gid%l.g.BlockSize
-	return scope.Place{Thread: int(tid), Warp: int(l.warp0) + b*l.g.Warps + r/l.g.WarpSize, Block: int(l.blk0) + b}
+	return scope.Place{Thread: int(tid), Warp: int(l.warp0) + b*l.g.Warps + r/l.g.WarpSize, Block: int(l.blk0) + b,
+		Device: l.dev, Launch: uint64(l.blk0) + 1}
 }
 
 // launchOf returns the session's launch of thread tid.

@@ -13,7 +13,7 @@ import (
 // report records the race between x, access a of th, and y, an earlier
 // access of the same location.
 func (p *Engine) report(th *pthread, t *gpu.Thread, a *gpu.Access, x, y *prec) {
-	if x.site.IsZero() {
+	if x.site.IsZero() && t != nil {
 		x.site, x.path = p.sites.Of(t)
 	}
 	k := th.kindOf(x, y)
@@ -55,9 +55,10 @@ func (l *plaunch) side(x *prec) report.Side {
 		BlockID: b, GlobalID: gid, Warp: rank / xl.g.WarpSize, Lane: rank % xl.g.WarpSize,
 		Op: x.op, Order: x.order, Scope: x.scope, Site: x.site,
 	}
-	if xl != l {
+	if xl != l || xl.host != "" {
 		s.Launch = xl.g.Name
 	}
+	s.Host = xl.host != ""
 	return s
 }
 
@@ -76,6 +77,10 @@ func (th *pthread) evidence(k kind.Kind, cur, prev report.Side, x, y *prec) stri
 		}
 		return fmt.Sprintf("The %v at %s has %v scope, which does not include %s, and nothing orders the two accesses. Give it %v scope or wider, so that the pair is atomic between the two threads.",
 			narrow.Op, narrow.Where(), narrow.Scope, other.Who(), common)
+	}
+	if host, other := th.l.hostPair(y); host != nil {
+		return fmt.Sprintf("The host %s touched this word while launch %q ran, and only host order orders a host copy or fill with a launch's threads: make it before the launch or after the launch returned.",
+			host.host, other.g.Name)
 	}
 	first := fmt.Sprintf("%s's %s at %s", prev.Who(), prev.What(), prev.Where())
 	if warpVolatile(x, y, th.place, py) {
@@ -131,4 +136,17 @@ func (th *pthread) unacquired(e epoch) (string, pollNote) {
 		}
 	}
 	return "", pollNote{}
+}
+
+// hostPair returns, if x's launch l or y's is a host copy's (see
+// HostAccess), that one and the other; else nil.
+func (l *plaunch) hostPair(y *prec) (host, other *plaunch) {
+	yl := l.p.launchOf(y.e.tid)
+	switch {
+	case l.host != "":
+		return l, yl
+	case yl.host != "":
+		return yl, l
+	}
+	return nil, nil
 }

@@ -44,7 +44,7 @@ func hostSide(l *launch, h gpu.HostAccess) *crossSide {
 	if h.Write {
 		op = gpu.OpStore
 	}
-	return &crossSide{seq: l.seq, launch: l.g.Name, host: true, side: report.Side{Op: op, Order: gpu.Weak, Scope: scope.Thread, BlockID: -1, GlobalID: -1}}
+	return &crossSide{seq: l.seq, launch: l.g.Name, host: true, side: report.Side{Op: op, Order: gpu.Weak, Scope: scope.Thread, BlockID: -1, GlobalID: -1, Host: true}}
 }
 
 // hostGranule checks host access h to granule g, whose cell is c,

@@ -1,0 +1,66 @@
+package hb
+
+import (
+	"github.com/warpguard/warpguard/gpu"
+)
+
+// Host accesses. A host copy or fill (gpu.HostObserver) is made by a host
+// thread that only host order orders with launches: a launch that ended
+// before the call began, or that starts after it returned, is ordered with
+// it; a launch running meanwhile is not. With no launch running, the call
+// is ordered with every launch and the engine records nothing. Otherwise
+// the call is a one-thread launch of the running session that starts and
+// ends within the call: its thread knows the session's ended launches,
+// as any launch starting now would, its accesses are weak loads or stores
+// checked and recorded as any thread's, and the launches that start after
+// it know it.
+
+// HostAccess checks host access h against the launches running now, and
+// records it for them.
+func (p *Engine) HostAccess(h gpu.HostAccess) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.sess.running == 0 {
+		return
+	}
+	l := p.hostLaunch(h)
+	th := &pthread{l: l, tid: l.tid0, place: l.place(l.tid0), c: 1, know: l.base}
+	op := gpu.OpLoad
+	if h.Write {
+		op = gpu.OpStore
+	}
+	size := uint64(max(h.Mem.ElemSize, 1))
+	for i := h.Index; i < h.Index+h.Len; i++ {
+		a := gpu.Access{Mem: h.Mem, Index: i, Offset: uint64(i) * size, Size: uint8(size), Op: op, Order: gpu.Weak}
+		p.hostElement(th, &a)
+	}
+	l.ended = true
+}
+
+// hostLaunch numbers a one-thread launch for host access h in the
+// session, knowing its ended launches.
+func (p *Engine) hostLaunch(h gpu.HostAccess) *plaunch {
+	one := gpu.Dim3{X: 1, Y: 1, Z: 1}
+	g := &gpu.Grid{Name: "host " + h.Op, GridDim: one, BlockDim: one, Blocks: 1, BlockSize: 1, Threads: 1, WarpSize: 1, Warps: 1}
+	ss := &p.sess
+	l := &plaunch{p: p, g: g, host: h.Op, tid0: ss.threads, warp0: ss.warps, blk0: ss.blocks, base: ss.endedBlocks(), dev: h.Mem.DeviceID}
+	ss.threads++
+	ss.warps++
+	ss.blocks++
+	ss.all = append(ss.all, l)
+	return l
+}
+
+// hostElement checks and records the host thread th's access a to one
+// element.
+func (p *Engine) hostElement(th *pthread, a *gpu.Access) {
+	x := th.record(a, gpu.Site{}, nil)
+	sh := th.l.shadowOf(a.Mem)
+	first, last := p.granules(a)
+	for g := first; g <= last; g++ {
+		p.check(th, nil, p.at(sh, g), &x, a)
+	}
+	if x.write {
+		p.at(sh, first).written(th, a, view{})
+	}
+}
