@@ -17,8 +17,8 @@ type pthread struct {
 	tid   int32
 	place scope.Place
 	n     counters // its accesses and checks, added to the totals at its block's end
-	c     uint64  // the thread's clock: its accesses so far are at c (see epoch)
-	know  *vclock // what the thread knows of other threads
+	c     uint64   // the thread's clock: its accesses so far are at c (see epoch)
+	know  *vclock  // what the thread knows of other threads
 	// fenced[s] is the view at the thread's last fence of scope s or
 	// wider, the release a strong write after it makes to threads s
 	// covers; fvc[s] is the same as a vclock, made on first use.
