@@ -12,9 +12,176 @@
 // WARPGUARD environment variable configures detectors as GORACE configures
 // Go's (see [ParseEnv]).
 //
-// # Algorithm
+// Two families of detector decide races ([Family]). The default, Exact,
+// decides by scoped happens-before, PTX's notion of a data race: every
+// report is a race of the execution that ran, and every race that
+// execution had is reported, on every executor and any number of cores,
+// as `go test -race` is for Go. IGUARD decides by iGUARD's published rules
+// (SOSP'21) and is kept as that detector, for comparison and for its
+// contention optimizations, each switchable and counted; it passes some
+// races (a reader that never acquires what a writer's fence published)
+// and reports some correct code. The table below says where they differ.
 //
-// The detector follows iGUARD (SOSP'21, Table 2) and ScoRD (ISCA'20): every
+// # The Exact family (the default)
+//
+// The Exact family ("exact" in [Config], the zero Options; "precise" is
+// its earlier name) decides by a model: PTX's notion of a data race, cut
+// down to the operations package gpu has. On the execution it observes,
+// it reports a race on a granule if and only if the execution has one
+// there, up to the first race on each granule (after a race the granule
+// is checked no more: the state a race leaves may hide later ones). So
+// the set of granules it reports is the set the model gives. Package
+// race/oracle decides the same by the definition alone, and the
+// differential tests hold the family to it on thousands of generated
+// kernels, run deterministically and in parallel.
+//
+// The model orders events by happens-before, the transitive closure of:
+//
+//   - program order within a thread;
+//   - barriers: a completed __syncthreads (and its count/and/or forms),
+//     __syncwarp(mask), or cooperative-groups sync of a block, tile,
+//     coalesced group or grid orders everything its participants did
+//     before it before everything they do after it. Warp intrinsics that
+//     exchange values (shuffles, votes, match, reduce) order no memory;
+//   - host order: a launch starts knowing every launch that returned
+//     before it started;
+//   - scoped synchronizes-with: a release pattern of thread A (a release
+//     store of scope s, or a fence of scope s then a strong write) is
+//     ordered before an acquire pattern of thread B (an acquire load of
+//     scope s', or a strong read then a fence of scope s') when the read
+//     returns the value of the write, or of a read-modify-write of the
+//     write's release sequence (the read-modify-writes of that location
+//     that follow it, by any thread), and both s and s', and the scopes of
+//     the write and the read, include both threads.
+//
+// Every fence acts as PTX's fence.acq_rel at its scope, through those
+// patterns only: the order PTX gives any two fence.sc at run time is left
+// out, so a kernel whose only ordering is two fences with no flag
+// observed between them (Dekker-style) is reported. A scope includes two
+// threads as [scope.Scope.Covers] says. Volatile accesses are strong and
+// relaxed at system scope; weak accesses are not strong.
+//
+// The warp-synchronous rule: two volatile accesses of lanes of one warp
+// are not morally strong. PTX calls the pair morally strong, but the
+// pre-Volta idiom it allows, lanes reading each other's volatile shared
+// memory with no __syncwarp, breaks under independent thread scheduling,
+// so the family reports such a pair that happens-before does not order as
+// [MissingSyncwarp]. Volatile stays strong between warps and blocks,
+// where polling a flag is the idiom; atomics stay strong between lanes
+// (warp-aggregated atomics are correct); and release/acquire patterns
+// and __syncwarp order lanes as they order any threads, so an intra-warp
+// handoff through an atomic or release/acquire flag is clean.
+//
+// Two accesses conflict when they touch the same granule from different
+// threads and at least one writes (a failed CAS only reads). A conflicting
+// pair is a data race unless happens-before orders it or it is morally
+// strong: both strong, each of a scope that includes the other's thread,
+// and not both volatile in one warp. A race of two strong accesses is
+// [ScopedAtomic], but for the warp-synchronous rule's; any other is named by
+// the synchronization the two threads' places call for: [MissingSyncwarp]
+// in one warp, [MissingBlockFence] in one block, [MissingDeviceFence]
+// across blocks (and between a host copy and a launch). The family infers
+// no locks: a lock is correct when its acquire and release patterns order
+// the critical sections, so it never reports [ImproperLocking]; a lock
+// whose protocol or scope is wrong is reported by the kind its critical
+// sections' places call for, or [ScopedAtomic] for the lock word itself.
+// A missing __syncthreads is [MissingSyncwarp] for two lanes of one warp
+// and [MissingBlockFence] for two warps of one block: the kind names the
+// narrowest scope holding both threads, not the instruction to add.
+// Reports name both sides, and the evidence says what was missing and
+// which synchronization would order the pair, in CUDA's words: a
+// __syncwarp with both lanes, a __syncthreads both threads pass (a block
+// fence alone orders no other thread), a fence of scope S after the write
+// and an acquire of scope S by the reader, or a wider atomic scope.
+//
+// # Where the families disagree
+//
+// On purpose:
+//
+//	pattern                                              iguard   exact    why
+//	writer fences, sets a flag; reader spins with        clean    race     the reader has no acquire pattern
+//	  relaxed loads, no fence, then reads
+//	__syncthreads, leader alone fences and sets a flag;  race     clean    the barrier makes the leader's
+//	  another block acquires and reads all threads' data                   fence cumulative
+//	iGUARD's grid barrier as printed (leader-only        race     race     the waiter's missing acquire,
+//	  fence, waiter spins on a volatile, no fence)                         which the evidence names
+//	volatile flag, device fence on each side             race     clean    volatile accesses are strong:
+//	                                                                       the flag's pair is morally strong
+//	3-hop chain, block-scope fence in the middle hop     clean    race     the middle hop's scope does not
+//	                                                                       include the first writer
+//	lanes write shared memory, __ballot_sync or          clean    race     value-exchanging intrinsics
+//	  __shfl_sync (no __syncwarp), read each other's                       order no memory
+//	a plain read, then its thread's atomic, then other   clean    race     the read still races with the
+//	  threads' atomics on the word                                         other threads' atomics
+//	ScoR's volatile data (stores under locks, published  race     clean    volatile pairs are morally strong
+//	  with too narrow a fence)                                             (between blocks)
+//	warp-synchronous reduction over volatile shared      race     race     the warp-synchronous rule: PTX
+//	  memory, no __syncwarp                                                calls it no race, Volta breaks it
+//
+// Package kernels records, for every suite kernel where the families
+// differ, the Exact family's verdict and its reason.
+//
+// # How the Exact family checks
+//
+// Package race/internal/hb checks with vector clocks that do not grow with
+// the grid. A thread keeps its own clock and one vclock of what it knows,
+// shared with the threads it last met at a barrier; a block-wide barrier
+// folds the block's threads into one entry (the block, up to its k-th
+// barrier), so a vclock holds an entry per block it heard of and per
+// thread that synchronized with its owner since that thread's last block
+// barrier: at worst it grows with the grid's blocks, never with its
+// threads.
+// A fence keeps a view (the vclock and the thread's epoch), which a
+// strong write after it publishes in its location's release state,
+// joined by the threads each release reaches: the launch, one block or
+// one warp. A strong read joins what reaches it into its thread's pending
+// acquires, which a fence of adequate scope takes in. The shadow of a
+// granule keeps, FastTrack-style, the epochs of the accesses a later one
+// may still race with: an access ordered after an earlier one drops it
+// when every later race with the earlier one would be a race with it too.
+// Strong accesses of device scope, any two of which are morally strong,
+// and weak reads, which no read conflicts with, are kept one per thread
+// in a set per class, which an access of the same class updates without
+// walking it.
+// Memory is bounded by the resident blocks' threads plus the shadow of
+// the memory touched. Events are applied one at a time under one lock,
+// so the family is slower than IGUARD's, more so on many cores
+// (BENCHMARKS.md has the numbers).
+//
+// Reads-from is exact on every executor and any number of cores: a
+// detector of the family is a [gpu.Sequencer], so the runtime performs
+// each store, read-modify-write and strong load of an element under one
+// of the engine's striped mutexes and the check runs before the mutex is
+// unlocked. The order in which the engine checks an element's writes and
+// strong reads is then the order in which they took effect, and a strong
+// read acquires from the write it read, with no waiting and no guess
+// from values. Weak loads take no mutex: nothing reads from a load, and a
+// weak load that overlaps a write races with it in either order. The
+// oracle's recorder sequences the same way, so parallel runs are judged
+// as deterministic ones are.
+//
+// One happens-before covers every launch the detector observes, on any
+// device. Launches that overlap are checked against each other: their
+// threads are concurrent except as scoped synchronization orders them, a
+// thread's place names its launch (block 0 of one launch is not block 0
+// of another), and no access is exempt for having come before the other
+// launch started. A launch that starts after another returned is ordered
+// after all of it (host order), even while a third runs, and what a
+// thread knows of it passes on through the thread's releases. Memories
+// of different devices never alias. A run of overlapping launches (from
+// one that started while none ran) numbers at most 2^30 threads in all; a
+// launch past that fails with an error. A host copy or fill (CopyIn,
+// CopyOut, Fill) of a device's memory made while a launch runs, seen by a
+// Detector set as the device's observer ([gpu.HostObserver]), is the
+// access of a host thread that only host order orders with launches: it
+// races with a running launch's unordered accesses to the same words. A
+// thread that exits before a barrier is counted as a participant.
+//
+// # The IGUARD family
+//
+// The IGUARD family (Options.Family IGUARD; the configurations "central",
+// "plain", "coalesce", "backoff" and "opt" below) follows iGUARD (SOSP'21,
+// Table 2) and ScoRD (ISCA'20), in package race/internal/iguard: every
 // 4-byte granule of global and shared memory remembers its last writer and
 // its last accessor, with each one's fence count, block barrier epoch,
 // warp barrier epoch and held locks at the time of the access. A new access
@@ -34,7 +201,7 @@
 //   - accesses that are fence-ordered but protected by locks that do not
 //     intersect: [ImproperLocking].
 //
-// Like iGUARD, the detector judges a pair ordered when the earlier thread
+// Like iGUARD, the family judges a pair ordered when the earlier thread
 // executed a fence of adequate scope after its access ("the writer published
 // its write"); it does not check that the later thread observed a flag. The
 // comments at each rule say where and why it departs from iGUARD's code.
@@ -48,7 +215,7 @@
 // that asserts a kind should give each race a word of its own, or run the
 // launch with gpu.Config.Deterministic.
 //
-// Where this detector departs from iGUARD's code, on purpose:
+// Where the family departs from iGUARD's code, on purpose:
 //
 //   - Warp barriers are per-lane vector clocks, advanced only for the lanes
 //     a __syncwarp or collective really held, so a partial-mask __syncwarp
@@ -88,7 +255,7 @@
 // Launches that overlap (started from two goroutines on one detector) are
 // ordered by nothing but host order, a launch that starts after another
 // returned following it, and by atomics of device scope or wider. The
-// default mode checks them against each other: while two launches run at
+// family checks them against each other: while two launches run at
 // once their global accesses also go to a table they share, and a launch
 // that ran alone before another started beside it checks what it did
 // until then against the table when it ends, so no access is exempt for
@@ -100,7 +267,7 @@
 // access of a host thread, which only host order orders with the launch,
 // and is reported as a race with it.
 //
-// # Cost
+// # What the IGUARD family costs
 //
 // Most of a check's cost is one lock on the granule's metadata;
 // a repeated access by the same thread with no synchronization since skips
@@ -125,7 +292,7 @@
 // Metadata is allocated in pages on first touch and reused across
 // launches, as are the blocks' synchronization states. History adds a
 // site lookup per access, cached per call path with the path's call stack.
-// The default mode's checks, metadata and the mechanisms above live in
+// The family's checks, metadata and the mechanisms above live in
 // package race/internal/iguard; the site cache and the report sink both
 // modes share, in race/internal/shared.
 //
@@ -134,142 +301,9 @@
 // Each contention optimization is an option, and [Config] names the
 // combinations benchmarks compare: "off", "central" (one checking
 // goroutine per launch, Barracuda's design), "plain" (iGUARD without its
-// optimizations), "coalesce", "backoff" and "opt" (the default). Every
-// configuration reports the same races; [Detector.Stats] counts checks,
+// optimizations), "coalesce", "backoff" and "opt" (both), all of the
+// IGUARD family, and "exact", the default. Every IGUARD configuration
+// reports the same races; [Detector.Stats] counts checks,
 // first touches, lock acquisitions, contention, backoff and coalesced
-// accesses.//
-// # Precise mode
-//
-// Options.Precise ("precise" in [Config]) decides by a model instead of
-// iGUARD's rules: PTX's notion of a data race, cut down to the operations
-// package gpu has. On the execution it observes, it reports a race on a
-// granule if and only if the execution has one there, up to the first
-// race on each granule (after a race the granule is checked no more: the
-// state a race leaves may hide later ones). So the set of granules it
-// reports is the set the model gives.
-//
-// The model orders events by happens-before, the transitive closure of:
-//
-//   - program order within a thread;
-//   - barriers: a completed __syncthreads (and its count/and/or forms),
-//     __syncwarp(mask), or cooperative-groups sync of a block, tile,
-//     coalesced group or grid orders everything its participants did
-//     before it before everything they do after it. Warp intrinsics that
-//     exchange values (shuffles, votes, match, reduce) order no memory;
-//   - host order: a launch starts knowing every launch that returned
-//     before it started;
-//   - scoped synchronizes-with: a release pattern of thread A (a release
-//     store of scope s, or a fence of scope s then a strong write) is
-//     ordered before an acquire pattern of thread B (an acquire load of
-//     scope s', or a strong read then a fence of scope s') when the read
-//     returns the value of the write, or of a read-modify-write of the
-//     write's release sequence (the read-modify-writes of that location
-//     that follow it, by any thread), and both s and s', and the scopes of
-//     the write and the read, include both threads.
-//
-// Every fence acts as PTX's fence.acq_rel at its scope, through those
-// patterns only: the order PTX gives any two fence.sc at run time is left
-// out, so a kernel whose only ordering is two fences with no flag
-// observed between them (Dekker-style) is reported. A scope includes two
-// threads as [scope.Scope.Covers] says. Volatile accesses are strong and
-// relaxed at system scope; weak accesses are not strong.
-//
-// The warp-synchronous rule: two volatile accesses of lanes of one warp
-// are not morally strong. PTX calls the pair morally strong, but the
-// pre-Volta idiom it allows, lanes reading each other's volatile shared
-// memory with no __syncwarp, breaks under independent thread scheduling,
-// so the mode reports such a pair that happens-before does not order as
-// [MissingSyncwarp]. Volatile stays strong between warps and blocks,
-// where polling a flag is the idiom; atomics stay strong between lanes
-// (warp-aggregated atomics are correct); and release/acquire patterns
-// and __syncwarp order lanes as they order any threads, so an intra-warp
-// handoff through an atomic or release/acquire flag is clean.
-//
-// Two accesses conflict when they touch the same granule from different
-// threads and at least one writes (a failed CAS only reads). A conflicting
-// pair is a data race unless happens-before orders it or it is morally
-// strong: both strong, each of a scope that includes the other's thread,
-// and not both volatile in one warp. A race of two strong accesses is
-// [ScopedAtomic], but for the warp-synchronous rule's; any other is named by
-// the synchronization the two threads' places call for: [MissingSyncwarp]
-// in one warp, [MissingBlockFence] in one block, [MissingDeviceFence]
-// across blocks. The precise mode infers no locks: a lock is correct when
-// its acquire and release patterns order the critical sections, so it
-// never reports [ImproperLocking]. Reports name both sides, and the
-// evidence says what was missing, such as "the reader acquired nothing
-// after reading flag at f.go:12".
-//
-// Where the two modes disagree, on purpose:
-//
-//	pattern                                              default  precise  why
-//	writer fences, sets a flag; reader spins with        clean    race     the reader has no acquire pattern
-//	  relaxed loads, no fence, then reads
-//	__syncthreads, leader alone fences and sets a flag;  race     clean    the barrier makes the leader's
-//	  another block acquires and reads all threads' data                   fence cumulative
-//	iGUARD's grid barrier as printed (leader-only        race     race     the waiter's missing acquire,
-//	  fence, waiter spins on a volatile, no fence)                         which the evidence names
-//	volatile flag, device fence on each side             race     clean    volatile accesses are strong:
-//	                                                                       the flag's pair is morally strong
-//	3-hop chain, block-scope fence in the middle hop     clean    race     the middle hop's scope does not
-//	                                                                       include the first writer
-//	lanes write shared memory, __ballot_sync or          clean    race     value-exchanging intrinsics
-//	  __shfl_sync (no __syncwarp), read each other's                       order no memory
-//	a plain read, then its thread's atomic, then other   clean    race     the read still races with the
-//	  threads' atomics on the word                                         other threads' atomics
-//	ScoR's volatile data (stores under locks, published  race     clean    volatile pairs are morally strong
-//	  with too narrow a fence)                                             (between blocks)
-//	warp-synchronous reduction over volatile shared      race     race     the warp-synchronous rule: PTX
-//	  memory, no __syncwarp                                                calls it no race, Volta breaks it
-//
-// Package kernels records, for every suite kernel where the modes differ,
-// the precise mode's verdict and its reason.
-//
-// The precise mode checks with vector clocks that do not grow with the
-// grid. A thread keeps its own clock and one vclock of what it knows,
-// shared with the threads it last met at a barrier; a block-wide barrier
-// folds the block's threads into one entry (the block, up to its k-th
-// barrier), so a vclock holds an entry per block it heard of and per
-// thread that synchronized with its owner since that thread's last block
-// barrier: at worst it grows with the grid's blocks, never with its
-// threads.
-// A fence keeps a view (the vclock and the thread's epoch), which a
-// strong write after it publishes in its location's release state,
-// joined by the threads each release reaches: the launch, one block or
-// one warp. A strong read joins what reaches it into its thread's pending
-// acquires, which a fence of adequate scope takes in. The shadow of a
-// granule keeps, FastTrack-style, the epochs of the accesses a later one
-// may still race with: an access ordered after an earlier one drops it
-// when every later race with the earlier one would be a race with it too.
-// Strong accesses of device scope, any two of which are morally strong,
-// and weak reads, which no read conflicts with, are kept one per thread
-// in a set per class, which an access of the same class updates without
-// walking it.
-// Memory is bounded by the resident blocks' threads plus the shadow of
-// the memory touched. Events are applied one at a time under one lock, so
-// the mode is slower than the default on many cores.
-//
-// Reads-from is exact on every executor and any number of cores: in
-// precise mode the detector is a [gpu.Sequencer], so the runtime performs
-// each store, read-modify-write and strong load of an element under one
-// of the mode's striped mutexes and the check runs before the mutex is
-// unlocked. The order in which the mode checks an element's writes and
-// strong reads is then the order in which they took effect, and a strong
-// read acquires from the write it read, with no waiting and no guess
-// from values. Weak loads take no mutex: nothing reads from a load, and a
-// weak load that overlaps a write races with it in either order. The
-// oracle's recorder sequences the same way, so parallel runs are judged
-// as deterministic ones are.
-//
-// One happens-before covers every launch the detector observes, on any
-// device. Launches that overlap are checked against each other: their
-// threads are concurrent except as scoped synchronization orders them, a
-// thread's place names its launch (block 0 of one launch is not block 0
-// of another), and no access is exempt for having come before the other
-// launch started. A launch that starts after another returned is ordered
-// after all of it (host order), even while a third runs, and what a
-// thread knows of it passes on through the thread's releases. Memories
-// of different devices never alias. A run of overlapping launches (from
-// one that started while none ran) numbers at most 2^30 threads in all; a
-// launch past that fails with an error. A thread that exits before a
-// barrier is counted as a participant.
+// accesses.
 package race
