@@ -37,6 +37,12 @@ func MaxReports(n int) Option { return func(c *config) { c.opt.MaxReports = n } 
 // stacks; off, checks are cheaper and the previous site is unknown.
 func History(on bool) Option { return func(c *config) { c.opt.History = on } }
 
+// Family picks the detector's family (race.Options.Family): race.Exact,
+// the default, or race.IGUARD, iGUARD's published rules.
+func Family(f race.Family) Option {
+	return func(c *config) { c.opt.Family, c.opt.Precise = f, false }
+}
+
 // Options replaces the detector's options with o; options given after it
 // still apply.
 func Options(o race.Options) Option { return func(c *config) { c.opt = o } }

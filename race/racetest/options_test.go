@@ -71,3 +71,40 @@ func TestOptionsReplaceTheDetectorsOptions(t *testing.T) {
 	require.Len(t, rec.errs, 2)
 	require.Contains(t, rec.errs[0], "an unrecorded site", "race.Options' zero value has no history")
 }
+
+// TestFamily: racetest's detector is of the Exact family by default;
+// Family picks the IGUARD family, which passes a reader that never
+// acquires what the writer's fence published, and family=iguard in
+// WARPGUARD does the same.
+func TestFamily(t *testing.T) {
+	published := func(t *testing.T) (*gpu.Device, gpu.Config, gpu.Kernel) {
+		d, err := gpu.NewDevice(gpu.DeviceConfig{})
+		require.NoError(t, err)
+		data, flag := gpu.Alloc[int32](d, "data", 1), gpu.Alloc[int32](d, "flag", 1)
+		return d, gpu.Config{Name: "published", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}, Cooperative: true}, func(t *gpu.Thread) {
+			if t.Block() == 0 {
+				data.Store(t, 0, 1)
+				t.ThreadFence()
+				flag.AtomicStore(t, 0, 1, scope.Device)
+				return
+			}
+			for flag.AtomicLoad(t, 0, scope.Device) == 0 {
+			}
+			data.Load(t, 0) // no acquire: a race by the model
+		}
+	}
+	d, cfg, k := published(t)
+	rec := record(t)
+	racetest.Launch(rec, d, cfg, k)
+	require.Len(t, rec.errs, 1, "the default, Exact, reports the missing acquire")
+	require.Contains(t, rec.errs[0], "acquired nothing after reading")
+	d, cfg, k = published(t)
+	rec = record(t)
+	racetest.Launch(rec, d, cfg, k, racetest.Family(race.IGUARD))
+	require.Empty(t, rec.errs, "the IGUARD family takes the writer's fence as publishing")
+	t.Setenv(race.EnvVar, "family=iguard")
+	d, cfg, k = published(t)
+	rec = record(t)
+	racetest.Launch(rec, d, cfg, k)
+	require.Empty(t, rec.errs, "family=iguard")
+}
