@@ -1,7 +1,10 @@
 package race_test
 
 import (
+	"context"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/warpguard/warpguard/gpu"
 	"github.com/warpguard/warpguard/race"
@@ -69,5 +72,35 @@ func TestPreciseEvidenceNamesTheFix(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.run(t) })
+	}
+}
+
+// TestIGUARDEvidenceNamesTheFix: the IGUARD family's evidence also ends
+// with the synchronization that would order the pair.
+func TestIGUARDEvidenceNamesTheFix(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		blocks, block int
+		want          string
+	}{
+		{1, 32, "put a __syncwarp with both lanes in its mask"},
+		{1, 64, "put a __syncthreads both threads pass"},
+		{2, 1, "put a __threadfence() after the write"},
+	} {
+		d := newDevice(t)
+		det := race.New(race.Options{Family: race.IGUARD})
+		x := gpu.Alloc[int32](d, "x", 1)
+		cfg := gpu.Config{Grid: gpu.Dim3{X: c.blocks}, Block: gpu.Dim3{X: c.block}, Observer: det, Deterministic: true}
+		require.NoError(t, d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
+			switch t.GlobalID() {
+			case 0:
+				x.Store(t, 0, 1)
+			case c.blocks*c.block - 1:
+				x.Load(t, 0)
+			}
+		}))
+		rs := det.Reports()
+		require.Len(t, rs, 1)
+		require.Contains(t, rs[0].Evidence, c.want, "%v", rs[0])
 	}
 }

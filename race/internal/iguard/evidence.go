@@ -38,18 +38,18 @@ func evidence(f *finding, c *access) string {
 		if !(f.prev.strong && !covers(f.prev.scope, &f.prev, c)) {
 			narrow, other = cur, prev
 		}
-		return fmt.Sprintf("The %v at %s has %v scope, which does not include %s; no fence orders the two accesses.",
+		return fmt.Sprintf("The %v at %s has %v scope, which does not include %s; no fence orders the two accesses. Give it a scope that includes both threads.",
 			narrow.Op, narrow.Where(), narrow.Scope, other.Who())
 	case kind.MissingSyncwarp:
-		return fmt.Sprintf("Lanes %d and %d of warp %d: no __syncwarp or warp collective ordered the %s's %s at %s before %s, and the %s executed no fence since. Lanes of a warp do not run in lockstep (independent thread scheduling).",
+		return fmt.Sprintf("Lanes %d and %d of warp %d: no __syncwarp or warp collective ordered the %s's %s at %s before %s, and the %s executed no fence since. Lanes of a warp do not run in lockstep (independent thread scheduling): put a __syncwarp with both lanes in its mask between the two accesses.",
 			prev.Lane, cur.Lane, cur.Warp, role, prev.Op, prev.Where(), cw, role)
 	case kind.MissingBlockFence:
 		if f.shared&fDevShared != 0 {
-			return fmt.Sprintf("The %s, %s, executed no device-scope fence between %s and %s; threads of other blocks have read this word too.", role, prev.Who(), pw, cw)
+			return fmt.Sprintf("The %s, %s, executed no device-scope fence between %s and %s; threads of other blocks have read this word too: put a __threadfence() after the write, or a __syncthreads both threads pass if the blocks' readers are ordered otherwise.", role, prev.Who(), pw, cw)
 		}
-		return fmt.Sprintf("The %s, %s, executed no fence between %s and %s, and no __syncthreads separates them.", role, prev.Who(), pw, cw)
+		return fmt.Sprintf("The %s, %s, executed no fence between %s and %s, and no __syncthreads separates them: put a __syncthreads both threads pass between the two accesses.", role, prev.Who(), pw, cw)
 	case kind.MissingDeviceFence:
-		return fmt.Sprintf("The %s, %s, executed no device-scope fence between %s and %s; the threads are in different blocks.", role, prev.Who(), pw, cw)
+		return fmt.Sprintf("The %s, %s, executed no device-scope fence between %s and %s; the threads are in different blocks: put a __threadfence() after the write, before the flag that publishes it, and have the reader acquire that flag (LoadAcquire, or a strong read then __threadfence()).", role, prev.Who(), pw, cw)
 	case kind.ImproperLocking:
 		return fmt.Sprintf("The %s, %s, fenced after %s, but no lock protects both accesses: %s held %s, %s holds %s. (A lock is held from a successful CAS(0→1) followed by a fence of its scope, until an exchange of 0.)",
 			role, prev.Who(), pw, "the earlier accesses", describeLocks(f.locks), "this one", describeLocks(c.locks))
