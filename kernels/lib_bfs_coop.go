@@ -54,6 +54,16 @@ type coopBFS struct {
 }
 
 func setupCoopBFS(d *gpu.Device, p Params) (*Run, error) {
+	b := newCoopBFS(d, p)
+	return &Run{Launch: single(b.config(), b.kernel), Check: b.check}, nil
+}
+
+// config is the one cooperative launch of the whole walk.
+func (b *coopBFS) config() gpu.Config { return coopCfg("bfs-coop", b.blocks, b.threads) }
+
+// newCoopBFS draws the graph of configuration p and puts it, the
+// distances and the queues on d.
+func newCoopBFS(d *gpu.Device, p Params) *coopBFS {
 	b := &coopBFS{blocks: 4, threads: 128, inject: p.Inject}
 	nv, ne := 4000, 12000
 	if p.Size == Paper {
@@ -72,7 +82,7 @@ func setupCoopBFS(d *gpu.Device, p Params) (*Run, error) {
 	counts := make([]int32, nv+1) // a vertex per level at least: at most nv levels, and the empty one
 	counts[0] = 1                 // the frontier of level 0 holds vertex 0, at queue 0's slot 0
 	b.counts = gpu.FromHost(d, "levelCounts", counts)
-	return &Run{Launch: single(coopCfg("bfs-coop", b.blocks, b.threads), b.kernel), Check: b.check}, nil
+	return b
 }
 
 func (b *coopBFS) kernel(t *gpu.Thread) {
@@ -90,9 +100,10 @@ func (b *coopBFS) level(t *gpu.Thread, lvl int32) bool {
 	}
 	front, next := b.queues[lvl%2], b.queues[(lvl+1)%2]
 	for i := t.GlobalID(); i < n; i += b.blocks * b.threads {
-		u := front.Load(t, i)
-		for e := b.off.Load(t, int(u)); e < b.off.Load(t, int(u)+1); e++ {
-			v := b.adj.Load(t, int(e))
+		u := int(front.Load(t, i))
+		lo, hi := int(b.off.Load(t, u)), int(b.off.Load(t, u+1))
+		for e := lo; e < hi; e++ {
+			v := b.adj.Load(t, e)
 			if slot := b.claim(t, v, lvl+1); slot >= 0 {
 				next.Store(t, int(slot), v)
 			}

@@ -49,15 +49,34 @@ type tiledMatMul struct {
 }
 
 func setupTiledMatMul(d *gpu.Device, p Params) (*Run, error) {
-	m := &tiledMatMul{n: 64, inject: p.Inject}
+	m := newTiledMatMul(d, p)
+	return &Run{Launch: single(m.config(), m.kernel), Check: m.check}, nil
+}
+
+// config is the launch: a matTile×matTile block per tile of C.
+func (m *tiledMatMul) config() gpu.Config {
+	tiles := m.n / matTile
+	return gpu.Config{Name: "matmul", Grid: gpu.Dim3{X: tiles, Y: tiles}, Block: gpu.Dim3{X: matTile, Y: matTile}}
+}
+
+// newTiledMatMul draws the matrices of configuration p and puts them and
+// C on d.
+func newTiledMatMul(d *gpu.Device, p Params) *tiledMatMul {
 	if p.Size == Paper {
-		m.n = 128
+		return newTiledMatMulN(d, 128, p)
 	}
+	return newTiledMatMulN(d, 64, p)
+}
+
+// newTiledMatMulN is newTiledMatMul for n×n matrices, n a multiple of
+// matTile.
+func newTiledMatMulN(d *gpu.Device, n int, p Params) *tiledMatMul {
+	m := &tiledMatMul{n: n, inject: p.Inject}
 	r := newRand(p.Seed)
 	m.hostA, m.hostB = randInt32s(r, m.n*m.n, 100), randInt32s(r, m.n*m.n, 100)
 	m.a, m.b = gpu.FromHost(d, "A", m.hostA), gpu.FromHost(d, "B", m.hostB)
 	m.c = gpu.Alloc[int32](d, "C", m.n*m.n)
-	return &Run{Launch: single(tileCfg("matmul", m.n, m.n), m.kernel), Check: m.check}, nil
+	return m
 }
 
 func (m *tiledMatMul) kernel(t *gpu.Thread) {
