@@ -30,5 +30,5 @@ func ScoR() Catalog {
 // Library returns GPU-style library algorithms a Go programmer reaches for,
 // each race-free and with realistic races to inject.
 func Library() Catalog {
-	return Catalog{Reduce(), Scan(), Histogram(), Compact(), RadixSort(), HashTable(), BFS(), Components()}
+	return Catalog{Reduce(), Scan(), Histogram(), Compact(), RadixSort(), HashTable(), BFS(), CoopBFS(), Components(), TiledMatMul()}
 }
