@@ -13,8 +13,11 @@ import (
 // past the runtime's frames to the kernel's.
 const framePCsLen = callsite.WalkLen
 
-// slotCount is the size of the site cache, a power of two.
-const slotCount = 4096
+// slotBits sets the size of the site cache: 1<<slotBits slots.
+const slotBits = 12
+
+// slotCount is the size of the site cache.
+const slotCount = 1 << slotBits
 
 // stackDepth bounds the kernel frames of a report's call stack.
 const stackDepth = 4
@@ -76,20 +79,45 @@ func (c *Sites) Of(t *gpu.Thread) (gpu.Site, *SiteSlot) {
 	if callsite.Walk(&key) < 3 {
 		return t.Caller(), nil
 	}
-	h := uint64(17)
-	for _, pc := range key {
-		h = (h ^ uint64(pc)) * 0x100000001b3
+	slot := &c.slots[slotIndex(&key)]
+	if s := slot.Load(); s != nil {
+		// s is the slot of key: the words are compared one at a time,
+		// since Walk has just stored them a word at a time, and a wider
+		// load of those stores (as an array comparison makes) waits
+		// for them to reach the cache instead of reading them from the
+		// store buffer.
+		k := &s.key
+		if (k[0]^key[0])|(k[1]^key[1])|(k[2]^key[2])|(k[3]^key[3])|
+			(k[4]^key[4])|(k[5]^key[5])|(k[6]^key[6])|(k[7]^key[7]) == 0 {
+			return s.site, s
+		}
 	}
-	slot := &c.slots[(h^h>>29)&(slotCount-1)]
-	if s := slot.Load(); s != nil && s.key == key {
-		return s.site, s
-	}
+	return c.miss(t, &key, slot)
+}
+
+// slotIndex hashes key to its slot of the cache. The words are mixed with
+// shifts and one multiply, independent steps a core overlaps, rather than
+// a chain of multiplies: a poor hash costs a collision now and then,
+// never a wrong site, since a slot is taken only when its key is equal.
+// key[0], the return into the Observer method, is the same for every
+// path and is left out.
+func slotIndex(key *[framePCsLen]uintptr) uint64 {
+	x := uint64(key[1]) ^ uint64(key[2])<<7 ^ uint64(key[3])<<14 ^ uint64(key[4])<<21 ^
+		uint64(key[5])<<28 ^ uint64(key[6])<<35 ^ uint64(key[7])<<42
+	return x * 0x9e3779b97f4a7c15 >> (64 - slotBits)
+}
+
+// miss resolves the call path of key, which slot does not hold, and
+// caches it there unless its key does not determine its site.
+//
+//go:noinline
+func (c *Sites) miss(t *gpu.Thread, key *[framePCsLen]uintptr, slot *atomic.Pointer[SiteSlot]) (gpu.Site, *SiteSlot) {
 	site := t.Caller()
-	frames := keyFrames(&key)
+	frames := keyFrames(key)
 	if !holds(frames, site) {
 		return site, nil
 	}
-	s := &SiteSlot{key: key, site: site}
+	s := &SiteSlot{key: *key, site: site}
 	if c.Stacks {
 		s.stack = heldStack(frames, t.CallerStack(stackDepth))
 	}
