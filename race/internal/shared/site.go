@@ -27,7 +27,8 @@ const stackDepth = 4
 // cache keys a site by the return addresses of the first frames above the
 // detector, read through frame pointers, and reads it with one atomic
 // load. A slot holds the last path that hashed to it; a collision costs a
-// Caller call, never a wrong site. A slot is never changed once stored,
+// map lookup under a lock, never a wrong site, and a path is resolved
+// (gpu.Thread.Caller) once for the life of the cache. A slot is never changed once stored,
 // and its store synchronizes before every load that observes it, so a
 // thread that loads a slot sees its key, site and stack as written.
 //
@@ -40,6 +41,7 @@ type Sites struct {
 	// history; it is set before the cache is first used.
 	Stacks bool
 	bare   sync.Map // gpu.Site -> *SiteSlot: slots of sites with no cached path
+	ids    handles  // every slot made, by handle (site_ids.go)
 }
 
 // A SiteSlot is the cache entry of one call path: the key that names the
@@ -48,7 +50,8 @@ type Sites struct {
 type SiteSlot struct {
 	key   [framePCsLen]uintptr
 	site  gpu.Site
-	stack []gpu.Site // with stacks: the path's kernel frames, innermost first
+	stack  []gpu.Site // with stacks: the path's kernel frames, innermost first
+	handle uint32     // its number in the table of slots, 0 for none (site_ids.go)
 }
 
 // Stack returns s's stack; nil for a nil slot.
@@ -65,8 +68,15 @@ func (c *Sites) BareSlot(site gpu.Site) *SiteSlot {
 	if v, ok := c.bare.Load(site); ok {
 		return v.(*SiteSlot)
 	}
-	v, _ := c.bare.LoadOrStore(site, &SiteSlot{site: site})
-	return v.(*SiteSlot)
+	c.ids.mu.Lock()
+	defer c.ids.mu.Unlock()
+	if v, ok := c.bare.Load(site); ok {
+		return v.(*SiteSlot)
+	}
+	s := &SiteSlot{site: site}
+	c.ids.number(s)
+	c.bare.Store(site, s)
+	return s
 }
 
 // Of returns the kernel site of the access t is making now, and the cache
@@ -112,6 +122,12 @@ func slotIndex(key *[framePCsLen]uintptr) uint64 {
 //
 //go:noinline
 func (c *Sites) miss(t *gpu.Thread, key *[framePCsLen]uintptr, slot *atomic.Pointer[SiteSlot]) (gpu.Site, *SiteSlot) {
+	c.ids.mu.Lock()
+	defer c.ids.mu.Unlock()
+	if s := c.ids.keyed[*key]; s != nil {
+		slot.Store(s)
+		return s.site, s
+	}
 	site := t.Caller()
 	frames := keyFrames(key)
 	if !holds(frames, site) {
@@ -121,6 +137,11 @@ func (c *Sites) miss(t *gpu.Thread, key *[framePCsLen]uintptr, slot *atomic.Poin
 	if c.Stacks {
 		s.stack = heldStack(frames, t.CallerStack(stackDepth))
 	}
+	c.ids.number(s)
+	if c.ids.keyed == nil {
+		c.ids.keyed = make(map[[framePCsLen]uintptr]*SiteSlot)
+	}
+	c.ids.keyed[*key] = s
 	slot.Store(s)
 	return site, s
 }
