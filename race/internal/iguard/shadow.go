@@ -132,7 +132,7 @@ type shadow struct {
 	firsts bool
 	lay    firstLayout // how its firsts are packed
 	fpool  *sync.Pool  // the detector's spare slot pages, zeroed
-	dens   *densities // where it learns which memories want first records
+	dens   *densities  // where it learns which memories want first records
 }
 
 // pageRef is a page of granules' entries and slots, each allocated on
@@ -237,7 +237,7 @@ func (s *shadow) release() int64 {
 // are serialized by mu.
 type shadows struct {
 	gran    uint64
-	extras  bool // pages carry extras: history, the central checker, or LockMutex
+	extras  bool        // pages carry extras: history, the central checker, or LockMutex
 	firsts  bool        // granules may start with first records (see density.go)
 	lay     firstLayout // how firsts are packed: with call paths, for history
 	bytes   *atomic.Int64

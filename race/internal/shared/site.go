@@ -48,8 +48,8 @@ type Sites struct {
 // path, its kernel site and, with Stacks, its kernel frames. A nil
 // *SiteSlot is a path not cached.
 type SiteSlot struct {
-	key   [framePCsLen]uintptr
-	site  gpu.Site
+	key    [framePCsLen]uintptr
+	site   gpu.Site
 	stack  []gpu.Site // with stacks: the path's kernel frames, innermost first
 	handle uint32     // its number in the table of slots, 0 for none (site_ids.go)
 }
