@@ -167,3 +167,26 @@ func firstFixture(warpSize int) (*launch, *thread, *shadow) {
 	s := &shadow{mem: mem, n: 2, pages: make([]pageRef, 1), firsts: true, lay: layoutFor(false), fpool: &d.firstPages, pool: &d.pages, bytes: &d.bytes, dens: &d.dens}
 	return l, &l.res.get(0).threads[0], s
 }
+
+// TestFirstRepeatNeedsItsPath: with history, a first's repeat must come
+// from the same call path, as an entry's must: the same thread's same
+// access from another line takes the entry, so that the line is
+// recorded; and a first whose path has no handle is never made.
+func TestFirstRepeatNeedsItsPath(t *testing.T) {
+	_, th, s := firstFixture(2)
+	s.lay = layoutFor(true)
+	load := &gpu.Access{Mem: s.mem, Op: gpu.OpLoad}
+	_, f := th.stamps(load, s.lay, 1)
+	done, _ := s.settleFirst(th, load, 0, f)
+	require.True(t, done, "the first touch")
+	done, _ = s.settleFirst(th, load, 0, f)
+	require.True(t, done, "a repeat from the same path")
+	_, g := th.stamps(load, s.lay, 2)
+	require.NotEqual(t, f, g)
+	done, hasEntry := s.settleFirst(th, load, 0, g)
+	require.False(t, done, "another path takes the entry")
+	require.False(t, hasEntry)
+	require.Equal(t, f, s.slot(0).Load(), "the first stays until the entry takes it")
+	_, f = th.stamps(load, s.lay, noHandle)
+	require.Zero(t, f, "no handle, no first")
+}
