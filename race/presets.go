@@ -26,10 +26,11 @@ func Configs() []string {
 //
 // A name may carry suffixes, each after a colon, for any configuration
 // but off, central and precise: ":spin", ":mutex" or ":striped" sets Options.Lock,
-// and ":full" sets Options.FullEntries, so that "opt:mutex" is opt with a
-// sync.Mutex per entry and "plain:full" is plain with a full entry per
-// granule from its first touch. The options it returns have no history;
-// set Options.History for reports that name both sites.
+// ":full" sets Options.FullEntries and ":history" sets Options.History,
+// so that "opt:mutex" is opt with a sync.Mutex per entry, "plain:full"
+// is plain with a full entry per granule from its first touch, and
+// "opt:history" is opt with reports that name both sites, as package
+// racetest's detectors. Without ":history" the options have no history.
 func Config(name string) (Options, error) {
 	base, suffixes, ok := strings.Cut(name, ":")
 	o, err := baseConfig(base)
@@ -40,10 +41,15 @@ func Config(name string) (Options, error) {
 		return Options{}, fmt.Errorf("race: configuration %q takes no suffix (%q)", base, suffixes)
 	}
 	for _, sfx := range strings.Split(suffixes, ":") {
-		if sfx == "full" {
+		switch sfx {
+		case "full":
 			o.FullEntries = true
-		} else if o.Lock, err = ParseLocking(sfx); err != nil {
-			return Options{}, fmt.Errorf("%w, or full", err)
+		case "history":
+			o.History = true
+		default:
+			if o.Lock, err = ParseLocking(sfx); err != nil {
+				return Options{}, fmt.Errorf("%w, full or history", err)
+			}
 		}
 	}
 	return o, nil
