@@ -62,62 +62,64 @@ type first uint64
 // expanded is a slot's value once its granule has an entry.
 const expanded first = 1 << 63
 
-// A firstLayout gives the widths of a first's fields, from the seq up;
-// the class is stampClassBits wide. The widths add up to 63 bits.
-// Without history a first spends them on the thread and its counters;
-// with history the call path's handle takes sixteen of them, and an
-// access whose thread or counters no longer fit takes the entry at once,
-// as any access a first cannot hold does.
+// A firstLayout gives the widths of a first's fields, from the seq up,
+// and the positions they make; the class is stampClassBits wide. The
+// widths add up to 63 bits. Without history a first spends them on the
+// thread and its counters; with history the call path's handle takes
+// sixteen of them, and an access whose thread or counters no longer fit
+// takes the entry at once, as any access a first cannot hold does.
 type firstLayout struct {
 	seqBits, barBits, threadBits, handleBits uint
+	classShift, threadShift, handleShift     uint
 }
 
 // layoutFor returns the layout of firsts without call paths, or with
 // them if paths.
 func layoutFor(paths bool) firstLayout {
 	if paths {
-		return firstLayout{seqBits: 7, barBits: 9, threadBits: 21, handleBits: shared.HandleBits}
+		return newLayout(7, 9, 21, shared.HandleBits)
 	}
-	return firstLayout{seqBits: 11, barBits: 12, threadBits: 30}
+	return newLayout(11, 12, 30, 0)
 }
 
-// classShift, threadShift and handleShift place the fields above the
-// barrier epoch.
-func (l firstLayout) classShift() uint  { return l.seqBits + l.barBits }
-func (l firstLayout) threadShift() uint { return l.classShift() + stampClassBits }
-func (l firstLayout) handleShift() uint { return l.threadShift() + l.threadBits }
+// newLayout returns the layout of the fields of these widths.
+func newLayout(seq, bar, thread, handle uint) firstLayout {
+	l := firstLayout{seqBits: seq, barBits: bar, threadBits: thread, handleBits: handle, classShift: seq + bar}
+	l.threadShift = l.classShift + stampClassBits
+	l.handleShift = l.threadShift + thread
+	return l
+}
 
 // threads is how many threads, from global id 0, a first can name.
-func (l firstLayout) threads() int { return 1<<l.threadBits - 1 }
+func (l *firstLayout) threads() int { return 1<<l.threadBits - 1 }
 
 // pack packs th's access a at fence seq and barrier epoch bar, made at
 // the call path of handle h (0 without history), or returns 0 when the
 // fields do not fit. The caller has checked the counters a first holds
 // as 0.
-func (l firstLayout) pack(gid int, a *gpu.Access, seq, bar, h uint32) first {
-	if gid >= l.threads() || seq>>l.seqBits|bar>>l.barBits != 0 || uint64(h)>>l.handleBits != 0 {
+func (l *firstLayout) pack(gid int, a *gpu.Access, seq, bar, h uint32) first {
+	if uint(gid+1)>>l.threadBits|uint(seq)>>l.seqBits|uint(bar)>>l.barBits|uint(h)>>l.handleBits != 0 {
 		return 0
 	}
-	class := classOf(a.Op, a.Order, a.Scope)
-	return first(uint64(h)<<l.handleShift() | uint64(gid+1)<<l.threadShift() | class<<l.classShift() |
-		uint64(bar)<<l.seqBits | uint64(seq))
+	return first(uint64(h)<<l.handleShift | uint64(gid+1)<<l.threadShift |
+		classOf(a.Op, a.Order, a.Scope)<<l.classShift | uint64(bar)<<l.seqBits | uint64(seq))
 }
 
 // thread returns the global id of f's thread.
-func (l firstLayout) thread(f first) int {
-	return int(uint64(f)>>l.threadShift()&(1<<l.threadBits-1)) - 1
+func (l *firstLayout) thread(f first) int {
+	return int(uint64(f)>>l.threadShift&(1<<l.threadBits-1)) - 1
 }
 
 // handle returns the handle of f's call path; 0 without history.
-func (l firstLayout) handle(f first) uint32 {
-	return uint32(uint64(f) >> l.handleShift() & (1<<l.handleBits - 1))
+func (l *firstLayout) handle(f first) uint32 {
+	return uint32(uint64(f) >> l.handleShift & (1<<l.handleBits - 1))
 }
 
 // unpack returns f's access, for a check of a fresh entry, which needs
 // nothing of its thread's state.
-func (l firstLayout) unpack(f first) access {
+func (l *firstLayout) unpack(f first) access {
 	var a gpu.Access
-	a.Op, a.Order, a.Scope = classParts(uint64(f) >> l.classShift())
+	a.Op, a.Order, a.Scope = classParts(uint64(f) >> l.classShift)
 	r := record{tid: l.thread(f) + 1, op: a.Op, order: a.Order, scope: a.Scope, strong: isStrong(&a),
 		seq: uint32(f) & (1<<l.seqBits - 1), bar: uint32(uint64(f)>>l.seqBits) & (1<<l.barBits - 1)}
 	return access{rec: r, store: a.Op.Writes()}

@@ -50,7 +50,7 @@ func TestFirstPacking(t *testing.T) {
 		require.Zero(t, l.pack(0, load, 0, maxBar+1, 0), "barrier epoch past the field")
 		require.Zero(t, l.pack(0, load, 0, 0, maxH+1), "handle past the field")
 		require.Zero(t, l.pack(0, load, 0, 0, noHandle), "no handle")
-		require.Equal(t, 63, int(l.handleShift()+l.handleBits), "the fields fill the word below the lock bit")
+		require.Equal(t, 63, int(l.handleShift+l.handleBits), "the fields fill the word below the lock bit")
 	}
 }
 
@@ -66,7 +66,8 @@ func TestSettleWithoutFirst(t *testing.T) {
 	require.False(t, hasEntry)
 	require.Zero(t, s.slot(0).Load(), "no first touch without a first")
 
-	f := layoutFor(false).pack(8, load, 0, 0, 0)
+	lay := layoutFor(false)
+	f := lay.pack(8, load, 0, 0, 0)
 	s.slot(1).Store(f)
 	done, _ = s.settleFirst(th, load, 1, f)
 	require.True(t, done, "a repeat of the first access")
@@ -94,7 +95,7 @@ func TestSupersedeNeedsNoLocks(t *testing.T) {
 
 	for i, lock := range []bool{false, true} {
 		g := uint64(i)
-		_, f := th.stamps(load, s.lay, 0)
+		_, f := th.stamps(load, &s.lay, 0)
 		done, _ := s.settleFirst(th, load, g, f)
 		require.True(t, done, "the load is the first touch")
 		v := s.slot(g).Load()
@@ -102,7 +103,7 @@ func TestSupersedeNeedsNoLocks(t *testing.T) {
 			th.w.table.set.Store(&lockSet{ids: []lockID{{key: lockKey{mem: mem, gran: 7}}}})
 			th.w.table.ver.Add(1)
 		}
-		_, f = th.stamps(store, s.lay, 0)
+		_, f = th.stamps(store, &s.lay, 0)
 		done, _ = s.settleFirst(th, store, g, f)
 		if !lock {
 			require.True(t, done, "no lock: the store supersedes")
@@ -176,17 +177,17 @@ func TestFirstRepeatNeedsItsPath(t *testing.T) {
 	_, th, s := firstFixture(2)
 	s.lay = layoutFor(true)
 	load := &gpu.Access{Mem: s.mem, Op: gpu.OpLoad}
-	_, f := th.stamps(load, s.lay, 1)
+	_, f := th.stamps(load, &s.lay, 1)
 	done, _ := s.settleFirst(th, load, 0, f)
 	require.True(t, done, "the first touch")
 	done, _ = s.settleFirst(th, load, 0, f)
 	require.True(t, done, "a repeat from the same path")
-	_, g := th.stamps(load, s.lay, 2)
+	_, g := th.stamps(load, &s.lay, 2)
 	require.NotEqual(t, f, g)
 	done, hasEntry := s.settleFirst(th, load, 0, g)
 	require.False(t, done, "another path takes the entry")
 	require.False(t, hasEntry)
 	require.Equal(t, f, s.slot(0).Load(), "the first stays until the entry takes it")
-	_, f = th.stamps(load, s.lay, noHandle)
+	_, f = th.stamps(load, &s.lay, noHandle)
 	require.Zero(t, f, "no handle, no first")
 }

@@ -38,7 +38,7 @@ func (s *shadow) settles(th *thread, a *gpu.Access, g uint64, path, at *shared.S
 	if !ok {
 		h = noHandle
 	}
-	st, f := th.stamps(a, s.lay, h)
+	st, f := th.stamps(a, &s.lay, h)
 	if !s.firsts {
 		return s.repeats(g, st, path) && th.counted(&th.n.repeats), true
 	}

@@ -102,7 +102,7 @@ func (c *access) stamp() stamp {
 // filling the record (the repeat test is the common path), and a's first
 // in layout l, made at the call path of handle h (see first.go), or 0
 // when a first cannot hold th's state or h.
-func (th *thread) stamps(a *gpu.Access, l firstLayout, h uint32) (stamp, first) {
+func (th *thread) stamps(a *gpu.Access, l *firstLayout, h uint32) (stamp, first) {
 	seq, bar, wep, grid, tile := th.seq.Load(), th.blk.bar.Load(), th.w.epoch(th.lane), th.l.grid.Load(), th.tileN.Load()
 	lv, wv := th.locks.ver.Load(), th.w.table.ver.Load()
 	st := th.stampOf(seq+bar+wep+grid+tile+lv+wv, a.Op, a.Order, a.Scope)
