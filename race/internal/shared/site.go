@@ -86,10 +86,14 @@ func (c *Sites) BareSlot(site gpu.Site) *SiteSlot {
 //go:noinline
 func (c *Sites) Of(t *gpu.Thread) (gpu.Site, *SiteSlot) {
 	var key [framePCsLen]uintptr
-	if callsite.Walk(&key) < 3 {
+	n, h := callsite.Walk(&key)
+	if n < 3 {
 		return t.Caller(), nil
 	}
-	slot := &c.slots[slotIndex(&key)]
+	// Walk hashed the path as it walked it; one multiply makes the top
+	// bits, which pick the slot, depend on every address. A collision
+	// costs a lookup under a lock, never a wrong site.
+	slot := &c.slots[h*0x9e3779b97f4a7c15>>(64-slotBits)]
 	if s := slot.Load(); s != nil {
 		// s is the slot of key: the words are compared one at a time,
 		// since Walk has just stored them a word at a time, and a wider
@@ -103,18 +107,6 @@ func (c *Sites) Of(t *gpu.Thread) (gpu.Site, *SiteSlot) {
 		}
 	}
 	return c.miss(t, &key, slot)
-}
-
-// slotIndex hashes key to its slot of the cache. The words are mixed with
-// shifts and one multiply, independent steps a core overlaps, rather than
-// a chain of multiplies: a poor hash costs a collision now and then,
-// never a wrong site, since a slot is taken only when its key is equal.
-// key[0], the return into the Observer method, is the same for every
-// path and is left out.
-func slotIndex(key *[framePCsLen]uintptr) uint64 {
-	x := uint64(key[1]) ^ uint64(key[2])<<7 ^ uint64(key[3])<<14 ^ uint64(key[4])<<21 ^
-		uint64(key[5])<<28 ^ uint64(key[6])<<35 ^ uint64(key[7])<<42
-	return x * 0x9e3779b97f4a7c15 >> (64 - slotBits)
 }
 
 // miss resolves the call path of key, which slot does not hold, and
