@@ -73,13 +73,20 @@ type firstLayout struct {
 	classShift, threadShift, handleShift     uint
 }
 
+// The widths of a first's fields below its class, without history
+// (plain) and with it; the handle's is shared.HandleBits.
+const (
+	plainSeqBits, plainBarBits, plainThreadBits = 11, 12, 30
+	pathSeqBits, pathBarBits, pathThreadBits    = 7, 9, 21
+)
+
 // layoutFor returns the layout of firsts without call paths, or with
 // them if paths.
 func layoutFor(paths bool) firstLayout {
 	if paths {
-		return newLayout(7, 9, 21, shared.HandleBits)
+		return newLayout(pathSeqBits, pathBarBits, pathThreadBits, shared.HandleBits)
 	}
-	return newLayout(11, 12, 30, 0)
+	return newLayout(plainSeqBits, plainBarBits, plainThreadBits, 0)
 }
 
 // newLayout returns the layout of the fields of these widths.
@@ -96,13 +103,44 @@ func (l *firstLayout) threads() int { return 1<<l.threadBits - 1 }
 // pack packs th's access a at fence seq and barrier epoch bar, made at
 // the call path of handle h (0 without history), or returns 0 when the
 // fields do not fit. The caller has checked the counters a first holds
-// as 0.
+// as 0. Each layout has its own packer with constant shifts: a first is
+// packed at every access's repeat test, and shifts by a variable
+// amount cost several times as much.
 func (l *firstLayout) pack(gid int, a *gpu.Access, seq, bar, h uint32) first {
-	if uint(gid+1)>>l.threadBits|uint(seq)>>l.seqBits|uint(bar)>>l.barBits|uint(h)>>l.handleBits != 0 {
+	if l.handleBits != 0 {
+		return packPath(gid, a, seq, bar, h)
+	}
+	if h != 0 {
 		return 0
 	}
-	return first(uint64(h)<<l.handleShift | uint64(gid+1)<<l.threadShift |
-		classOf(a.Op, a.Order, a.Scope)<<l.classShift | uint64(bar)<<l.seqBits | uint64(seq))
+	return packPlain(gid, a, seq, bar)
+}
+
+// The positions of the fields of each layout.
+const (
+	plainClassShift  = plainSeqBits + plainBarBits
+	plainThreadShift = plainClassShift + stampClassBits
+	pathClassShift   = pathSeqBits + pathBarBits
+	pathThreadShift  = pathClassShift + stampClassBits
+	pathHandleShift  = pathThreadShift + pathThreadBits
+)
+
+// packPlain is pack without history.
+func packPlain(gid int, a *gpu.Access, seq, bar uint32) first {
+	if uint(gid+1)>>plainThreadBits|uint(seq)>>plainSeqBits|uint(bar)>>plainBarBits != 0 {
+		return 0
+	}
+	return first(uint64(gid+1)<<plainThreadShift | classOf(a.Op, a.Order, a.Scope)<<plainClassShift |
+		uint64(bar)<<plainSeqBits | uint64(seq))
+}
+
+// packPath is pack with history.
+func packPath(gid int, a *gpu.Access, seq, bar, h uint32) first {
+	if uint(gid+1)>>pathThreadBits|uint(seq)>>pathSeqBits|uint(bar)>>pathBarBits|uint(h)>>shared.HandleBits != 0 {
+		return 0
+	}
+	return first(uint64(h)<<pathHandleShift | uint64(gid+1)<<pathThreadShift |
+		classOf(a.Op, a.Order, a.Scope)<<pathClassShift | uint64(bar)<<pathSeqBits | uint64(seq))
 }
 
 // thread returns the global id of f's thread.

@@ -109,6 +109,9 @@ func (th *thread) stamps(a *gpu.Access, l *firstLayout, h uint32) (stamp, first)
 	if wep|grid|tile|lv|wv != 0 {
 		return st, 0
 	}
+	if l.handleBits == 0 && h == 0 {
+		return st, packPlain(th.gid, a, seq, bar) // pack's case without history, inlined
+	}
 	return st, l.pack(th.gid, a, seq, bar, h)
 }
 
