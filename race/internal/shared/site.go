@@ -28,9 +28,10 @@ const stackDepth = 4
 // detector, read through frame pointers, and reads it with one atomic
 // load. A slot holds the last path that hashed to it; a collision costs a
 // map lookup under a lock, never a wrong site, and a path is resolved
-// (gpu.Thread.Caller) once for the life of the cache. A slot is never changed once stored,
-// and its store synchronizes before every load that observes it, so a
-// thread that loads a slot sees its key, site and stack as written.
+// (gpu.Thread.Caller) once for the life of the cache. A slot is never
+// changed once stored, and its store synchronizes before every load that
+// observes it, so a thread that loads a slot sees its key, site, stack
+// and handle as written.
 //
 // With Stacks set (history), a slot also holds the kernel frames of its
 // path, those of its first stackDepth that the key holds: frames past the
@@ -110,13 +111,13 @@ func (c *Sites) Of(t *gpu.Thread) (gpu.Site, *SiteSlot) {
 }
 
 // miss resolves the call path of key, which slot does not hold, and
-// caches it there unless its key does not determine its site.
+// caches it there unless its key does not determine its site. A path
+// seen before keeps its slot; a new one is resolved outside the lock, so
+// that threads missing at once do not queue on gpu.Thread.Caller.
 //
 //go:noinline
 func (c *Sites) miss(t *gpu.Thread, key *[framePCsLen]uintptr, slot *atomic.Pointer[SiteSlot]) (gpu.Site, *SiteSlot) {
-	c.ids.mu.Lock()
-	defer c.ids.mu.Unlock()
-	if s := c.ids.keyed[*key]; s != nil {
+	if s := c.ids.keyedSlot(key); s != nil {
 		slot.Store(s)
 		return s.site, s
 	}
@@ -129,13 +130,9 @@ func (c *Sites) miss(t *gpu.Thread, key *[framePCsLen]uintptr, slot *atomic.Poin
 	if c.Stacks {
 		s.stack = heldStack(frames, t.CallerStack(stackDepth))
 	}
-	c.ids.number(s)
-	if c.ids.keyed == nil {
-		c.ids.keyed = make(map[[framePCsLen]uintptr]*SiteSlot)
-	}
-	c.ids.keyed[*key] = s
+	s = c.ids.keep(s)
 	slot.Store(s)
-	return site, s
+	return s.site, s
 }
 
 // keyFrames resolves the frames of key.

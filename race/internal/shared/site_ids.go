@@ -71,3 +71,27 @@ func (c *Sites) Slot(h uint32) *SiteSlot {
 	}
 	return c.ids.chunks[h>>chunkBits].Load()[h&(1<<chunkBits-1)].Load()
 }
+
+// keyedSlot returns the slot kept for the path of key, or nil.
+func (h *handles) keyedSlot(key *[framePCsLen]uintptr) *SiteSlot {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.keyed[*key]
+}
+
+// keep keeps s as the slot of its path and numbers it, unless another
+// thread kept one for the path first: then it returns that one, so that
+// a path has one slot and one handle.
+func (h *handles) keep(s *SiteSlot) *SiteSlot {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if k := h.keyed[s.key]; k != nil {
+		return k
+	}
+	if h.keyed == nil {
+		h.keyed = make(map[[framePCsLen]uintptr]*SiteSlot)
+	}
+	h.number(s)
+	h.keyed[s.key] = s
+	return s
+}

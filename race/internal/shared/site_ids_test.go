@@ -104,3 +104,22 @@ func TestHandles(t *testing.T) {
 	_, ok = over.Handle()
 	require.False(t, ok, "past the last handle")
 }
+
+// TestOneSlotPerPathConcurrently: threads meeting a new path at once,
+// each on its own goroutine, all get the one slot kept for it.
+func TestOneSlotPerPathConcurrently(t *testing.T) {
+	t.Parallel()
+	d, err := gpu.NewDevice(gpu.DeviceConfig{})
+	require.NoError(t, err)
+	x := gpu.Alloc[int32](d, "x", 128)
+	rec := &slotRecorder{}
+	require.NoError(t, d.Launch(context.Background(), gpu.Config{Grid: gpu.Dim3{X: 4}, Block: gpu.Dim3{X: 32}, Executor: gpu.Goroutines, Observer: rec},
+		func(t *gpu.Thread) { x.Store(t, t.GlobalID(), 1) }))
+	require.Len(t, rec.slots, 128)
+	for i, s := range rec.slots {
+		require.Same(t, rec.slots[0], s, "thread %d's access", i)
+	}
+	h, ok := rec.slots[0].Handle()
+	require.True(t, ok)
+	require.EqualValues(t, 1, h, "one handle given out")
+}
