@@ -40,9 +40,11 @@ type Matrix struct {
 	Size     kernels.Size
 	Seed     int64
 	Executor gpu.Executor
-	// History turns on the detector's history (sites of both sides),
-	// which costs a site lookup per access; off, as the overhead of
-	// detection itself is what the matrix measures.
+	// History turns on the detector's history (sites of both sides)
+	// in every configuration, which costs a site lookup per access; off,
+	// as the overhead of detection itself is what the matrix measures.
+	// A configuration named with ":history" (race.Config) has history
+	// either way, so that one matrix can set the two side by side.
 	History bool
 	// CPUs, if positive, is GOMAXPROCS during the run, restored after it:
 	// how many goroutines check at once. GOMAXPROCS belongs to the
@@ -83,7 +85,7 @@ func (m Matrix) Run(ctx context.Context) ([]Cell, error) {
 		if err != nil {
 			return nil, err
 		}
-		o.History = m.History
+		o.History = o.History || m.History
 		opts[i] = o
 	}
 	if len(m.Kernels) > 0 {

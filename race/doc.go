@@ -286,12 +286,18 @@
 // (Stats.Widened counts such entries).
 // So a granule touched once, as most of a big kernel's are, costs 8
 // bytes. A memory most of whose granules needed entries anyway gets
-// them from the first touch in the detector's next launches. History
-// (Options.History) and Central keep sites and call paths, so they give
-// every granule its entry at once (104 bytes).
+// them from the first touch in the detector's next launches. With
+// History (Options.History) the word also names the access's call path,
+// by a 16-bit handle of its slot in the site cache, so history keeps
+// first records too; its counters then have narrower fields, and an
+// access past them (a thread beyond 2^21, a block past 2^9 barriers)
+// takes its entry at once, 104 bytes with history's sites. Central
+// gives every granule its entry at once.
 // Metadata is allocated in pages on first touch and reused across
 // launches, as are the blocks' synchronization states. History adds a
-// site lookup per access, cached per call path with the path's call stack.
+// site lookup per access: a few frame-pointer loads and one cache read,
+// keyed by the call path; file:line and the path's call stack are
+// resolved once per path, the first time it is seen.
 // The family's checks, metadata and the mechanisms above live in
 // package race/internal/iguard; the site cache and the report sink both
 // modes share, in race/internal/shared.

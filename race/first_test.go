@@ -2,6 +2,7 @@ package race_test
 
 import (
 	"context"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -57,6 +58,65 @@ func TestFirstTouches(t *testing.T) {
 	require.EqualValues(t, 1024, st.Firsts)
 	require.EqualValues(t, 1024*8, st.PeakMetadata)
 	require.Zero(t, st.MetadataBytes, "after the launch")
+}
+
+// TestFirstTouchesWithHistory: history keeps first records too, each
+// naming its access's call path in the same word: eight bytes per granule
+// touched once, and no lock, as without history.
+func TestFirstTouchesWithHistory(t *testing.T) {
+	t.Parallel()
+	store := func(t *gpu.Thread, x gpu.Buffer[uint32], i int) { x.Store(t, i, 1) }
+	st := launchOwn(t, race.New(race.Options{Family: race.IGUARD, History: true}), store)
+	require.EqualValues(t, 1024, st.Checks)
+	require.EqualValues(t, 1024, st.Firsts)
+	require.Zero(t, st.Locks)
+	require.EqualValues(t, 1024*8, st.PeakMetadata)
+}
+
+// storeTwice stores to x[0] at two lines, the second superseding the
+// first's record, and returns the second's line.
+//
+//go:noinline
+func storeTwice(t *gpu.Thread, x gpu.Buffer[uint32]) int {
+	x.Store(t, 0, 1)
+	_, _, line, _ := runtime.Caller(0)
+	x.Store(t, 0, 2) // the line after Caller's
+	return line + 1
+}
+
+// TestFirstRecordSites: a race whose previous side is a first record
+// names that side's line and call stack as an entry's would: the line of
+// the store that superseded the granule's first store, and the kernel
+// frames that led to it.
+func TestFirstRecordSites(t *testing.T) {
+	t.Parallel()
+	d := newDevice(t)
+	x, flag := gpu.Alloc[uint32](d, "x", 1), gpu.Alloc[uint32](d, "flag", 1)
+	det := race.New(race.Options{Family: race.IGUARD, History: true})
+	var line int
+	require.NoError(t, d.Launch(context.Background(), gpu.Config{Name: "sites", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}, Observer: det, Cooperative: true},
+		func(t *gpu.Thread) {
+			if t.Block() == 0 {
+				line = storeTwice(t, x)
+				flag.AtomicExch(t, 0, 1, scope.Device) // no fence: x's stores are not published
+				return
+			}
+			for flag.AtomicLoad(t, 0, scope.Device) == 0 {
+			}
+			x.Load(t, 0)
+		}))
+	require.Positive(t, det.Stats().Firsts)
+	rs := det.Reports()
+	require.Len(t, rs, 1)
+	prev := rs[0].Previous
+	require.Equal(t, race.MissingDeviceFence, rs[0].Kind)
+	require.Equal(t, gpu.OpStore, prev.Op)
+	require.Equal(t, line, prev.Site.Line(), "the superseding store's line")
+	require.Contains(t, prev.Site.Function(), "storeTwice")
+	require.GreaterOrEqual(t, len(prev.Stack), 2, "the helper's line and the kernel's call of it")
+	require.Equal(t, prev.Site, prev.Stack[0])
+	require.Contains(t, prev.Stack[1].Function(), "TestFirstRecordSites")
+	require.Contains(t, rs[0].Current.Site.Function(), "TestFirstRecordSites")
 }
 
 // TestFirstSuperseded: x[i] = x[i]+1 by one thread keeps one first record:

@@ -22,7 +22,8 @@ type Options struct {
 	// History records the file:line of every access, so a report names
 	// the previous side's site as well as the current one, and gives each
 	// side a short call stack (Side.Stack). It costs a call-path walk and
-	// a site lookup per access; package racetest turns it on.
+	// a site lookup per access (file:line and the stack are resolved once
+	// per call path); package racetest turns it on.
 	History bool
 	// HaltOnFirst stops the launch at the first race: the detector ends
 	// the racing thread with a *[Halt] (gpu.Thread.Halt), which becomes
@@ -49,8 +50,9 @@ type Options struct {
 	// bytes) at its first access, as iGUARD does, instead of one word
 	// holding that access, packed, until another access needs the entry
 	// (see first.go in race/internal/iguard). It exists for
-	// benchmarks; verdicts are the same. Detectors with History or
-	// Central always keep full entries.
+	// benchmarks; verdicts are the same. Detectors with Central always
+	// keep full entries; with History the first record also names the
+	// access's call path.
 	FullEntries bool
 	// Central ships every event to one checking goroutine per launch, in
 	// the style of Barracuda, instead of checking inline on the accessing

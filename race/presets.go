@@ -26,29 +26,47 @@ func Configs() []string {
 //   - coalesce, backoff: plain with one of iGUARD's two optimizations;
 //   - opt: both.
 //
-// A name may carry suffixes, each after a colon, for any configuration of
-// the IGUARD family but central: ":spin", ":mutex" or ":striped" sets
-// Options.Lock, and ":full" sets Options.FullEntries, so that "opt:mutex"
-// is opt with a sync.Mutex per entry and "plain:full" is plain with a full
-// entry per granule from its first touch. The options it returns have no
-// history; set Options.History for reports that name both sites.
+// A name may carry suffixes, each after a colon: ":history" sets
+// Options.History for any configuration but off, so that "exact:history"
+// and "opt:history" report both sites, as package racetest's detectors;
+// and for the IGUARD family's configurations but central, ":spin",
+// ":mutex" or ":striped" sets Options.Lock and ":full" sets
+// Options.FullEntries, so that "opt:mutex" is opt with a sync.Mutex per
+// entry and "plain:full" is plain with a full entry per granule from its
+// first touch. Without ":history" the options have no history.
 func Config(name string) (Options, error) {
 	base, suffixes, ok := strings.Cut(name, ":")
 	o, err := baseConfig(base)
 	if err != nil || !ok {
 		return o, err
 	}
-	if o.Off || o.Central || o.Exact() {
-		return Options{}, fmt.Errorf("race: configuration %q takes no suffix (%q)", base, suffixes)
-	}
 	for _, sfx := range strings.Split(suffixes, ":") {
-		if sfx == "full" {
-			o.FullEntries = true
-		} else if o.Lock, err = ParseLocking(sfx); err != nil {
-			return Options{}, fmt.Errorf("%w, or full", err)
+		if err := o.suffix(base, sfx); err != nil {
+			return Options{}, err
 		}
 	}
 	return o, nil
+}
+
+// suffix applies suffix sfx of configuration base to o.
+func (o *Options) suffix(base, sfx string) error {
+	switch {
+	case o.Off:
+		return fmt.Errorf("race: configuration %q takes no suffix (%q)", base, sfx)
+	case sfx == "history":
+		o.History = true
+		return nil
+	case o.Central || o.Exact():
+		return fmt.Errorf("race: configuration %q takes no suffix but history (%q)", base, sfx)
+	case sfx == "full":
+		o.FullEntries = true
+		return nil
+	}
+	var err error
+	if o.Lock, err = ParseLocking(sfx); err != nil {
+		return fmt.Errorf("%w, full or history", err)
+	}
+	return nil
 }
 
 func baseConfig(name string) (Options, error) {

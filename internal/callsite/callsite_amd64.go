@@ -14,9 +14,13 @@ func Return(pcs *[Len]uintptr)
 
 // Walk stores in pcs the return addresses of the function that called
 // Walk and of its callers, up the frame-pointer chain, and returns how many
-// it stored: a call path from a few loads, with no unwinding tables.
-// Where frame pointers are not walked it stores none and returns 0, and
-// callers fall back to runtime.Callers.
+// it stored: a call path from a few loads, with no unwinding tables. It
+// also returns a hash of the addresses stored, the same for the same
+// path and cheaper than the caller's loading them back to hash them:
+// each address rotated left by 7 bits per address stored after it,
+// all of them exclusive-ored. Where frame pointers are not walked it
+// stores none and returns 0, 0, and callers fall back to
+// runtime.Callers.
 //
 //go:noescape
-func Walk(pcs *[WalkLen]uintptr) int
+func Walk(pcs *[WalkLen]uintptr) (n int, hash uint64)

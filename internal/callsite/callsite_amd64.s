@@ -22,14 +22,17 @@ TEXT ·Return(SB),NOSPLIT,$0-8
 done:
 	RET
 
-// func Walk(pcs *[8]uintptr) int
+// func Walk(pcs *[8]uintptr) (n int, hash uint64)
 //
 // Walk follows the frame-pointer chain from its caller's frame, storing
-// each frame's return address, until the chain ends or pcs is full.
-TEXT ·Walk(SB),NOSPLIT,$0-16
+// each frame's return address, until the chain ends or pcs is full. The
+// hash rotates and folds in each address as it is loaded, in the shadow
+// of the chain's next load, so the caller need not load them back.
+TEXT ·Walk(SB),NOSPLIT,$0-24
 	MOVQ pcs+0(FP), DI
 	MOVQ BP, SI
 	XORQ CX, CX
+	XORQ R8, R8
 loop:
 	CMPQ CX, $8
 	JGE walked
@@ -40,8 +43,11 @@ loop:
 	JZ walked
 	MOVQ AX, (DI)(CX*8)
 	MOVQ 0(SI), SI
+	ROLQ $7, R8
+	XORQ AX, R8
 	INCQ CX
 	JMP loop
 walked:
-	MOVQ CX, ret+8(FP)
+	MOVQ CX, n+8(FP)
+	MOVQ R8, hash+16(FP)
 	RET

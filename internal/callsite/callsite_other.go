@@ -14,6 +14,7 @@ func Return(pcs *[Len]uintptr) {
 	runtime.Callers(3, pcs[:])
 }
 
-// Walk stores nothing and returns 0 here: without a frame-pointer walk a
-// call path is no cheaper than runtime.Callers, which callers fall back to.
-func Walk(pcs *[WalkLen]uintptr) int { return 0 }
+// Walk stores nothing and returns 0, 0 here: without a frame-pointer walk
+// a call path is no cheaper than runtime.Callers, which callers fall back
+// to.
+func Walk(pcs *[WalkLen]uintptr) (n int, hash uint64) { return 0, 0 }

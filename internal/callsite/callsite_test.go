@@ -1,6 +1,7 @@
 package callsite_test
 
 import (
+	"math/bits"
 	"runtime"
 	"testing"
 
@@ -75,7 +76,7 @@ func BenchmarkReturn(b *testing.B) {
 //go:noinline
 func walkHere() (int, [callsite.WalkLen]uintptr, [callsite.WalkLen]uintptr) {
 	var pcs, want [callsite.WalkLen]uintptr
-	n := callsite.Walk(&pcs)
+	n, _ := callsite.Walk(&pcs)
 	runtime.Callers(2, want[:])
 	return n, pcs, want
 }
@@ -94,4 +95,32 @@ func TestWalkMatchesCallers(t *testing.T) {
 		require.Equal(t, w.Function, got.Function, "Walk against runtime.Callers")
 		require.Equal(t, w.Line, got.Line, "Walk against runtime.Callers, %s", w.Function)
 	}
+}
+
+// walkHash returns Walk's call path, its count and its hash.
+//
+//go:noinline
+func walkHash() ([callsite.WalkLen]uintptr, int, uint64) {
+	var pcs [callsite.WalkLen]uintptr
+	n, h := callsite.Walk(&pcs)
+	return pcs, n, h
+}
+
+// TestWalkHash: the hash is the one Walk documents, of the addresses it
+// stored, and the same path gives the same hash.
+func TestWalkHash(t *testing.T) {
+	var hashes []uint64
+	for range 2 {
+		pcs, n, h := walkHash()
+		require.Positive(t, n)
+		var want uint64
+		for _, pc := range pcs[:n] {
+			want = bits.RotateLeft64(want, 7) ^ uint64(pc)
+		}
+		require.Equal(t, want, h)
+		hashes = append(hashes, h)
+	}
+	require.Equal(t, hashes[0], hashes[1], "the same path")
+	_, _, other := walkHash()
+	require.NotEqual(t, hashes[0], other, "called from another line")
 }

@@ -59,7 +59,8 @@ type folded struct {
 func (l *launch) recordsOf(s *shadow, g uint64) []folded {
 	if p := s.pages[g>>pageBits].f.Load(); p != nil {
 		if v := p[g&(1<<pageBits-1)].Load(); v != 0 && v != expanded {
-			return []folded{{rec: v.unpack().rec}}
+			at := l.d.sites.Slot(s.lay.handle(v))
+			return []folded{{rec: s.lay.unpack(v).rec, site: at.Site(), stack: at.Stack()}}
 		}
 	}
 	p := s.pages[g>>pageBits].e.Load()

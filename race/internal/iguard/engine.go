@@ -182,9 +182,10 @@ func (d *Engine) access(th *thread, t *gpu.Thread, a *gpu.Access, site gpu.Site,
 		th.lockAccess(*a, first)
 	}
 	s := th.shadowOf(a.Mem)
+	at := d.siteSlot(site, path)
 	hasEntry := !s.firsts // the granules are known to have entries
 	if first == last && seq == nil {
-		done, e := s.settles(th, a, first, path)
+		done, e := s.settles(th, a, first, path, at)
 		if done {
 			return // a first touch or a repeat, settled without filling a record
 		}
@@ -212,40 +213,41 @@ func (d *Engine) access(th *thread, t *gpu.Thread, a *gpu.Access, site gpu.Site,
 		}
 	}
 	for g := first; g <= last; g++ {
-		if k, f := d.checkEntry(th, s, g, hasEntry, &c, st, key, path); k != 0 {
+		if k, f := d.checkEntry(th, s, g, hasEntry, &c, st, key, path, at); k != 0 {
 			d.found(th, t, a, &c, path, &f)
 		}
 	}
 }
 
 // checkEntry checks c against the entry of s's granule g, under the
-// entry's lock, and records it there; unless hasEntry says the granule
-// has its entry already, a first record in its slot is applied first.
+// entry's lock, and records it there, with at as its site's slot
+// (history); unless hasEntry says the granule has its entry already, a
+// first record in its slot is applied first.
 //
 // An atomic store is an exchange on amd64, the dearest step of a check,
 // so a check makes two: the lock and the unlock that stores the stamp.
 // The call path and the zeroed key around its change matter only when
-// paths are recorded (history, or the central checker); otherwise the
-// path is always nil, and the key is stored only when it changes.
-func (d *Engine) checkEntry(th *thread, s *shadow, g uint64, hasEntry bool, c *access, st stamp, key uint64, path *shared.SiteSlot) (kind.Kind, finding) {
+// paths are recorded (history, or the central checker), and are stored
+// only when the path changes; otherwise the path is always nil, and the
+// key is stored only when it changes.
+func (d *Engine) checkEntry(th *thread, s *shadow, g uint64, hasEntry bool, c *access, st stamp, key uint64, path, at *shared.SiteSlot) (kind.Kind, finding) {
 	e, x := s.at(g)
 	lk := &th.l.lk
 	lk.lock(th, e, x)
 	if !hasEntry {
 		th.l.expand(s, g, e, x)
 	}
-	if d.paths {
-		e.ckey.Store(0) // a reader matching the key must see its path
+	if d.paths && x.path.Load() != path {
+		// A reader matching the key must see its path; an unchanged
+		// path still belongs to the key of the last update, so only a
+		// change pays the two atomic stores.
+		e.ckey.Store(0)
 		x.path.Store(path)
 	}
 	var m meta
 	s.load(g, e, &m, &th.l.sets, c.store)
 	before, locks := m.flags, e.locks
 	var f finding
-	at := path // the slot of c's site, which the entry keeps with history
-	if at == nil && d.paths && !c.site.IsZero() {
-		at = d.sites.BareSlot(c.site)
-	}
 	k := m.check(c, at, x, &f)
 	s.save(g, e, &m, &th.l.sets)
 	if next := m.keyAfter(key, c, k, before, e.locks == locks); next != e.ckey.Load() {
@@ -254,6 +256,16 @@ func (d *Engine) checkEntry(th *thread, s *shadow, g uint64, hasEntry bool, c *a
 	lk.unlock(e, x, st)
 	th.n.checks++
 	return k, f
+}
+
+// siteSlot returns the slot of the site of an access at site, with call
+// path path: path itself, or when the path is not cached, with paths
+// recorded, a bare slot of site; nil without paths or a site.
+func (d *Engine) siteSlot(site gpu.Site, path *shared.SiteSlot) *shared.SiteSlot {
+	if path == nil && d.paths && !site.IsZero() {
+		return d.sites.BareSlot(site)
+	}
+	return path
 }
 
 // Fence counts a fence of scope s by t and activates the locks it

@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 
 	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/race/internal/shared"
 )
 
 // First records. Most granules of a big kernel are touched once, or by
@@ -37,55 +38,128 @@ import (
 // and from a first (or 0) to expanded, by a compare-and-swap under the
 // entry's lock; it never moves back within a launch. Slots hold no
 // pointers, so the collector never scans them and storing one costs no
-// write barrier. Detectors that record sites (history, the central
-// checker) keep full entries from the first touch: their first touches
-// need a site each. So do memories a detector has learned expand anyway
-// (density.go).
+// write barrier. With history a first also names the access's call
+// path, by the handle of its slot in the site cache (shared.SiteSlot):
+// the compare-and-swap publishes the access and its site together, and a
+// repeat must match both, as an entry's repeat must match its path. The
+// central checker keeps full entries from the first touch, and so do
+// memories a detector has learned expand anyway (density.go).
 
-// A first is a granule's first access, packed in its slot:
+// A first is a granule's first access, packed in its slot as its
+// shadow's firstLayout places the fields:
 //
 //	bit  63      the lock bit: set only in expanded, never in a first
-//	bits 33..62  the thread's global id plus one; 0 is no first
-//	bits 23..32  the access's class (classOf): op, order and scope
-//	bits 11..22  the thread's block's barrier epoch
-//	bits  0..10  the thread's fence seq
+//	             the handle of the access's call path (shared.SiteSlot),
+//	             with history only; 0 for none
+//	             the thread's global id plus one; 0 is no first
+//	             the access's class (classOf): op, order and scope
+//	             the thread's block's barrier epoch
+//	bits  0..    the thread's fence seq
 //
 // Every other counter of its record is 0, and its lockset empty.
 type first uint64
 
-// The first's layout.
-const (
-	firstSeqBits     = 11
-	firstBarBits     = 12
-	firstClassShift  = firstSeqBits + firstBarBits
-	firstThreadShift = firstClassShift + stampClassBits
-	firstThreads     = 1<<(63-firstThreadShift) - 1
+// expanded is a slot's value once its granule has an entry.
+const expanded first = 1 << 63
 
-	// expanded is a slot's value once its granule has an entry.
-	expanded first = 1 << 63
+// A firstLayout gives the widths of a first's fields, from the seq up,
+// and the positions they make; the class is stampClassBits wide. The
+// widths add up to 63 bits. Without history a first spends them on the
+// thread and its counters; with history the call path's handle takes
+// sixteen of them, and an access whose thread or counters no longer fit
+// takes the entry at once, as any access a first cannot hold does.
+type firstLayout struct {
+	seqBits, barBits, threadBits, handleBits uint
+	classShift, threadShift, handleShift     uint
+}
+
+// The widths of a first's fields below its class, without history
+// (plain) and with it; the handle's is shared.HandleBits.
+const (
+	plainSeqBits, plainBarBits, plainThreadBits = 11, 12, 30
+	pathSeqBits, pathBarBits, pathThreadBits    = 7, 9, 21
 )
 
-// newFirst packs th's access a at fence seq and barrier epoch bar, or
-// returns 0 when the fields do not fit. The caller has checked the
-// counters a first holds as 0.
-func newFirst(gid int, a *gpu.Access, seq, bar uint32) first {
-	if gid >= firstThreads || seq >= 1<<firstSeqBits || bar >= 1<<firstBarBits {
+// layoutFor returns the layout of firsts without call paths, or with
+// them if paths.
+func layoutFor(paths bool) firstLayout {
+	if paths {
+		return newLayout(pathSeqBits, pathBarBits, pathThreadBits, shared.HandleBits)
+	}
+	return newLayout(plainSeqBits, plainBarBits, plainThreadBits, 0)
+}
+
+// newLayout returns the layout of the fields of these widths.
+func newLayout(seq, bar, thread, handle uint) firstLayout {
+	l := firstLayout{seqBits: seq, barBits: bar, threadBits: thread, handleBits: handle, classShift: seq + bar}
+	l.threadShift = l.classShift + stampClassBits
+	l.handleShift = l.threadShift + thread
+	return l
+}
+
+// threads is how many threads, from global id 0, a first can name.
+func (l *firstLayout) threads() int { return 1<<l.threadBits - 1 }
+
+// pack packs th's access a at fence seq and barrier epoch bar, made at
+// the call path of handle h (0 without history), or returns 0 when the
+// fields do not fit. The caller has checked the counters a first holds
+// as 0. Each layout has its own packer with constant shifts: a first is
+// packed at every access's repeat test, and shifts by a variable
+// amount cost several times as much.
+func (l *firstLayout) pack(gid int, a *gpu.Access, seq, bar, h uint32) first {
+	if l.handleBits != 0 {
+		return packPath(gid, a, seq, bar, h)
+	}
+	if h != 0 {
 		return 0
 	}
-	class := classOf(a.Op, a.Order, a.Scope)
-	return first(uint64(gid+1)<<firstThreadShift | class<<firstClassShift | uint64(bar)<<firstSeqBits | uint64(seq))
+	return packPlain(gid, a, seq, bar)
+}
+
+// The positions of the fields of each layout.
+const (
+	plainClassShift  = plainSeqBits + plainBarBits
+	plainThreadShift = plainClassShift + stampClassBits
+	pathClassShift   = pathSeqBits + pathBarBits
+	pathThreadShift  = pathClassShift + stampClassBits
+	pathHandleShift  = pathThreadShift + pathThreadBits
+)
+
+// packPlain is pack without history.
+func packPlain(gid int, a *gpu.Access, seq, bar uint32) first {
+	if uint(gid+1)>>plainThreadBits|uint(seq)>>plainSeqBits|uint(bar)>>plainBarBits != 0 {
+		return 0
+	}
+	return first(uint64(gid+1)<<plainThreadShift | classOf(a.Op, a.Order, a.Scope)<<plainClassShift |
+		uint64(bar)<<plainSeqBits | uint64(seq))
+}
+
+// packPath is pack with history.
+func packPath(gid int, a *gpu.Access, seq, bar, h uint32) first {
+	if uint(gid+1)>>pathThreadBits|uint(seq)>>pathSeqBits|uint(bar)>>pathBarBits|uint(h)>>shared.HandleBits != 0 {
+		return 0
+	}
+	return first(uint64(h)<<pathHandleShift | uint64(gid+1)<<pathThreadShift |
+		classOf(a.Op, a.Order, a.Scope)<<pathClassShift | uint64(bar)<<pathSeqBits | uint64(seq))
 }
 
 // thread returns the global id of f's thread.
-func (f first) thread() int { return int(f>>firstThreadShift) - 1 }
+func (l *firstLayout) thread(f first) int {
+	return int(uint64(f)>>l.threadShift&(1<<l.threadBits-1)) - 1
+}
+
+// handle returns the handle of f's call path; 0 without history.
+func (l *firstLayout) handle(f first) uint32 {
+	return uint32(uint64(f) >> l.handleShift & (1<<l.handleBits - 1))
+}
 
 // unpack returns f's access, for a check of a fresh entry, which needs
 // nothing of its thread's state.
-func (f first) unpack() access {
+func (l *firstLayout) unpack(f first) access {
 	var a gpu.Access
-	a.Op, a.Order, a.Scope = classParts(uint64(f >> firstClassShift))
-	r := record{tid: f.thread() + 1, op: a.Op, order: a.Order, scope: a.Scope, strong: isStrong(&a),
-		seq: uint32(f) & (1<<firstSeqBits - 1), bar: uint32(f>>firstSeqBits) & (1<<firstBarBits - 1)}
+	a.Op, a.Order, a.Scope = classParts(uint64(f) >> l.classShift)
+	r := record{tid: l.thread(f) + 1, op: a.Op, order: a.Order, scope: a.Scope, strong: isStrong(&a),
+		seq: uint32(f) & (1<<l.seqBits - 1), bar: uint32(uint64(f)>>l.seqBits) & (1<<l.barBits - 1)}
 	return access{rec: r, store: a.Op.Writes()}
 }
 
@@ -179,24 +253,27 @@ func (s *shadow) settleFirst(th *thread, a *gpu.Access, g uint64, f first) (done
 	case v == f:
 		return th.counted(&th.n.repeats), false
 	}
-	if (v == 0 || th.supersedes(a, v)) && slot.CompareAndSwap(v, f) {
+	if (v == 0 || th.supersedes(a, s.lay.thread(v))) && slot.CompareAndSwap(v, f) {
 		th.n.firsts++
 		return th.counted(&th.n.checks), false
 	}
 	return false, false
 }
 
-// supersedes reports whether th's store a may replace th's own first v
-// in a slot: a check of a against v alone would take the program-order
-// shortcut and leave the entry exactly as a check of a on a fresh entry,
-// since neither access holds a lock (a first holds none). So
-// x[i] = f(x[i]) keeps one word.
-func (th *thread) supersedes(a *gpu.Access, v first) bool {
-	return a.Op == gpu.OpStore && v.thread() == th.gid
+// supersedes reports whether th's store a may replace a first of the
+// thread with global id owner in a slot: th's own first, against which a
+// check of a alone would take the program-order shortcut and leave the
+// entry exactly as a check of a on a fresh entry, since neither access
+// holds a lock (a first holds none). So x[i] = f(x[i]) keeps one word;
+// with history the slot then names the store's call path, as an entry
+// would name its last writer's.
+func (th *thread) supersedes(a *gpu.Access, owner int) bool {
+	return a.Op == gpu.OpStore && owner == th.gid
 }
 
 // expand gives s's granule g its entry e, applying the first access's
-// update in its slot, unless it has it already. Preconditions: e locked.
+// update in its slot, with its call path's slot as its site (history),
+// unless it has it already. Preconditions: e locked.
 func (l *launch) expand(s *shadow, g uint64, e *entry, x *extra) {
 	slot := s.slot(g)
 	for {
@@ -210,10 +287,10 @@ func (l *launch) expand(s *shadow, g uint64, e *entry, x *extra) {
 		// entry before this check unlocks it.
 		if slot.CompareAndSwap(v, expanded) {
 			if v != 0 {
-				c := v.unpack()
+				c := s.lay.unpack(v)
 				var m meta
 				var none finding
-				m.check(&c, nil, x, &none) // a fresh entry: no race
+				m.check(&c, l.d.sites.Slot(s.lay.handle(v)), x, &none) // a fresh entry: no race
 				s.save(g, e, &m, &l.sets)
 			}
 			return

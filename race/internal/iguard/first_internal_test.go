@@ -13,41 +13,52 @@ import (
 )
 
 // TestFirstPacking: a first holds its access exactly, atomics included,
-// at the widest fields it has, and refuses what does not fit rather than
-// wrap: a thread id, seq or barrier epoch past its field.
+// at the widest fields each layout has (with history, its call path's
+// handle too), and refuses what does not fit rather than wrap: a thread
+// id, seq, barrier epoch or handle past its field.
 func TestFirstPacking(t *testing.T) {
-	for _, c := range []struct {
-		gid      int
-		a        gpu.Access
-		seq, bar uint32
-	}{
-		{0, gpu.Access{Op: gpu.OpLoad}, 0, 0},
-		{firstThreads - 1, gpu.Access{Op: gpu.OpStore, Order: gpu.Release, Scope: scope.System}, 1<<firstSeqBits - 1, 1<<firstBarBits - 1},
-		{12345, gpu.Access{Op: gpu.OpLoad, Order: gpu.Volatile, Scope: scope.Block}, 7, 9},
-		{firstThreads - 1, gpu.Access{Op: gpu.OpCAS, Order: gpu.Acquire, Scope: scope.System}, 3, 1},
-		{77, gpu.Access{Op: gpu.OpAdd, Order: gpu.Relaxed, Scope: scope.Device}, 0, 0},
-		{5, gpu.Access{Op: gpu.OpDec, Order: gpu.Release, Scope: scope.Warp}, 1<<firstSeqBits - 1, 1<<firstBarBits - 1},
-	} {
-		f := newFirst(c.gid, &c.a, c.seq, c.bar)
-		require.NotZero(t, f)
-		require.Zero(t, f&expanded, "the lock bit stays clear")
-		require.Equal(t, c.gid, f.thread())
-		u := f.unpack()
-		require.Equal(t, record{tid: c.gid + 1, seq: c.seq, bar: c.bar, op: c.a.Op, order: c.a.Order, scope: c.a.Scope, strong: isStrong(&c.a)}, u.rec)
-		require.Equal(t, c.a.Op.Writes(), u.store)
-		require.Nil(t, u.locks)
+	for _, paths := range []bool{false, true} {
+		l := layoutFor(paths)
+		maxSeq, maxBar, maxH := uint32(1)<<l.seqBits-1, uint32(1)<<l.barBits-1, uint32(1)<<l.handleBits-1
+		for _, c := range []struct {
+			gid      int
+			a        gpu.Access
+			seq, bar uint32
+			h        uint32
+		}{
+			{0, gpu.Access{Op: gpu.OpLoad}, 0, 0, 0},
+			{l.threads() - 1, gpu.Access{Op: gpu.OpStore, Order: gpu.Release, Scope: scope.System}, maxSeq, maxBar, maxH},
+			{12345, gpu.Access{Op: gpu.OpLoad, Order: gpu.Volatile, Scope: scope.Block}, 7, 9, maxH / 3},
+			{l.threads() - 1, gpu.Access{Op: gpu.OpCAS, Order: gpu.Acquire, Scope: scope.System}, 3, 1, 1},
+			{77, gpu.Access{Op: gpu.OpAdd, Order: gpu.Relaxed, Scope: scope.Device}, 0, 0, maxH},
+			{5, gpu.Access{Op: gpu.OpDec, Order: gpu.Release, Scope: scope.Warp}, maxSeq, maxBar, 0},
+		} {
+			c.h = min(c.h, maxH) // no handle field without history
+			f := l.pack(c.gid, &c.a, c.seq, c.bar, c.h)
+			require.NotZero(t, f)
+			require.Zero(t, f&expanded, "the lock bit stays clear")
+			require.Equal(t, c.gid, l.thread(f))
+			require.Equal(t, c.h, l.handle(f), "paths %v", paths)
+			u := l.unpack(f)
+			require.Equal(t, record{tid: c.gid + 1, seq: c.seq, bar: c.bar, op: c.a.Op, order: c.a.Order, scope: c.a.Scope, strong: isStrong(&c.a)}, u.rec)
+			require.Equal(t, c.a.Op.Writes(), u.store)
+			require.Nil(t, u.locks)
+		}
+		load := &gpu.Access{Op: gpu.OpLoad}
+		require.Zero(t, l.pack(l.threads(), load, 0, 0, 0), "thread id past the field")
+		require.Zero(t, l.pack(0, load, maxSeq+1, 0, 0), "seq past the field")
+		require.Zero(t, l.pack(0, load, 0, maxBar+1, 0), "barrier epoch past the field")
+		require.Zero(t, l.pack(0, load, 0, 0, maxH+1), "handle past the field")
+		require.Zero(t, l.pack(0, load, 0, 0, noHandle), "no handle")
+		require.Equal(t, 63, int(l.handleShift+l.handleBits), "the fields fill the word below the lock bit")
 	}
-	load := &gpu.Access{Op: gpu.OpLoad}
-	require.Zero(t, newFirst(firstThreads, load, 0, 0), "thread id past the field")
-	require.Zero(t, newFirst(0, load, 1<<firstSeqBits, 0), "seq past the field")
-	require.Zero(t, newFirst(0, load, 0, 1<<firstBarBits), "barrier epoch past the field")
 }
 
 // TestSettleWithoutFirst: an access a first cannot hold never makes a
 // first touch; it needs the entry, and a slot with a first still settles
 // the owner's repeat.
 func TestSettleWithoutFirst(t *testing.T) {
-	s := &shadow{mem: &gpu.Memory{ID: 3}, pages: make([]pageRef, 1), n: 4, firsts: true, fpool: new(sync.Pool),
+	s := &shadow{mem: &gpu.Memory{ID: 3}, pages: make([]pageRef, 1), n: 4, firsts: true, lay: layoutFor(false), fpool: new(sync.Pool),
 		bytes: new(atomic.Int64), dens: new(densities)}
 	th, load := &thread{}, &gpu.Access{Op: gpu.OpLoad}
 	done, hasEntry := s.settleFirst(th, load, 0, 0)
@@ -55,7 +66,8 @@ func TestSettleWithoutFirst(t *testing.T) {
 	require.False(t, hasEntry)
 	require.Zero(t, s.slot(0).Load(), "no first touch without a first")
 
-	f := newFirst(8, load, 0, 0)
+	lay := layoutFor(false)
+	f := lay.pack(8, load, 0, 0, 0)
 	s.slot(1).Store(f)
 	done, _ = s.settleFirst(th, load, 1, f)
 	require.True(t, done, "a repeat of the first access")
@@ -83,7 +95,7 @@ func TestSupersedeNeedsNoLocks(t *testing.T) {
 
 	for i, lock := range []bool{false, true} {
 		g := uint64(i)
-		_, f := th.stamps(load)
+		_, f := th.stamps(load, &s.lay, 0)
 		done, _ := s.settleFirst(th, load, g, f)
 		require.True(t, done, "the load is the first touch")
 		v := s.slot(g).Load()
@@ -91,12 +103,12 @@ func TestSupersedeNeedsNoLocks(t *testing.T) {
 			th.w.table.set.Store(&lockSet{ids: []lockID{{key: lockKey{mem: mem, gran: 7}}}})
 			th.w.table.ver.Add(1)
 		}
-		_, f = th.stamps(store)
+		_, f = th.stamps(store, &s.lay, 0)
 		done, _ = s.settleFirst(th, store, g, f)
 		if !lock {
 			require.True(t, done, "no lock: the store supersedes")
 			require.Equal(t, f, s.slot(g).Load())
-			require.True(t, s.slot(g).Load().unpack().store)
+			require.True(t, s.lay.unpack(s.slot(g).Load()).store)
 		} else {
 			require.Zero(t, f, "no first after lock activity")
 			require.False(t, done, "a lock held: the store takes the entry")
@@ -153,6 +165,29 @@ func firstFixture(warpSize int) (*launch, *thread, *shadow) {
 	l := newLaunch(d, g)
 	l.start(0)
 	mem := &gpu.Memory{ID: 1, Name: "x", Space: gpu.GlobalSpace, Len: 2, ElemSize: 4}
-	s := &shadow{mem: mem, n: 2, pages: make([]pageRef, 1), firsts: true, fpool: &d.firstPages, pool: &d.pages, bytes: &d.bytes, dens: &d.dens}
+	s := &shadow{mem: mem, n: 2, pages: make([]pageRef, 1), firsts: true, lay: layoutFor(false), fpool: &d.firstPages, pool: &d.pages, bytes: &d.bytes, dens: &d.dens}
 	return l, &l.res.get(0).threads[0], s
+}
+
+// TestFirstRepeatNeedsItsPath: with history, a first's repeat must come
+// from the same call path, as an entry's must: the same thread's same
+// access from another line takes the entry, so that the line is
+// recorded; and a first whose path has no handle is never made.
+func TestFirstRepeatNeedsItsPath(t *testing.T) {
+	_, th, s := firstFixture(2)
+	s.lay = layoutFor(true)
+	load := &gpu.Access{Mem: s.mem, Op: gpu.OpLoad}
+	_, f := th.stamps(load, &s.lay, 1)
+	done, _ := s.settleFirst(th, load, 0, f)
+	require.True(t, done, "the first touch")
+	done, _ = s.settleFirst(th, load, 0, f)
+	require.True(t, done, "a repeat from the same path")
+	_, g := th.stamps(load, &s.lay, 2)
+	require.NotEqual(t, f, g)
+	done, hasEntry := s.settleFirst(th, load, 0, g)
+	require.False(t, done, "another path takes the entry")
+	require.False(t, hasEntry)
+	require.Equal(t, f, s.slot(0).Load(), "the first stays until the entry takes it")
+	_, f = th.stamps(load, &s.lay, noHandle)
+	require.Zero(t, f, "no handle, no first")
 }

@@ -30,9 +30,15 @@ func (s *shadow) repeats(g uint64, st stamp, path *shared.SiteSlot) bool {
 // path, is settled without a check under the entry's lock: as the
 // granule's first access or a repeat of it (with first records), or as a
 // repeat of the entry's last update. It counts which. Otherwise hasEntry
-// reports whether g is known to have its entry.
-func (s *shadow) settles(th *thread, a *gpu.Access, g uint64, path *shared.SiteSlot) (done, hasEntry bool) {
-	st, f := th.stamps(a)
+// reports whether g is known to have its entry. at is the slot a record
+// of a names as its site (path, or with history a bare slot of its site
+// when path is nil), which a first holds by its handle.
+func (s *shadow) settles(th *thread, a *gpu.Access, g uint64, path, at *shared.SiteSlot) (done, hasEntry bool) {
+	h, ok := at.Handle()
+	if !ok {
+		h = noHandle
+	}
+	st, f := th.stamps(a, &s.lay, h)
 	if !s.firsts {
 		return s.repeats(g, st, path) && th.counted(&th.n.repeats), true
 	}
@@ -44,8 +50,9 @@ func (s *shadow) settles(th *thread, a *gpu.Access, g uint64, path *shared.SiteS
 	// expands it holds it); 0 may still mean a stamp-less thread's update
 	// or LockMutex's, which the slot then settles.
 	if p := s.pages[g>>pageBits].e.Load(); p != nil {
-		switch w := p.e[g&(1<<pageBits-1)].word.Load(); {
-		case w == st && st != 0:
+		i := g & (1<<pageBits - 1)
+		switch w := p.e[i].word.Load(); {
+		case w == st && st != 0 && (p.x == nil || p.x[i].path.Load() == path):
 			return th.counted(&th.n.repeats), true
 		case w != 0:
 			return false, true
@@ -53,6 +60,10 @@ func (s *shadow) settles(th *thread, a *gpu.Access, g uint64, path *shared.SiteS
 	}
 	return s.settleFirst(th, a, g, f)
 }
+
+// noHandle stands for a slot with no handle: no first's handle field
+// holds it, so the access takes the entry.
+const noHandle = 1<<32 - 1
 
 // counted adds one to th's counter c and returns true.
 func (th *thread) counted(c *uint64) bool {
@@ -119,8 +130,9 @@ type shadow struct {
 	// firsts: granules start with first records in slots (see
 	// first.go), rather than with entries.
 	firsts bool
-	fpool  *sync.Pool // the detector's spare slot pages, zeroed
-	dens   *densities // where it learns which memories want first records
+	lay    firstLayout // how its firsts are packed
+	fpool  *sync.Pool  // the detector's spare slot pages, zeroed
+	dens   *densities  // where it learns which memories want first records
 }
 
 // pageRef is a page of granules' entries and slots, each allocated on
@@ -225,8 +237,9 @@ func (s *shadow) release() int64 {
 // are serialized by mu.
 type shadows struct {
 	gran    uint64
-	extras  bool // pages carry extras: history, the central checker, or LockMutex
-	firsts  bool // granules may start with first records (see density.go)
+	extras  bool        // pages carry extras: history, the central checker, or LockMutex
+	firsts  bool        // granules may start with first records (see density.go)
+	lay     firstLayout // how firsts are packed: with call paths, for history
 	bytes   *atomic.Int64
 	widened *atomic.Uint64
 	pool    *sync.Pool
@@ -240,7 +253,7 @@ type shadows struct {
 
 func newShadows(d *Engine) *shadows {
 	return &shadows{gran: uint64(d.opt.Granularity), extras: d.paths || d.opt.Lock == LockMutex,
-		firsts: !d.paths && !d.opt.FullEntries, bytes: &d.bytes, widened: &d.totals.widened, pool: &d.pages, fpool: &d.firstPages, dens: &d.dens}
+		firsts: !d.opt.Central && !d.opt.FullEntries, lay: layoutFor(d.paths), bytes: &d.bytes, widened: &d.totals.widened, pool: &d.pages, fpool: &d.firstPages, dens: &d.dens}
 }
 
 // get returns m's metadata, creating it on first use.
@@ -274,7 +287,7 @@ func (ss *shadows) add(m *gpu.Memory) *shadow {
 	}
 	n := (uint64(m.Bytes()) + ss.gran - 1) / ss.gran
 	s := &shadow{mem: m, key: shared.KeyOf(m), n: n, pages: make([]pageRef, (n+1<<pageBits-1)>>pageBits), extras: ss.extras,
-		bytes: ss.bytes, widened: ss.widened, pool: ss.pool, firsts: ss.firsts && ss.dens.firsts(m), fpool: ss.fpool, dens: ss.dens}
+		bytes: ss.bytes, widened: ss.widened, pool: ss.pool, firsts: ss.firsts && ss.dens.firsts(m), lay: ss.lay, fpool: ss.fpool, dens: ss.dens}
 	if i := ss.nfew.Load(); int(i) < len(ss.few) {
 		ss.few[i].Store(s)
 		ss.nfew.Store(i + 1)

@@ -100,15 +100,19 @@ func (c *access) stamp() stamp {
 
 // stamps returns the stamp th's record of access a would have, without
 // filling the record (the repeat test is the common path), and a's first
-// (see first.go), or 0 when a first cannot hold th's state.
-func (th *thread) stamps(a *gpu.Access) (stamp, first) {
+// in layout l, made at the call path of handle h (see first.go), or 0
+// when a first cannot hold th's state or h.
+func (th *thread) stamps(a *gpu.Access, l *firstLayout, h uint32) (stamp, first) {
 	seq, bar, wep, grid, tile := th.seq.Load(), th.blk.bar.Load(), th.w.epoch(th.lane), th.l.grid.Load(), th.tileN.Load()
 	lv, wv := th.locks.ver.Load(), th.w.table.ver.Load()
 	st := th.stampOf(seq+bar+wep+grid+tile+lv+wv, a.Op, a.Order, a.Scope)
 	if wep|grid|tile|lv|wv != 0 {
 		return st, 0
 	}
-	return st, newFirst(th.gid, a, seq, bar)
+	if l.handleBits == 0 && h == 0 {
+		return st, packPlain(th.gid, a, seq, bar) // pack's case without history, inlined
+	}
+	return st, l.pack(th.gid, a, seq, bar, h)
 }
 
 // stampOf completes a stamp from the sum of a record's counters and of

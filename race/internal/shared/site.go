@@ -13,8 +13,11 @@ import (
 // past the runtime's frames to the kernel's.
 const framePCsLen = callsite.WalkLen
 
-// slotCount is the size of the site cache, a power of two.
-const slotCount = 4096
+// slotBits sets the size of the site cache: 1<<slotBits slots.
+const slotBits = 12
+
+// slotCount is the size of the site cache.
+const slotCount = 1 << slotBits
 
 // stackDepth bounds the kernel frames of a report's call stack.
 const stackDepth = 4
@@ -24,9 +27,11 @@ const stackDepth = 4
 // cache keys a site by the return addresses of the first frames above the
 // detector, read through frame pointers, and reads it with one atomic
 // load. A slot holds the last path that hashed to it; a collision costs a
-// Caller call, never a wrong site. A slot is never changed once stored,
-// and its store synchronizes before every load that observes it, so a
-// thread that loads a slot sees its key, site and stack as written.
+// map lookup under a lock, never a wrong site, and a path is resolved
+// (gpu.Thread.Caller) once for the life of the cache. A slot is never
+// changed once stored, and its store synchronizes before every load that
+// observes it, so a thread that loads a slot sees its key, site, stack
+// and handle as written.
 //
 // With Stacks set (history), a slot also holds the kernel frames of its
 // path, those of its first stackDepth that the key holds: frames past the
@@ -37,15 +42,17 @@ type Sites struct {
 	// history; it is set before the cache is first used.
 	Stacks bool
 	bare   sync.Map // gpu.Site -> *SiteSlot: slots of sites with no cached path
+	ids    handles  // every slot made, by handle (site_ids.go)
 }
 
 // A SiteSlot is the cache entry of one call path: the key that names the
 // path, its kernel site and, with Stacks, its kernel frames. A nil
 // *SiteSlot is a path not cached.
 type SiteSlot struct {
-	key   [framePCsLen]uintptr
-	site  gpu.Site
-	stack []gpu.Site // with stacks: the path's kernel frames, innermost first
+	key    [framePCsLen]uintptr
+	site   gpu.Site
+	stack  []gpu.Site // with stacks: the path's kernel frames, innermost first
+	handle uint32     // its number in the table of slots, 0 for none (site_ids.go)
 }
 
 // Stack returns s's stack; nil for a nil slot.
@@ -62,8 +69,15 @@ func (c *Sites) BareSlot(site gpu.Site) *SiteSlot {
 	if v, ok := c.bare.Load(site); ok {
 		return v.(*SiteSlot)
 	}
-	v, _ := c.bare.LoadOrStore(site, &SiteSlot{site: site})
-	return v.(*SiteSlot)
+	c.ids.mu.Lock()
+	defer c.ids.mu.Unlock()
+	if v, ok := c.bare.Load(site); ok {
+		return v.(*SiteSlot)
+	}
+	s := &SiteSlot{site: site}
+	c.ids.number(s)
+	c.bare.Store(site, s)
+	return s
 }
 
 // Of returns the kernel site of the access t is making now, and the cache
@@ -73,28 +87,52 @@ func (c *Sites) BareSlot(site gpu.Site) *SiteSlot {
 //go:noinline
 func (c *Sites) Of(t *gpu.Thread) (gpu.Site, *SiteSlot) {
 	var key [framePCsLen]uintptr
-	if callsite.Walk(&key) < 3 {
+	n, h := callsite.Walk(&key)
+	if n < 3 {
 		return t.Caller(), nil
 	}
-	h := uint64(17)
-	for _, pc := range key {
-		h = (h ^ uint64(pc)) * 0x100000001b3
+	// Walk hashed the path as it walked it; one multiply makes the top
+	// bits, which pick the slot, depend on every address. A collision
+	// costs a lookup under a lock, never a wrong site.
+	slot := &c.slots[h*0x9e3779b97f4a7c15>>(64-slotBits)]
+	if s := slot.Load(); s != nil {
+		// s is the slot of key: the words are compared one at a time,
+		// since Walk has just stored them a word at a time, and a wider
+		// load of those stores (as an array comparison makes) waits
+		// for them to reach the cache instead of reading them from the
+		// store buffer.
+		k := &s.key
+		if (k[0]^key[0])|(k[1]^key[1])|(k[2]^key[2])|(k[3]^key[3])|
+			(k[4]^key[4])|(k[5]^key[5])|(k[6]^key[6])|(k[7]^key[7]) == 0 {
+			return s.site, s
+		}
 	}
-	slot := &c.slots[(h^h>>29)&(slotCount-1)]
-	if s := slot.Load(); s != nil && s.key == key {
+	return c.miss(t, &key, slot)
+}
+
+// miss resolves the call path of key, which slot does not hold, and
+// caches it there unless its key does not determine its site. A path
+// seen before keeps its slot; a new one is resolved outside the lock, so
+// that threads missing at once do not queue on gpu.Thread.Caller.
+//
+//go:noinline
+func (c *Sites) miss(t *gpu.Thread, key *[framePCsLen]uintptr, slot *atomic.Pointer[SiteSlot]) (gpu.Site, *SiteSlot) {
+	if s := c.ids.keyedSlot(key); s != nil {
+		slot.Store(s)
 		return s.site, s
 	}
 	site := t.Caller()
-	frames := keyFrames(&key)
+	frames := keyFrames(key)
 	if !holds(frames, site) {
 		return site, nil
 	}
-	s := &SiteSlot{key: key, site: site}
+	s := &SiteSlot{key: *key, site: site}
 	if c.Stacks {
 		s.stack = heldStack(frames, t.CallerStack(stackDepth))
 	}
+	s = c.ids.keep(s)
 	slot.Store(s)
-	return site, s
+	return s.site, s
 }
 
 // keyFrames resolves the frames of key.
