@@ -40,7 +40,7 @@ type Engine struct {
 // overlapping launches, from one that started while none ran.
 type session struct {
 	all     []*plaunch         // by first thread number, ended ones included
-	global  map[uint64]pshadow // the shadow of global memory, by device
+	global  map[uint64]*shadow // the shadow of global memory, by device
 	running int
 	threads int32 // numbers handed out: threads, warps, blocks
 	warps   int32
@@ -81,7 +81,7 @@ type plaunch struct {
 	p      *Engine
 	g      *gpu.Grid
 	blocks map[int]*pblock
-	shared map[int]pshadow // by block: a block's shared memory dies with it
+	shared map[int]*shadow // by block: a block's shared memory dies with it
 	spare  [][]pthread     // the thread states of ended blocks, for the next
 	// tid0, warp0 and blk0 are the session's numbers of the launch's first
 	// thread, warp and block.
@@ -119,13 +119,13 @@ func (p *Engine) LaunchStart(g *gpu.Grid) {
 	defer p.mu.Unlock()
 	ss := &p.sess
 	if ss.running == 0 {
-		*ss = session{global: map[uint64]pshadow{}}
+		*ss = session{global: map[uint64]*shadow{}}
 	}
 	if int64(ss.threads)+int64(g.Threads) > sessionThreads {
 		panic(fmt.Sprintf("race: launch %q has %d threads, and the launches running with it (and those that ran since none did) %d: the precise mode numbers a run of overlapping launches' threads in 31 bits, two keys each, at most %d in all",
 			g.Name, g.Threads, ss.threads, sessionThreads))
 	}
-	l := &plaunch{p: p, g: g, blocks: map[int]*pblock{}, shared: map[int]pshadow{},
+	l := &plaunch{p: p, g: g, blocks: map[int]*pblock{}, shared: map[int]*shadow{},
 		tid0: ss.threads, warp0: ss.warps, blk0: ss.blocks, base: ss.endedBlocks()}
 	ss.threads += int32(g.Threads)
 	ss.warps += int32(g.Blocks * g.Warps)
@@ -242,19 +242,19 @@ func (p *Engine) thread(t *gpu.Thread) *pthread {
 
 // shadowOf returns the shadow of the memory m: the session's for global
 // memory of m's device, the launch's block's for shared memory.
-func (l *plaunch) shadowOf(m *gpu.Memory) pshadow {
+func (l *plaunch) shadowOf(m *gpu.Memory) *shadow {
 	if m.Space != gpu.SharedSpace {
 		g := l.p.sess.global
 		s := g[m.DeviceID]
 		if s == nil {
-			s = pshadow{}
+			s = new(shadow)
 			g[m.DeviceID] = s
 		}
 		return s
 	}
 	s := l.shared[m.Block]
 	if s == nil {
-		s = pshadow{}
+		s = new(shadow)
 		l.shared[m.Block] = s
 	}
 	return s
@@ -269,28 +269,53 @@ func (p *Engine) Access(t *gpu.Thread, a *gpu.Access, site gpu.Site) {
 	if th == nil {
 		return
 	}
-	x := th.record(a, site)
-	var rv view
+	ac := access{th: th, t: t, a: a, site: site, x: th.record(a, site)}
 	if a.Order == gpu.Release {
-		rv = th.now()
+		ac.rv = th.now()
 	}
 	sh := th.l.shadowOf(a.Mem)
 	first, last := p.granules(a)
-	head := sh.at(first)
-	if a.Op.Reads() && x.strong() {
-		// The runtime sequences strong reads and every write of the
-		// element with the detector (see Sequence): the last write
-		// recorded here is the one the read read from.
-		th.acquireFrom(head, a, site)
-	}
 	for g := first; g <= last; g++ {
-		p.check(th, t, sh.at(g), &x, a)
-	}
-	if x.write {
-		head.written(th, a, rv)
+		p.visit(&ac, sh, g, g == first)
 	}
 	if a.Order == gpu.Release {
 		th.c++
+	}
+}
+
+// An access is one Access call on its way through the granules it
+// touches: the thread, the access, its record, and, for a release store,
+// the view it releases.
+type access struct {
+	th   *pthread
+	t    *gpu.Thread
+	a    *gpu.Access
+	site gpu.Site
+	x    prec
+	rv   view
+}
+
+// visit checks ac against granule g of sh and records it there, under
+// the granule's page lock. On the granule its element starts at (head),
+// a strong read first acquires from the release state there, and a write
+// then sets it. The runtime sequences strong reads and every write of
+// the element with the engine (see Sequence): the last write recorded at
+// the head is the one a strong read read from.
+func (p *Engine) visit(ac *access, sh *shadow, g uint64, head bool) {
+	pg := sh.page(g >> pageBits)
+	pg.mu.Lock()
+	defer pg.mu.Unlock()
+	c := &pg.cells[g&(1<<pageBits-1)]
+	if c.quick(ac.th, &ac.x) {
+		return
+	}
+	loc := c.loc(ac.a.Mem.Space)
+	if head && ac.a.Op.Reads() && ac.x.strong() {
+		ac.th.acquireFrom(loc, ac.a, ac.site)
+	}
+	p.check(ac.th, ac.t, loc, &ac.x, ac.a)
+	if head && ac.x.write {
+		loc.written(ac.th, ac.a, ac.rv)
 	}
 }
 
@@ -299,80 +324,6 @@ func (p *Engine) Access(t *gpu.Thread, a *gpu.Access, site gpu.Site) {
 func (p *Engine) granules(a *gpu.Access) (first, last uint64) {
 	at := a.Mem.Base + a.Offset
 	return at >> p.shift, (at + uint64(max(a.Size, 1)) - 1) >> p.shift
-}
-
-// check checks x, access a of th, against the accesses loc keeps, reports
-// the first race, and records x: a wide access or a weak read in the
-// location's set of its class, any other in its list. After a race the location is no longer
-// checked: the mode's guarantee holds up to the first race per location.
-func (p *Engine) check(th *pthread, t *gpu.Thread, loc *ploc, x *prec, a *gpu.Access) {
-	if loc.raced {
-		return
-	}
-	wide := x.wide(a.Mem.Space)
-	if y := th.racer(loc, x, wide); y != nil {
-		p.report(th, t, a, x, y)
-		loc.raced, loc.recs, loc.wide, loc.reads = true, nil, nil, nil
-		return
-	}
-	loc.record(th, x, wide)
-}
-
-// readSetAt is how many accesses a location's list holds before its weak
-// reads go to a set: most locations are read by a thread or two, which the
-// list keeps without allocating.
-const readSetAt = 4
-
-// racer returns an access loc keeps that races with x, an access of th,
-// or nil. A wide access skips the wide set, but for a volatile one the
-// members of its own warp's lanes (see warpVolatile), and only a write
-// checks the weak reads.
-func (th *pthread) racer(loc *ploc, x *prec, wide bool) *prec {
-	y := th.conflict(loc.recs, x)
-	switch {
-	case y != nil || loc.wide == nil:
-	case !wide:
-		y = loc.wide.check(th, x)
-	case x.order == gpu.Volatile:
-		y = loc.wide.checkLanes(th, x) // the warp-synchronous rule
-	}
-	if y == nil && loc.reads != nil && x.write {
-		y = loc.reads.check(th, x)
-	}
-	return y
-}
-
-// record keeps x, an access of th that raced with nothing, in the set of
-// its class or in the list, and drops what it makes redundant.
-func (loc *ploc) record(th *pthread, x *prec, wide bool) {
-	loc.recs = th.prune(loc.recs, x)
-	switch {
-	case wide:
-		if loc.wide == nil {
-			loc.wide = new(threadSet)
-		}
-		loc.wide.put(x)
-	case x.weakRead() && (loc.reads != nil || len(loc.recs) >= readSetAt):
-		if loc.reads == nil {
-			loc.reads = new(threadSet)
-		}
-		loc.reads.put(x)
-	default:
-		if loc.recs == nil {
-			loc.recs = loc.one[:0:1]
-		}
-		loc.recs = append(loc.recs, *x)
-	}
-}
-
-// conflict returns the first access of recs that races with x, or nil.
-func (th *pthread) conflict(recs []prec, x *prec) *prec {
-	for i := range recs {
-		if th.races(x, &recs[i]) {
-			return &recs[i]
-		}
-	}
-	return nil
 }
 
 // Fence applies a fence of scope s by t: PTX's fence.acq_rel at s. It
