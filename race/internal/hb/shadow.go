@@ -9,9 +9,13 @@ import (
 // on first touch, so the shadow grows with the memory a launch touches.
 const pageBits = 4
 
-// regionGap is the fewest pages by which a region's directory grows to
-// reach a page near it, rather than a new region starting there.
+// regionGap is how far beyond a region, in pages, a touch grows the
+// region to reach it rather than starting a new one.
 const regionGap = 1024
+
+// regionMin is the pages a new region has room for: small, since a
+// block's shared memory has a shadow of its own.
+const regionMin = 64
 
 // A shadow is the exact mode's metadata of one address space (a device's
 // global memory, or one block's shared memory): a page table from granule
@@ -94,7 +98,7 @@ func (s *shadow) regionFor(k uint64) *region {
 			return r
 		}
 	}
-	lo, hi := k, k+regionGap
+	lo, hi := k, k+regionMin
 	for _, r := range regs {
 		if r.near(k) {
 			lo, hi = r.reach(k)

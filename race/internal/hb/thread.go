@@ -2,6 +2,7 @@ package hb
 
 import (
 	"slices"
+	"sync"
 
 	"github.com/warpguard/warpguard/gpu"
 	"github.com/warpguard/warpguard/scope"
@@ -11,8 +12,15 @@ import (
 // threads is one vclock, shared with the threads it last met at a barrier
 // until it acquires something of its own, beside its own clock c: so a
 // block's threads cost one vclock between barriers, not one each.
+//
+// A thread's state is read and written by its own calls, and by barriers
+// while it is held in them, with no lock; but pend and poll, which
+// evidence reads for the threads of the reporter's block, are written
+// under mu, and read under it by other threads.
 type pthread struct {
 	l     *plaunch
+	blk   *pblock
+	mu    sync.Mutex // guards pend and poll against other threads' reads
 	tid   int32
 	place scope.Place
 	c     uint64  // the thread's clock: its accesses so far are at c (see epoch)
@@ -133,6 +141,8 @@ func (th *pthread) acquireFrom(loc *ploc, a *gpu.Access, site gpu.Site) {
 	by[scope.Block] = join(by[scope.Warp], part(r.blocks, th.place.Block))
 	by[scope.Device] = join(by[scope.Block], r.dev)
 	by[scope.System] = by[scope.Device]
+	th.mu.Lock()
+	defer th.mu.Unlock()
 	for s := scope.Warp; s <= scope.System; s++ {
 		th.pend[s] = join(th.pend[s], by[min(a.Scope, s)])
 	}
@@ -145,18 +155,26 @@ func (th *pthread) acquireFrom(loc *ploc, a *gpu.Access, site gpu.Site) {
 // accesses after the fence are not part of the release.
 func (th *pthread) fence(s scope.Scope) {
 	th.know = join(th.know, th.pend[s])
-	for i := scope.Thread; i <= s; i++ {
-		th.pend[i] = nil // a fence of scope s acquired everything pending at i
-	}
-	if th.pend[scope.System] == nil {
-		th.poll = pollNote{}
-	}
+	th.settle(s)
 	th.last = nil
 	w := th.now()
 	for i := scope.Thread; i <= s; i++ {
 		th.fenced[i], th.fvc[i] = w, nil
 	}
 	th.c++
+}
+
+// settle drops what a fence of scope s acquired from what is pending,
+// and the poll note once nothing is.
+func (th *pthread) settle(s scope.Scope) {
+	th.mu.Lock()
+	defer th.mu.Unlock()
+	for i := scope.Thread; i <= s; i++ {
+		th.pend[i] = nil // a fence of scope s acquired everything pending at i
+	}
+	if th.pend[scope.System] == nil {
+		th.poll = pollNote{}
+	}
 }
 
 // released returns the thread's release for scope s as a vclock: the view
