@@ -12,6 +12,8 @@ func (p *Engine) Access(t *gpu.Thread, a *gpu.Access, site gpu.Site) {
 		return
 	}
 	ac := access{th: th, t: t, a: a, site: site, x: th.record(a, site)}
+	ac.wide = ac.x.wide(a.Mem.Space)
+	ac.releases = th.releases(&ac.x)
 	if a.Order == gpu.Release {
 		ac.rv = th.now()
 	}
@@ -26,15 +28,17 @@ func (p *Engine) Access(t *gpu.Thread, a *gpu.Access, site gpu.Site) {
 }
 
 // An access is one Access call on its way through the granules it
-// touches: the thread, the access, its record, and, for a release store,
-// the view it releases.
+// touches: the thread, the access, its record and its class, and, for a
+// release store, the view it releases.
 type access struct {
-	th   *pthread
-	t    *gpu.Thread
-	a    *gpu.Access
-	site gpu.Site
-	x    prec
-	rv   view
+	th       *pthread
+	t        *gpu.Thread
+	a        *gpu.Access
+	site     gpu.Site
+	x        prec
+	wide     bool // x.wide of the access's space
+	releases bool // x may set release state (see pthread.releases)
+	rv       view
 }
 
 // visit checks ac against granule g of sh and records it there, under
@@ -51,7 +55,7 @@ func (p *Engine) visit(ac *access, sh *shadow, g uint64, head bool) {
 	pg.mu.Lock()
 	defer pg.mu.Unlock()
 	c := &pg.cells[g&(1<<pageBits-1)]
-	if c.quick(ac.th, &ac.x) {
+	if c.quick(ac) {
 		return
 	}
 	loc := c.loc(ac.a.Mem.Space)

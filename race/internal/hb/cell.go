@@ -14,30 +14,53 @@ type cell struct {
 	full  *ploc
 }
 
-// quick records x, an access of th, in a cell that holds at most one
-// access, when that needs no ploc, and reports whether it did. The record
-// left is exactly what the ploc would keep: an empty cell takes x; a weak
-// access of the thread that made the record replaces it when it is a
-// write or the record is not, as pruning would (the thread's own earlier
-// access is ordered before x, and whatever races with it races with x);
-// and a weak read at the epoch of the thread's weak write adds nothing,
-// since whatever is unordered with one is unordered with the other and
-// races with the write (FastTrack's same-epoch case).
-func (c *cell) quick(th *pthread, x *prec) bool {
-	y := &c.first
+// quick records ac's access x, of thread th, in a cell that holds at
+// most one access, when that needs no ploc, and reports whether it did.
+// The record left is exactly what a ploc would keep: an empty cell takes
+// x, unless x releases (a ploc holds release state); a weak access of
+// the thread that made the record replaces it when it is a write or the
+// record is not, as pruning would (the thread's own earlier access is
+// ordered before x, and whatever races with it races with x); a weak
+// read at the epoch of the thread's weak write adds nothing, since
+// whatever is unordered with one is unordered with the other and races
+// with the write (FastTrack's same-epoch case); and a strong access of
+// the thread replaces its strong record as the ploc would (see
+// strongReplaces).
+func (c *cell) quick(ac *access) bool {
+	x, y := &ac.x, &c.first
 	switch {
-	case c.full != nil || x.write && x.strong():
+	case c.full != nil || ac.releases:
 		return false
 	case y.e.c == 0:
 		*y = *x
 		return true
-	case y.e.tid != th.tid || x.strong():
+	case y.e.tid != ac.th.tid:
 		return false
+	case x.strong():
+		return c.strongReplaces(x, ac.wide, ac.a.Mem.Space)
 	case x.write || !y.write:
 		*y = *x
 		return true
 	}
 	return y.e == x.e && !y.strong()
+}
+
+// strongReplaces replaces the cell's record, an access of the thread of
+// x, a strong access of space sp (wide if wide), where a ploc would keep
+// x alone, and reports whether it did: of two wide accesses the wide set
+// keeps one per thread and kind (read or write); else pruning drops a
+// strong record of the thread whose scope is no narrower than x's, when
+// x writes or the record does not.
+func (c *cell) strongReplaces(x *prec, wide bool, sp gpu.Space) bool {
+	y := &c.first
+	if !y.strong() || y.wide(sp) != wide {
+		return false
+	}
+	if wide && x.write == y.write || !wide && x.scope <= y.scope && (x.write || !y.write) {
+		*y = *x
+		return true
+	}
+	return false
 }
 
 // loc returns the cell's full state, making it from the first record,

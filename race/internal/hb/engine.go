@@ -2,6 +2,7 @@ package hb
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/warpguard/warpguard/gpu"
 	"github.com/warpguard/warpguard/race/internal/shared"
@@ -38,7 +39,8 @@ type Engine struct {
 	sites    *shared.Sites // finds the site of a report's access when it came without one
 	sink     *shared.Sink  // keeps the reports
 	mu       sync.Mutex
-	launches map[*gpu.Grid]*plaunch // the running ones
+	launches map[*gpu.Grid]*plaunch  // the running ones
+	last     atomic.Pointer[plaunch] // the launch that started last, if it runs
 	sess     *session
 	// stripes sequence each element's strong reads and writes with their
 	// checks (see Sequence); they are taken before any lock of the engine.
@@ -70,22 +72,43 @@ func (p *Engine) Sequence(m *gpu.Memory, i int) *sync.Mutex {
 
 // thread returns t's state, or nil for a launch the mode does not know.
 // After a thread's first call its state is t's observer state, which only
-// t's own calls read.
+// t's own calls read; a first call finds its block in the launch's cache
+// of resident blocks, and only on a miss takes mu.
 func (p *Engine) thread(t *gpu.Thread) *pthread {
 	if th, ok := t.ObserverState().(*pthread); ok && th.l.p == p {
 		return th
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	l := p.launches[t.Grid()]
-	if l == nil || l.blocks[t.Block()] == nil {
+	blk := p.cached(t)
+	if blk == nil {
+		blk = p.resident(t)
+	}
+	if blk == nil {
 		return nil
 	}
-	th := &l.blocks[t.Block()].threads[t.Rank()]
+	th := &blk.threads[t.Rank()]
 	if t.ObserverState() == nil {
 		t.SetObserverState(th)
 	}
 	return th
+}
+
+// cached returns t's block from its launch's cache, or nil.
+func (p *Engine) cached(t *gpu.Thread) *pblock {
+	l := p.last.Load()
+	if l == nil || l.g != t.Grid() {
+		return nil
+	}
+	return l.cached(t.Block())
+}
+
+// resident returns t's block, nil if its launch or block is not running.
+func (p *Engine) resident(t *gpu.Thread) *pblock {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if l := p.launches[t.Grid()]; l != nil {
+		return l.blocks[t.Block()]
+	}
+	return nil
 }
 
 // Fence applies a fence of scope s by t: PTX's fence.acq_rel at s. It

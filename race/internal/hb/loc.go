@@ -1,14 +1,18 @@
 package hb
 
-import "github.com/warpguard/warpguard/gpu"
+import (
+	"slices"
+
+	"github.com/warpguard/warpguard/gpu"
+)
 
 // A ploc is the precise mode's shadow of one granule: the accesses a
 // later one may still race with (FastTrack's last write and reads, kept
 // apart where strength or scope tells them apart), and, on the granule
 // an element starts at, what a strong read of it acquires.
 type ploc struct {
-	recs  []prec // in one while a single access is kept: no allocation
-	one   [1]prec
+	recs  []prec // in few while it fits: a ploc is made for two accesses
+	few   [2]prec
 	wide  *threadSet // strong accesses of device scope or more
 	reads *threadSet // weak reads
 	rel   *relInfo
@@ -68,17 +72,22 @@ func (loc *ploc) place(x *prec, wide bool) {
 	switch {
 	case wide:
 		if loc.wide == nil {
-			loc.wide = new(threadSet)
+			loc.wide = newThreadSet()
 		}
 		loc.wide.put(x)
 	case x.weakRead() && (loc.reads != nil || len(loc.recs) >= readSetAt):
 		if loc.reads == nil {
-			loc.reads = new(threadSet)
+			loc.reads = newThreadSet()
 		}
 		loc.reads.put(x)
 	default:
-		if loc.recs == nil {
-			loc.recs = loc.one[:0:1]
+		switch {
+		case loc.recs == nil:
+			loc.recs = loc.few[:0]
+		case len(loc.recs) == cap(loc.recs) && len(loc.recs) < readSetAt:
+			// A list that outgrows few grows once to the size at
+			// which weak reads move to a set.
+			loc.recs = slices.Grow(loc.recs, readSetAt-len(loc.recs))
 		}
 		loc.recs = append(loc.recs, *x)
 	}

@@ -56,6 +56,9 @@ type plaunch struct {
 	g      *gpu.Grid
 	blocks map[int]*pblock
 	spare  [][]pthread // the thread states of ended blocks, for the next
+	// cache holds resident blocks by index modulo its size, for threads'
+	// first calls to find with no lock; a block it misses is in blocks.
+	cache [blockCache]atomic.Pointer[pblock]
 	// tid0, warp0 and blk0 are the session's numbers of the launch's first
 	// thread, warp and block.
 	tid0, warp0, blk0 int32
@@ -81,8 +84,23 @@ func (l *plaunch) threads() []pthread {
 // shadow of its shared memory, which dies with it. Both are set before
 // the block's threads run and never change.
 type pblock struct {
+	id      int // the launch's index of the block
 	threads []pthread
 	shared  *shadow
+}
+
+// blockCache is how many resident blocks a launch's cache holds: more
+// than run at once, so that blocks rarely evict each other.
+const blockCache = 1024
+
+// cached returns resident block b if the cache holds it, else nil. A
+// block stored there by BlockStart synchronizes before the load that
+// finds it.
+func (l *plaunch) cached(b int) *pblock {
+	if blk := l.cache[b%blockCache].Load(); blk != nil && blk.id == b {
+		return blk
+	}
+	return nil
 }
 
 // LaunchStart starts launch g in the current session, or in a new one if
@@ -110,6 +128,7 @@ func (p *Engine) LaunchStart(g *gpu.Grid) {
 	ss.all.Store(&all)
 	ss.running++
 	p.launches[g] = l
+	p.last.Store(l)
 }
 
 // endedBlocks returns a vclock that knows every block of the session's
@@ -139,6 +158,7 @@ func (p *Engine) LaunchEnd(g *gpu.Grid) {
 		l.ended = true
 		p.sess.running--
 		delete(p.launches, g)
+		p.last.CompareAndSwap(l, nil)
 	}
 }
 
@@ -151,12 +171,13 @@ func (p *Engine) BlockStart(g *gpu.Grid, b int) {
 	if l == nil {
 		return
 	}
-	blk := &pblock{threads: l.threads(), shared: new(shadow)}
+	blk := &pblock{id: b, threads: l.threads(), shared: new(shadow)}
 	for r := range blk.threads {
 		tid := l.tid0 + int32(b*g.BlockSize+r)
 		blk.threads[r] = pthread{l: l, blk: blk, tid: tid, place: l.place(tid), c: 1, know: l.base}
 	}
 	l.blocks[b] = blk
+	l.cache[b%blockCache].Store(blk)
 }
 
 // BlockEnd forgets the block's threads and its shared memory's shadow:
@@ -167,6 +188,7 @@ func (p *Engine) BlockEnd(g *gpu.Grid, b int) {
 	defer p.mu.Unlock()
 	if l := p.launches[g]; l != nil {
 		if blk := l.blocks[b]; blk != nil {
+			l.cache[b%blockCache].CompareAndSwap(blk, nil)
 			l.spare = append(l.spare, blk.threads)
 		}
 		delete(l.blocks, b)

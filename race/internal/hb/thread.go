@@ -177,6 +177,15 @@ func (th *pthread) settle(s scope.Scope) {
 	}
 }
 
+// releases reports whether x, an access of the thread, may release: it
+// is a release store, or a strong write after a fence of the thread (a
+// fence of any scope sets the release of warp scope, the narrowest a
+// strong write releases at). Any other access leaves a location's
+// release state as it was, or clears it.
+func (th *pthread) releases(x *prec) bool {
+	return x.order == gpu.Release || x.write && x.strong() && th.fenced[scope.Warp].known
+}
+
 // released returns the thread's release for scope s as a vclock: the view
 // of its last fence of scope s or wider.
 func (th *pthread) released(s scope.Scope) *vclock {
