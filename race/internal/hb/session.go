@@ -58,7 +58,7 @@ type plaunch struct {
 	spare  [][]pthread // the thread states of ended blocks, for the next
 	// cache holds resident blocks by index modulo its size, for threads'
 	// first calls to find with no lock; a block it misses is in blocks.
-	cache [blockCache]atomic.Pointer[pblock]
+	cache []atomic.Pointer[pblock]
 	// tid0, warp0 and blk0 are the session's numbers of the launch's first
 	// thread, warp and block.
 	tid0, warp0, blk0 int32
@@ -89,15 +89,16 @@ type pblock struct {
 	shared  *shadow
 }
 
-// blockCache is how many resident blocks a launch's cache holds: more
-// than run at once, so that blocks rarely evict each other.
+// blockCache is the most resident blocks a launch's cache holds (fewer
+// for a launch of fewer blocks): more than run at once, so that blocks
+// rarely evict each other.
 const blockCache = 1024
 
 // cached returns resident block b if the cache holds it, else nil. A
 // block stored there by BlockStart synchronizes before the load that
 // finds it.
 func (l *plaunch) cached(b int) *pblock {
-	if blk := l.cache[b%blockCache].Load(); blk != nil && blk.id == b {
+	if blk := l.cache[b%len(l.cache)].Load(); blk != nil && blk.id == b {
 		return blk
 	}
 	return nil
@@ -119,7 +120,7 @@ func (p *Engine) LaunchStart(g *gpu.Grid) {
 		panic(fmt.Sprintf("race: launch %q has %d threads, and the launches running with it (and those that ran since none did) %d: the precise mode numbers a run of overlapping launches' threads in 31 bits, two keys each, at most %d in all",
 			g.Name, g.Threads, ss.threads, sessionThreads))
 	}
-	l := &plaunch{p: p, ss: ss, g: g, blocks: map[int]*pblock{},
+	l := &plaunch{p: p, ss: ss, g: g, blocks: map[int]*pblock{}, cache: make([]atomic.Pointer[pblock], max(1, min(g.Blocks, blockCache))),
 		tid0: ss.threads, warp0: ss.warps, blk0: ss.blocks, base: ss.endedBlocks()}
 	ss.threads += int32(g.Threads)
 	ss.warps += int32(g.Blocks * g.Warps)
@@ -177,7 +178,7 @@ func (p *Engine) BlockStart(g *gpu.Grid, b int) {
 		blk.threads[r] = pthread{l: l, blk: blk, tid: tid, place: l.place(tid), c: 1, know: l.base}
 	}
 	l.blocks[b] = blk
-	l.cache[b%blockCache].Store(blk)
+	l.cache[b%len(l.cache)].Store(blk)
 }
 
 // BlockEnd forgets the block's threads and its shared memory's shadow:
@@ -188,7 +189,7 @@ func (p *Engine) BlockEnd(g *gpu.Grid, b int) {
 	defer p.mu.Unlock()
 	if l := p.launches[g]; l != nil {
 		if blk := l.blocks[b]; blk != nil {
-			l.cache[b%blockCache].CompareAndSwap(blk, nil)
+			l.cache[b%len(l.cache)].CompareAndSwap(blk, nil)
 			l.spare = append(l.spare, blk.threads)
 		}
 		delete(l.blocks, b)

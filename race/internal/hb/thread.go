@@ -34,10 +34,14 @@ type pthread struct {
 	// it, which a fence of scope s would acquire.
 	pend [scope.System + 1]*vclock
 	// last is the release state the thread's last strong read found,
-	// so that a poll of an unchanged flag joins nothing.
+	// so that a poll of an unchanged flag joins nothing; acq is the one
+	// its last acquire load acquired, for the same with acquire loads.
 	last    *relInfo
 	lastVer uint64
 	lastS   scope.Scope
+	acq     *relInfo
+	acqVer  uint64
+	acqS    scope.Scope
 	// poll is the last strong read that found a release it did not
 	// acquire, for evidence.
 	poll pollNote
@@ -129,7 +133,7 @@ func (th *pthread) acquireFrom(loc *ploc, a *gpu.Access, site gpu.Site) {
 		return
 	}
 	if a.Order == gpu.Acquire {
-		th.know = join(th.know, r.acquirable(th.place, a.Scope))
+		th.acquire(r, a.Scope)
 		return
 	}
 	if th.last == r && th.lastVer == r.ver && th.lastS == a.Scope {
@@ -143,10 +147,39 @@ func (th *pthread) acquireFrom(loc *ploc, a *gpu.Access, site gpu.Site) {
 	by[scope.System] = by[scope.Device]
 	th.mu.Lock()
 	defer th.mu.Unlock()
-	for s := scope.Warp; s <= scope.System; s++ {
-		th.pend[s] = join(th.pend[s], by[min(a.Scope, s)])
-	}
+	th.pending(&by, a.Scope)
 	th.poll = pollNote{mem: a.Mem, idx: a.Index, site: site}
+}
+
+// acquire applies an acquire load of scope m that read from a location
+// whose release state is r. What the thread knows only grows, so once it
+// has acquired r at a version and scope, acquiring it again joins
+// nothing: a thread polling an unchanged flag with acquire loads pays no
+// join per poll.
+func (th *pthread) acquire(r *relInfo, m scope.Scope) {
+	if th.acq == r && th.acqVer == r.ver && th.acqS == m {
+		return
+	}
+	th.know = join(th.know, r.acquirable(th.place, m))
+	th.acq, th.acqVer, th.acqS = r, r.ver, m
+}
+
+// pending adds what a strong read of scope m found released, by[s] at
+// each read scope s, to what a fence of each scope would acquire. Fence
+// scopes whose pending releases are one vclock, joined with one vclock,
+// share the join rather than repeating it. Preconditions: th.mu held.
+func (th *pthread) pending(by *[scope.System + 1]*vclock, m scope.Scope) {
+	var in, with, out *vclock
+	for s := scope.Warp; s <= scope.System; s++ {
+		b := by[min(m, s)]
+		if s > scope.Warp && th.pend[s] == in && b == with {
+			th.pend[s] = out
+			continue
+		}
+		in, with = th.pend[s], b
+		th.pend[s] = join(in, b)
+		out = th.pend[s]
+	}
 }
 
 // fence applies a fence of scope s: PTX's fence.acq_rel. It acquires the
@@ -190,9 +223,20 @@ func (th *pthread) releases(x *prec) bool {
 // of its last fence of scope s or wider.
 func (th *pthread) released(s scope.Scope) *vclock {
 	if th.fvc[s] == nil && th.fenced[s].known {
-		th.fvc[s] = joinView(nil, th.fenced[s])
+		th.fvc[s] = th.releaseOf(s)
 	}
 	return th.fvc[s]
+}
+
+// releaseOf makes the vclock of the view of the thread's last fence of
+// scope s, sharing a narrower scope's when one fence set both.
+func (th *pthread) releaseOf(s scope.Scope) *vclock {
+	for i := scope.Thread; i < s; i++ {
+		if th.fvc[i] != nil && th.fenced[i] == th.fenced[s] {
+			return th.fvc[i]
+		}
+	}
+	return joinView(nil, th.fenced[s])
 }
 
 // sortEpochs sorts es by thread.
