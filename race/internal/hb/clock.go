@@ -154,13 +154,13 @@ func (v *vclock) remembers(w *vclock) bool {
 	if len(w.e)+len(w.b) < memoAt {
 		return v.covers(w)
 	}
-	ww := weak.Make(w)
-	if c := v.covered.Load(); c != nil && *c == ww {
-		return true
+	if c := v.covered.Load(); c != nil && c.Value() == w {
+		return true // the memo is w's own weak pointer: w is alive, we hold it
 	}
 	if !v.covers(w) {
 		return false
 	}
+	ww := weak.Make(w)
 	v.covered.Store(&ww)
 	return true
 }

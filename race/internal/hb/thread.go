@@ -85,17 +85,24 @@ func (th *pthread) record(a *gpu.Access, site gpu.Site) prec {
 // races reports whether x, the thread's access, races with y, an earlier
 // access of the location: they conflict, nothing orders y before x, and
 // they are not a morally strong pair. A weak access has thread scope,
-// which covers no other thread, so the scope test alone settles
-// strength.
+// which covers no other thread, so a pair with a weak access is never
+// morally strong, and only a pair of strong ones pays for the scope test.
 func (th *pthread) races(x, y *prec) bool {
 	if y.e.tid == th.tid || !(x.write || y.write) {
 		return false
 	}
-	py := th.l.placeOf(y.e.tid)
-	if y.scope.Covers(py, th.place) && x.scope.Covers(th.place, py) && !warpVolatile(x, y, th.place, py) {
-		return false // morally strong
+	if x.strong() && y.strong() && th.morallyStrong(x, y) {
+		return false
 	}
 	return !th.know.knows(y.e)
+}
+
+// morallyStrong reports whether x, the thread's strong access, and y,
+// another thread's, are a morally strong pair: each one's scope includes
+// both threads, and they are not volatile lanes of one warp.
+func (th *pthread) morallyStrong(x, y *prec) bool {
+	py := th.l.placeOf(y.e.tid)
+	return y.scope.Covers(py, th.place) && x.scope.Covers(th.place, py) && !warpVolatile(x, y, th.place, py)
 }
 
 // warpVolatile reports whether x and y, accesses of threads at px and py,
