@@ -229,9 +229,13 @@
 // and weak reads, which no read conflicts with, are kept one per thread
 // in a set per class, which an access of the same class updates without
 // walking it.
-// Memory is bounded by the resident blocks' threads plus the shadow of
-// the memory touched. Events are applied one at a time under one lock, so
-// the mode is slower than the default on many cores.
+// A granule touched by one thread keeps that access alone, with no
+// per-granule state beside it, until a second access needs one. Memory
+// is bounded by the resident blocks' threads plus the shadow of the
+// memory touched. No lock orders every event: each granule's accesses
+// are checked under a mutex of their shadow page, so accesses of
+// different pages run in parallel, and a thread's own state is changed
+// only by its own calls and by the barriers that hold it.
 //
 // Reads-from is exact on every executor and any number of cores: in
 // precise mode the detector is a [gpu.Sequencer], so the runtime performs
