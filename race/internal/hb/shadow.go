@@ -43,9 +43,16 @@ type region struct {
 // granules holds it, so a page's accesses are applied in one total order
 // and an unlock synchronizes before the next lock of the same page.
 type page struct {
-	mu    sync.Mutex
+	mu sync.Mutex
+	// pad keeps the mutex off its cells' cache line, which the holder
+	// writes while a waiter spins on the mutex.
+	pad   [cacheLine - 8]byte
 	cells [1 << pageBits]cell
 }
+
+// cacheLine is the size of a cache line on the machines the engine runs
+// on.
+const cacheLine = 64
 
 // page returns page number k, making it (and the directory room for it)
 // on first touch.
