@@ -143,10 +143,16 @@
 // and weak reads, which no read conflicts with, are kept one per thread
 // in a set per class, which an access of the same class updates without
 // walking it.
-// Memory is bounded by the resident blocks' threads plus the shadow of
-// the memory touched. Events are applied one at a time under one lock,
-// so the family is slower than IGUARD's, more so on many cores
-// (BENCHMARKS.md has the numbers).
+// A granule touched by one thread keeps that access alone, with no
+// per-granule state beside it, until a second access needs one. Memory
+// is bounded by the resident blocks' threads plus the shadow of the
+// memory touched. No lock orders every event: each granule's accesses
+// are checked under a mutex of their shadow page, so accesses of
+// different pages run in parallel, and a thread's own state is changed
+// only by its own calls and by the barriers that hold it. The family
+// costs more than IGUARD's, most where a lock passes between many
+// threads with no barrier, since each hand-off joins vector clocks that
+// grow with the lock's past holders (BENCHMARKS.md has the numbers).
 //
 // Reads-from is exact on every executor and any number of cores: a
 // detector of the family is a [gpu.Sequencer], so the runtime performs

@@ -13,7 +13,7 @@ import (
 // its checks, in the shapes of ScoR's micro kernels: two one-thread blocks
 // (interblock) and one 33-thread block (interwarp), each thread making
 // one atomic access, with no observer, a do-nothing observer and the
-// detector.
+// detector (the iGUARD engine, and the exact one).
 func BenchmarkFixedLaunch(b *testing.B) {
 	for _, shape := range []struct {
 		name           string
@@ -22,7 +22,8 @@ func BenchmarkFixedLaunch(b *testing.B) {
 		for _, c := range []struct {
 			name string
 			obs  func() gpu.Observer
-		}{{"off", nil}, {"nop", func() gpu.Observer { return nopObserver{} }}, {"opt", func() gpu.Observer { return race.New(race.Options{}) }}, {"opt-full", func() gpu.Observer { return race.New(race.Options{FullEntries: true}) }}} {
+		}{{"off", nil}, {"nop", func() gpu.Observer { return nopObserver{} }}, {"opt", func() gpu.Observer { return race.New(race.Options{}) }}, {"opt-full", func() gpu.Observer { return race.New(race.Options{FullEntries: true}) }},
+			{"precise", func() gpu.Observer { return race.New(race.Options{Precise: true}) }}} {
 			b.Run("shape="+shape.name+"/"+c.name, func(b *testing.B) {
 				d, err := gpu.NewDevice(gpu.DeviceConfig{})
 				if err != nil {

@@ -104,3 +104,49 @@ func TestIGUARDEvidenceNamesTheFix(t *testing.T) {
 		require.Contains(t, rs[0].Evidence, c.want, "%v", rs[0])
 	}
 }
+
+// TestPreciseEvidenceWhileTheBlockPolls: the evidence of a missing
+// acquire names the thread of the reader's block whose strong read found
+// the release (the last rank), and builds it from the states of the
+// block's threads while the others, running on, poll a second flag and
+// change theirs. The engine takes no lock every access takes, so under
+// -race (with the goroutines executor) this fails if evidence reads
+// another thread's pending releases without the lock that thread writes
+// them under.
+func TestPreciseEvidenceWhileTheBlockPolls(t *testing.T) {
+	t.Parallel()
+	const block = 64
+	preciseCase{name: "evidence-while-polling", blocks: 2, block: block, expect: kinds(race.MissingDeviceFence),
+		evidence: `Thread (63,0,0) of the reader's block acquired nothing after reading global "flag"[0]`,
+		kernel: func(d *gpu.Device) gpu.Kernel {
+			data := gpu.Alloc[int32](d, "data", 1)
+			flag := gpu.Alloc[uint32](d, "flag", 1)
+			other := gpu.Alloc[uint32](d, "other", 1)
+			out := gpu.Alloc[int32](d, "out", 1)
+			return func(t *gpu.Thread) {
+				if t.Block() == 0 {
+					switch t.Rank() {
+					case 0:
+						data.Store(t, 0, 7)
+						t.ThreadFence()
+						flag.StoreVolatile(t, 0, 1)
+					case 1:
+						t.ThreadFence() // a release of nothing the reader's race involves
+						other.StoreVolatile(t, 0, 1)
+					}
+					return
+				}
+				if t.Rank() == block-1 {
+					spin(t, flag)
+				}
+				t.SyncThreads()
+				switch t.Rank() {
+				case 1:
+					out.Store(t, 0, data.Load(t, 0))
+				case block - 1:
+				default:
+					spin(t, other)
+				}
+			}
+		}}.run(t)
+}

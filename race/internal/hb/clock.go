@@ -2,6 +2,7 @@ package hb
 
 import (
 	"slices"
+	"sync/atomic"
 	"weak"
 )
 
@@ -38,9 +39,10 @@ type vclock struct {
 	b []bgen  // sorted by blk
 	// covered is the last vclock a join found this one covers, so that
 	// joining it again costs no walk. It is weak: it keeps nothing alive,
-	// and a new vclock at a freed one's address never matches it. Like
-	// everything of the precise mode, it is guarded by the mode's lock.
-	covered weak.Pointer[vclock]
+	// and a new vclock at a freed one's address never matches it. It is
+	// the one field that changes after a vclock is made, a memo that any
+	// thread's join may set, so it is read and written atomically.
+	covered atomic.Pointer[weak.Pointer[vclock]]
 }
 
 // blockK returns the barrier count of block blk that v knows, 0 if none.
@@ -152,14 +154,14 @@ func (v *vclock) remembers(w *vclock) bool {
 	if len(w.e)+len(w.b) < memoAt {
 		return v.covers(w)
 	}
-	ww := weak.Make(w)
-	if v.covered == ww {
-		return true
+	if c := v.covered.Load(); c != nil && c.Value() == w {
+		return true // the memo is w's own weak pointer: w is alive, we hold it
 	}
 	if !v.covers(w) {
 		return false
 	}
-	v.covered = ww
+	ww := weak.Make(w)
+	v.covered.Store(&ww)
 	return true
 }
 

@@ -52,3 +52,25 @@ func TestJoinView(t *testing.T) {
 	assert.True(t, v.knows(at(1, 0, 0, 2)) && v.knows(at(9, 0, 0, 4)))
 	assert.Nil(t, joinView(nil, view{}), "the zero view knows nothing")
 }
+
+// wideClock returns a vclock of n threads of block 0, each at step c.
+func wideClock(n int, c uint32) *vclock {
+	v := &vclock{}
+	for i := range n {
+		v.e = append(v.e, at(int32(i), 0, 0, c))
+	}
+	return v
+}
+
+func TestRemembersOnlyWhatItChecked(t *testing.T) {
+	t.Parallel()
+	big, small := wideClock(memoAt, 2), wideClock(memoAt, 1)
+	require.True(t, big.remembers(small))
+	c := big.covered.Load()
+	require.NotNil(t, c, "a large covered vclock is remembered")
+	assert.Same(t, small, c.Value())
+	assert.True(t, big.remembers(small), "the memo answers again")
+	later := wideClock(memoAt, 3)
+	assert.False(t, big.remembers(later), "another vclock is walked, not taken for the remembered one")
+	assert.Same(t, small, big.covered.Load().Value(), "a failed check leaves the memo")
+}

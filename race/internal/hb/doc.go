@@ -9,11 +9,20 @@
 // An [Engine] keeps, per thread, its clock and one sparse vector clock of
 // what it knows, shared with the threads it last met at a barrier
 // (clock.go, thread.go); per granule, FastTrack-style, the accesses a
-// later one may still race with and the release state a strong read
-// acquires from (shadow.go, set.go); and builds reports whose evidence
-// names the synchronization that would order the pair (report.go). The
-// engine is a gpu.Sequencer (see [Engine.Sequence]): each element's writes
-// and strong reads are performed and checked under one of its striped
+// later one may still race with (loc.go, set.go) and the release state a
+// strong read acquires from (release.go), in a page table per address
+// space (shadow.go) whose cells hold a granule's one access until a
+// second needs the full state (cell.go); and builds reports whose
+// evidence names the synchronization that would order the pair
+// (report.go). Launches, blocks and sessions are session.go, the access
+// path access.go, barriers barrier.go.
+//
+// No lock orders every event. An access takes its granules' page mutexes
+// one at a time; a thread's state is its own calls' and its barriers'
+// (gpu.Observer holds a barrier's participants while Sync runs); the
+// engine's mutex guards only the lifecycle and cache misses. The engine
+// is a gpu.Sequencer (see [Engine.Sequence]): each element's writes and
+// strong reads are performed and checked under one of its striped
 // mutexes, so reads-from is exact on every executor.
 //
 // The engine imports only downward: race/internal/shared for sites and

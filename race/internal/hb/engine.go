@@ -1,10 +1,8 @@
 package hb
 
 import (
-	"fmt"
-	"math"
-	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/warpguard/warpguard/gpu"
 	"github.com/warpguard/warpguard/race/internal/shared"
@@ -12,10 +10,22 @@ import (
 )
 
 // An Engine is the exact mode's checker (race.Options.Precise): one
-// happens-before over every launch it observes. One mutex orders every
-// event of every launch, so the order the events are applied in is one
-// total order consistent with each thread's program order, and every
-// field below is guarded by it.
+// happens-before over every launch it observes. It has no lock that every
+// event takes. Each granule's accesses are checked and recorded under
+// its shadow page's mutex (see page), so they are applied in one total
+// order, and a check that finds an earlier access ordered before it found
+// it through a chain of the runtime's own synchronization (a barrier, or
+// a sequenced write and the strong read that read it), which the page
+// mutex's unlock and lock extend: each page's check synchronizes before
+// the next check of the same page. A thread's own state is touched by its
+// own calls and by barriers it is held in (gpu.Observer's contract for
+// Sync), so it needs no lock, but for what evidence reads of other
+// threads (see pthread.mu).
+//
+// mu guards launches, the session, each launch's blocks and spare thread
+// states: the lifecycle calls and the rare lookups that miss a cache.
+// Lock order: a Sequence stripe, then a shadow's mu, then a page's mu,
+// then mu, then a thread's mu.
 //
 // Launches that overlap share a session: their threads, blocks and warps
 // are numbered apart in it, so a thread's place tells launches apart, and
@@ -29,39 +39,24 @@ type Engine struct {
 	sites    *shared.Sites // finds the site of a report's access when it came without one
 	sink     *shared.Sink  // keeps the reports
 	mu       sync.Mutex
-	launches map[*gpu.Grid]*plaunch // the running ones
-	sess     session
+	launches map[*gpu.Grid]*plaunch  // the running ones
+	last     atomic.Pointer[plaunch] // the launch that started last, if it runs
+	sess     *session
 	totals   totals
 	// stripes sequence each element's strong reads and writes with their
-	// checks (see Sequence); they are taken before mu.
+	// checks (see Sequence); they are taken before any lock of the engine.
 	stripes [preciseStripes]sync.Mutex
 }
 
-// A session is the launches checked against each other: a run of
-// overlapping launches, from one that started while none ran.
-type session struct {
-	all     []*plaunch         // by first thread number, ended ones included
-	global  map[uint64]pshadow // the shadow of global memory, by device
-	running int
-	threads int32 // numbers handed out: threads, warps, blocks
-	warps   int32
-	blocks  int32
-}
-
-// sessionThreads bounds the threads of one session: epochs name a
-// thread by a signed 32-bit number, and read sets key two classes of
-// access per thread in one (see setKey).
-const sessionThreads = 1 << 30
-
 // preciseStripes is how many mutexes sequence the elements the precise
 // mode watches: enough that threads on different elements rarely share
-// one, since every access then also takes mu.
+// one.
 const preciseStripes = 256
 
 // New returns an engine checking granules of 1<<shift bytes, which finds
 // missing sites with sites and keeps its reports in sink.
 func New(shift uint, sites *shared.Sites, sink *shared.Sink) *Engine {
-	return &Engine{shift: shift, sites: sites, sink: sink, launches: map[*gpu.Grid]*plaunch{}}
+	return &Engine{shift: shift, sites: sites, sink: sink, launches: map[*gpu.Grid]*plaunch{}, sess: newSession()}
 }
 
 // Sequence returns the mutex under which the runtime performs and reports
@@ -76,320 +71,43 @@ func (p *Engine) Sequence(m *gpu.Memory, i int) *sync.Mutex {
 	return &p.stripes[h%preciseStripes]
 }
 
-// A plaunch is one launch under the precise mode: its resident blocks'
-// threads, its numbers in the session and what it knows at its start.
-type plaunch struct {
-	p      *Engine
-	g      *gpu.Grid
-	blocks map[int]*pblock
-	shared map[int]pshadow // by block: a block's shared memory dies with it
-	spare  [][]pthread     // the thread states of ended blocks, for the next
-	// tid0, warp0 and blk0 are the session's numbers of the launch's first
-	// thread, warp and block.
-	tid0, warp0, blk0 int32
-	// base is what its threads know at their start: every block of the
-	// session's launches that had ended (host order).
-	base  *vclock
-	ended bool
-	host  string // for a host copy's one-thread launch, the host function (see HostAccess)
-	dev   uint64 // the device's number: a device-scope operation covers its threads only
-}
-
-// threads returns thread states for a block, those of an ended block if
-// there is one: a launch allocates them for its resident blocks only.
-// BlockStart overwrites each.
-func (l *plaunch) threads() []pthread {
-	if n := len(l.spare); n > 0 {
-		ths := l.spare[n-1]
-		l.spare = l.spare[:n-1]
-		return ths
-	}
-	return make([]pthread, l.g.BlockSize)
-}
-
-// A pblock holds the threads of one resident block, by rank.
-type pblock struct {
-	threads []pthread
-}
-
-// LaunchStart starts launch g in the current session, or in a new one if
-// no launch runs. Its threads know every block of the session's launches
-// that ended before it started, and nothing of those that run. A launch
-// that would number more than sessionThreads threads in its session fails
-// with a panic, which the runtime returns as the launch's error.
-func (p *Engine) LaunchStart(g *gpu.Grid) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	ss := &p.sess
-	if ss.global == nil {
-		*ss = session{global: map[uint64]pshadow{}}
-	}
-	if int64(ss.threads)+int64(g.Threads) > sessionThreads {
-		panic(fmt.Sprintf("race: launch %q has %d threads, and the launches running with it (and those that ran since none did) %d: the precise mode numbers a run of overlapping launches' threads in 31 bits, two keys each, at most %d in all",
-			g.Name, g.Threads, ss.threads, sessionThreads))
-	}
-	l := &plaunch{p: p, g: g, blocks: map[int]*pblock{}, shared: map[int]pshadow{},
-		tid0: ss.threads, warp0: ss.warps, blk0: ss.blocks, base: ss.endedBlocks(), dev: g.Device.ID()}
-	ss.threads += int32(g.Threads)
-	ss.warps += int32(g.Blocks * g.Warps)
-	ss.blocks += int32(g.Blocks)
-	ss.all = append(ss.all, l)
-	ss.running++
-	p.launches[g] = l
-}
-
-// endedBlocks returns a vclock that knows every block of the session's
-// launches that have ended, nil if none has.
-func (ss *session) endedBlocks() *vclock {
-	var bs []bgen
-	for _, l := range ss.all {
-		for b := range int32(l.g.Blocks) {
-			if l.ended {
-				bs = append(bs, bgen{blk: l.blk0 + b, k: math.MaxUint32})
-			}
-		}
-	}
-	if bs == nil {
-		return nil
-	}
-	return &vclock{b: bs}
-}
-
-// LaunchEnd ends launch g: its threads are gone, and what other threads
-// learned of them lives on in their vclocks and in the session's shadow,
-// which goes with the session's last running launch.
-func (p *Engine) LaunchEnd(g *gpu.Grid) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if l := p.launches[g]; l != nil {
-		l.ended = true
-		p.sess.running--
-		delete(p.launches, g)
-	}
-	if p.sess.running == 0 { // the next launch starts a new session
-		for _, sh := range p.sess.global {
-			p.free(sh)
-		}
-		p.sess = session{}
-	}
-}
-
-// BlockStart makes the block's threads, each at clock 1 knowing what its
-// launch knew at its start.
-func (p *Engine) BlockStart(g *gpu.Grid, b int) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	l := p.launches[g]
-	if l == nil {
-		return
-	}
-	blk := &pblock{threads: l.threads()}
-	for r := range blk.threads {
-		tid := l.tid0 + int32(b*g.BlockSize+r)
-		blk.threads[r] = pthread{l: l, tid: tid, place: l.place(tid), c: 1, know: l.base}
-	}
-	l.blocks[b] = blk
-}
-
-// BlockEnd forgets the block's threads and its shared memory's shadow:
-// what other threads learned of them lives on in their vclocks and in the
-// shadow of global memory.
-func (p *Engine) BlockEnd(g *gpu.Grid, b int) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if l := p.launches[g]; l != nil {
-		if blk := l.blocks[b]; blk != nil {
-			for i := range blk.threads {
-				p.totals.add(blk.threads[i].n)
-			}
-			l.spare = append(l.spare, blk.threads)
-		}
-		delete(l.blocks, b)
-		p.free(l.shared[b])
-		delete(l.shared, b)
-	}
-}
-
-// place returns the coordinates of the launch's thread tid, a session
-// number, for scope checks: in session numbers, so that a block or warp
-// of one launch is never another's, with the launch's device, so that
-// device scope does not cover two devices.
-func (l *plaunch) place(tid int32) scope.Place {
-	gid := int(tid - l.tid0)
-	b, r := gid/l.g.BlockSize, gid%l.g.BlockSize
-	return scope.Place{Thread: int(tid), Warp: int(l.warp0) + b*l.g.Warps + r/l.g.WarpSize, Block: int(l.blk0) + b,
-		Device: l.dev, Launch: uint64(l.blk0) + 1}
-}
-
-// launchOf returns the session's launch of thread tid.
-func (p *Engine) launchOf(tid int32) *plaunch {
-	all := p.sess.all
-	i := sort.Search(len(all), func(i int) bool { return all[i].tid0 > tid })
-	return all[i-1]
-}
-
-// placeOf returns the coordinates of the session's thread tid, looking
-// in l first: most pairs are of one launch.
-func (l *plaunch) placeOf(tid int32) scope.Place {
-	if tid >= l.tid0 && tid-l.tid0 < int32(l.g.Threads) {
-		return l.place(tid)
-	}
-	return l.p.launchOf(tid).place(tid)
-}
-
-// local returns the launch's own index of block blk, a session number.
-func (l *plaunch) local(blk int) int { return blk - int(l.blk0) }
-
 // thread returns t's state, or nil for a launch the mode does not know.
+// After a thread's first call its state is t's observer state, which only
+// t's own calls read; a first call finds its block in the launch's cache
+// of resident blocks, and only on a miss takes mu.
 func (p *Engine) thread(t *gpu.Thread) *pthread {
 	if th, ok := t.ObserverState().(*pthread); ok && th.l.p == p {
 		return th
 	}
-	l := p.launches[t.Grid()]
-	if l == nil || l.blocks[t.Block()] == nil {
+	blk := p.cached(t)
+	if blk == nil {
+		blk = p.resident(t)
+	}
+	if blk == nil {
 		return nil
 	}
-	th := &l.blocks[t.Block()].threads[t.Rank()]
+	th := &blk.threads[t.Rank()]
 	if t.ObserverState() == nil {
 		t.SetObserverState(th)
 	}
 	return th
 }
 
-// shadowOf returns the shadow of the memory m: the session's for global
-// memory of m's device, the launch's block's for shared memory.
-func (l *plaunch) shadowOf(m *gpu.Memory) pshadow {
-	if m.Space != gpu.SharedSpace {
-		g := l.p.sess.global
-		s := g[m.DeviceID]
-		if s == nil {
-			s = pshadow{}
-			g[m.DeviceID] = s
-		}
-		return s
+// cached returns t's block from its launch's cache, or nil.
+func (p *Engine) cached(t *gpu.Thread) *pblock {
+	l := p.last.Load()
+	if l == nil || l.g != t.Grid() {
+		return nil
 	}
-	s := l.shared[m.Block]
-	if s == nil {
-		s = pshadow{}
-		l.shared[m.Block] = s
-	}
-	return s
+	return l.cached(t.Block())
 }
 
-// Access checks access a of t, made at site through call path path (nil
-// without history), against the shadow of every
-// granule it touches, records it there, and applies what it synchronizes.
-func (p *Engine) Access(t *gpu.Thread, a *gpu.Access, site gpu.Site, path *shared.SiteSlot) {
+// resident returns t's block, nil if its launch or block is not running.
+func (p *Engine) resident(t *gpu.Thread) *pblock {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	th := p.thread(t)
-	if th == nil {
-		return
-	}
-	x := th.record(a, site, path)
-	var rv view
-	if a.Order == gpu.Release {
-		rv = th.now()
-	}
-	sh := th.l.shadowOf(a.Mem)
-	first, last := p.granules(a)
-	head := p.at(sh, first)
-	th.n.accesses++
-	th.n.checks += last - first + 1
-	if a.Op.Reads() && x.strong() {
-		// The runtime sequences strong reads and every write of the
-		// element with the detector (see Sequence): the last write
-		// recorded here is the one the read read from.
-		th.acquireFrom(head, a, site)
-	}
-	for g := first; g <= last; g++ {
-		p.check(th, t, p.at(sh, g), &x, a)
-	}
-	if x.write {
-		head.written(th, a, rv)
-	}
-	if a.Order == gpu.Release {
-		th.c++
-	}
-}
-
-// granules returns the first and last granule access a touches, by
-// address in its space.
-func (p *Engine) granules(a *gpu.Access) (first, last uint64) {
-	at := a.Mem.Base + a.Offset
-	return at >> p.shift, (at + uint64(max(a.Size, 1)) - 1) >> p.shift
-}
-
-// check checks x, access a of th, against the accesses loc keeps, reports
-// the first race, and records x: a wide access or a weak read in the
-// location's set of its class, any other in its list. After a race the location is no longer
-// checked: the mode's guarantee holds up to the first race per location.
-func (p *Engine) check(th *pthread, t *gpu.Thread, loc *ploc, x *prec, a *gpu.Access) {
-	if loc.raced {
-		return
-	}
-	wide := x.wide(a.Mem.Space)
-	if y := th.racer(loc, x, wide); y != nil {
-		p.report(th, t, a, x, y)
-		loc.raced, loc.recs, loc.wide, loc.reads = true, nil, nil, nil
-		return
-	}
-	loc.record(th, x, wide)
-}
-
-// readSetAt is how many accesses a location's list holds before its weak
-// reads go to a set: most locations are read by a thread or two, which the
-// list keeps without allocating.
-const readSetAt = 4
-
-// racer returns an access loc keeps that races with x, an access of th,
-// or nil. A wide access skips the wide set, but for a volatile one the
-// members of its own warp's lanes (see warpVolatile), and only a write
-// checks the weak reads.
-func (th *pthread) racer(loc *ploc, x *prec, wide bool) *prec {
-	y := th.conflict(loc.recs, x)
-	switch {
-	case y != nil || loc.wide == nil:
-	case !wide:
-		y = loc.wide.check(th, x)
-	case x.order == gpu.Volatile:
-		y = loc.wide.checkLanes(th, x) // the warp-synchronous rule
-	}
-	if y == nil && loc.reads != nil && x.write {
-		y = loc.reads.check(th, x)
-	}
-	return y
-}
-
-// record keeps x, an access of th that raced with nothing, in the set of
-// its class or in the list, and drops what it makes redundant.
-func (loc *ploc) record(th *pthread, x *prec, wide bool) {
-	loc.recs = th.prune(loc.recs, x)
-	switch {
-	case wide:
-		if loc.wide == nil {
-			loc.wide = new(threadSet)
-		}
-		loc.wide.put(x)
-	case x.weakRead() && (loc.reads != nil || len(loc.recs) >= readSetAt):
-		if loc.reads == nil {
-			loc.reads = new(threadSet)
-		}
-		loc.reads.put(x)
-	default:
-		if loc.recs == nil {
-			loc.recs = loc.one[:0:1]
-		}
-		loc.recs = append(loc.recs, *x)
-	}
-}
-
-// conflict returns the first access of recs that races with x, or nil.
-func (th *pthread) conflict(recs []prec, x *prec) *prec {
-	for i := range recs {
-		if th.races(x, &recs[i]) {
-			return &recs[i]
-		}
+	if l := p.launches[t.Grid()]; l != nil {
+		return l.blocks[t.Block()]
 	}
 	return nil
 }
@@ -399,119 +117,7 @@ func (th *pthread) conflict(recs []prec, x *prec) *prec {
 // within s, then keeps what the thread knows as its release for strong
 // writes that follow it.
 func (p *Engine) Fence(t *gpu.Thread, s scope.Scope) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	if th := p.thread(t); th != nil {
 		th.fence(s)
 	}
 }
-
-// Sync applies a completed barrier or collective.
-func (p *Engine) Sync(t *gpu.Thread, s gpu.Sync) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	th := p.thread(t)
-	if th == nil {
-		return
-	}
-	l := th.l
-	switch s.Kind {
-	case gpu.SyncThreads:
-		l.blockBarrier(l.ranks(s.Block, 0, l.g.BlockSize, ^uint64(0)))
-	case gpu.SyncTile:
-		l.barrier(l.ranks(s.Block, s.First, s.Count, ^uint64(0)))
-	case gpu.SyncWarp:
-		if s.Op == "syncwarp" || s.Op == "tile.sync" { // value-exchanging intrinsics order no memory
-			w := s.Warp - s.Block*l.g.Warps
-			l.barrier(l.ranks(s.Block, w*l.g.WarpSize, l.g.WarpSize, s.Mask))
-		}
-	case gpu.SyncGrid:
-		l.gridBarrier()
-	}
-}
-
-// ranks returns the threads of block b with ranks first to first+n-1
-// whose bit (rank-first) is set in mask.
-func (l *plaunch) ranks(b, first, n int, mask uint64) []*pthread {
-	blk := l.blocks[b]
-	if blk == nil {
-		return nil
-	}
-	var out []*pthread
-	for r := first; r < first+n && r < len(blk.threads); r++ {
-		if (r-first) >= 64 || mask>>(r-first)&1 != 0 {
-			out = append(out, &blk.threads[r])
-		}
-	}
-	return out
-}
-
-// gridBarrier applies a grid sync: every resident block passes a
-// block-wide barrier, and all of them learn what all knew.
-func (l *plaunch) gridBarrier() {
-	var v *vclock
-	var blocks [][]*pthread
-	for b := range l.blocks {
-		ths := l.ranks(b, 0, l.g.BlockSize, ^uint64(0))
-		v = join(v, l.blockBarrier(ths))
-		blocks = append(blocks, ths)
-	}
-	for _, ths := range blocks {
-		for _, th := range ths {
-			th.know = v
-		}
-	}
-}
-
-// blockBarrier applies a barrier all of a block's threads ths passed:
-// each leaves knowing the join of what all knew and, as one entry, every
-// event of the block before the barrier, and starts a new generation. It
-// returns what they now know.
-func (l *plaunch) blockBarrier(ths []*pthread) *vclock {
-	if len(ths) == 0 {
-		return nil
-	}
-	var v *vclock
-	var gen uint32
-	for _, th := range ths {
-		v = join(v, th.know)
-		gen = max(gen, th.self().gen())
-	}
-	v = withBlock(v, int32(ths[0].place.Block), gen+1)
-	for _, th := range ths {
-		th.know = v
-		th.c = uint64(gen+1)<<32 | 1
-	}
-	return v
-}
-
-// barrier orders every event of the threads ths before a partial barrier
-// (a warp's or a tile's) before every event after it: each leaves knowing
-// the join of what all knew and all their epochs, one vclock they share,
-// and starts a new epoch.
-func (l *plaunch) barrier(ths []*pthread) {
-	var v *vclock
-	es := make([]epoch, 0, len(ths))
-	for _, th := range ths {
-		v = join(v, th.know)
-		es = append(es, th.self())
-	}
-	sortEpochs(es)
-	v = join(v, &vclock{e: es})
-	for _, th := range ths {
-		th.know = v
-		th.c++
-	}
-}
-
-// at returns the location of granule g in sh, counting a new page's bytes.
-func (p *Engine) at(sh pshadow, g uint64) *ploc {
-	loc, made := sh.at(g)
-	if made {
-		p.totals.grow(pageBytes)
-	}
-	return loc
-}
-
-// free uncounts the pages of sh, which is dropped.
-func (p *Engine) free(sh pshadow) { p.totals.grow(-pageBytes * int64(len(sh))) }

@@ -18,12 +18,10 @@ import (
 // HostAccess checks host access h against the launches running now, and
 // records it for them.
 func (p *Engine) HostAccess(h gpu.HostAccess) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.sess.running == 0 {
+	l := p.hostLaunch(h)
+	if l == nil {
 		return
 	}
-	l := p.hostLaunch(h)
 	th := &pthread{l: l, tid: l.tid0, place: l.place(l.tid0), c: 1, know: l.base}
 	op := gpu.OpLoad
 	if h.Write {
@@ -34,33 +32,38 @@ func (p *Engine) HostAccess(h gpu.HostAccess) {
 		a := gpu.Access{Mem: h.Mem, Index: i, Offset: uint64(i) * size, Size: uint8(size), Op: op, Order: gpu.Weak}
 		p.hostElement(th, &a)
 	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	l.ended = true
 }
 
 // hostLaunch numbers a one-thread launch for host access h in the
-// session, knowing its ended launches.
+// running session, knowing its ended launches; nil if no launch runs.
 func (p *Engine) hostLaunch(h gpu.HostAccess) *plaunch {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	ss := p.sess
+	if ss.running == 0 {
+		return nil
+	}
 	one := gpu.Dim3{X: 1, Y: 1, Z: 1}
 	g := &gpu.Grid{Name: "host " + h.Op, GridDim: one, BlockDim: one, Blocks: 1, BlockSize: 1, Threads: 1, WarpSize: 1, Warps: 1}
-	ss := &p.sess
-	l := &plaunch{p: p, g: g, host: h.Op, tid0: ss.threads, warp0: ss.warps, blk0: ss.blocks, base: ss.endedBlocks(), dev: h.Mem.DeviceID}
+	l := &plaunch{p: p, ss: ss, g: g, host: h.Op, tid0: ss.threads, warp0: ss.warps, blk0: ss.blocks, base: ss.endedBlocks(), dev: h.Mem.DeviceID}
 	ss.threads++
 	ss.warps++
 	ss.blocks++
-	ss.all = append(ss.all, l)
+	all := append(ss.launches()[:len(ss.launches()):len(ss.launches())], l)
+	ss.all.Store(&all)
 	return l
 }
 
 // hostElement checks and records the host thread th's access a to one
-// element.
+// element, as Access does a thread's.
 func (p *Engine) hostElement(th *pthread, a *gpu.Access) {
-	x := th.record(a, gpu.Site{}, nil)
-	sh := th.l.shadowOf(a.Mem)
+	ac := access{th: th, a: a, x: th.record(a, gpu.Site{}, nil)}
+	sh := th.shadowOf(a.Mem)
 	first, last := p.granules(a)
 	for g := first; g <= last; g++ {
-		p.check(th, nil, p.at(sh, g), &x, a)
-	}
-	if x.write {
-		p.at(sh, first).written(th, a, view{})
+		p.visit(&ac, sh, g, g == first)
 	}
 }

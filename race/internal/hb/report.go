@@ -47,7 +47,7 @@ func (th *pthread) kindOf(x, y *prec) kind.Kind {
 // side describes recorded access x, an access of a launch of the session
 // that may be another than l: then the side names its launch.
 func (l *plaunch) side(x *prec) report.Side {
-	xl := l.p.launchOf(x.e.tid)
+	xl := l.ss.launchOf(x.e.tid)
 	gid := int(x.e.tid - xl.tid0)
 	b, rank := gid/xl.g.BlockSize, gid%xl.g.BlockSize
 	s := report.Side{
@@ -127,21 +127,29 @@ func (th *pthread) unacquired(e epoch) (string, pollNote) {
 	if th.pend[scope.System].knows(e) && th.poll.mem != nil {
 		return "The reader", th.poll
 	}
-	blk := th.l.blocks[th.l.local(th.place.Block)]
-	for i := range blk.threads {
-		o := &blk.threads[i]
-		if o.pend[scope.System].knows(e) && o.poll.mem != nil {
+	for i := range th.blk.threads {
+		o := &th.blk.threads[i]
+		if poll, ok := o.pendingFor(e); ok {
 			rank := int(o.tid-th.l.tid0) - th.l.local(th.place.Block)*th.l.g.BlockSize
-			return fmt.Sprintf("Thread %v of the reader's block", shared.DimIndex(th.l.g.BlockDim, rank)), o.poll
+			return fmt.Sprintf("Thread %v of the reader's block", shared.DimIndex(th.l.g.BlockDim, rank)), poll
 		}
 	}
 	return "", pollNote{}
 }
 
-// hostPair returns, if x's launch l or y's is a host copy's (see
+// pendingFor returns the thread's last unacquired strong read if what
+// its strong reads found pending knows e. Another thread may call it
+// while the thread runs: it reads under the thread's mu.
+func (o *pthread) pendingFor(e epoch) (pollNote, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.poll, o.pend[scope.System].knows(e) && o.poll.mem != nil
+}
+
+// hostPair returns, if th's launch l or y's is a host copy's (see
 // HostAccess), that one and the other; else nil.
 func (l *plaunch) hostPair(y *prec) (host, other *plaunch) {
-	yl := l.p.launchOf(y.e.tid)
+	yl := l.ss.launchOf(y.e.tid)
 	switch {
 	case l.host != "":
 		return l, yl

@@ -20,6 +20,18 @@ import (
 type threadSet struct {
 	members []prec
 	at      map[int32]int32 // 2*tid+write → index in members, once there are many
+	few     [setFew]prec    // members' first room: a new set is one allocation
+}
+
+// setFew is how many members a set holds before its members grow out of
+// the set's own room.
+const setFew = 2
+
+// newThreadSet returns an empty set.
+func newThreadSet() *threadSet {
+	w := new(threadSet)
+	w.members = w.few[:0]
+	return w
 }
 
 // setIndexAt is how many members a set holds before it indexes them.

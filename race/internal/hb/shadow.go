@@ -1,139 +1,177 @@
 package hb
 
 import (
-	"github.com/warpguard/warpguard/gpu"
-	"github.com/warpguard/warpguard/scope"
+	"sync"
+	"sync/atomic"
 )
 
-// ppageBits is log2 of the granules a shadow page of the precise mode
-// covers. Pages are made on first touch, so the shadow grows with the
-// memory a launch touches.
-const ppageBits = 4
+// pageBits is log2 of the granules a shadow page covers. Pages are made
+// on first touch, so the shadow grows with the memory a launch touches.
+const pageBits = 4
 
-// A pshadow maps granule numbers (byte address over Granularity) of one
-// address space to pages of locations.
-type pshadow map[uint64]*[1 << ppageBits]ploc
+// regionGap is how far beyond a region, in pages, a touch grows the
+// region to reach it rather than starting a new one.
+const regionGap = 1024
 
-// at returns the location of granule g, making its page on first touch;
-// made says it did.
-func (s pshadow) at(g uint64) (loc *ploc, made bool) {
-	pg := s[g>>ppageBits]
-	if pg == nil {
-		pg, made = new([1 << ppageBits]ploc), true
-		s[g>>ppageBits] = pg
+// regionMin is the pages a new region has room for: small, since a
+// block's shared memory has a shadow of its own.
+const regionMin = 64
+
+// A shadow is the exact mode's metadata of one address space (a device's
+// global memory, or one block's shared memory): a page table from granule
+// number (byte address over the granule size) to pages of cells. The
+// table is a few dense regions of page pointers, one per run of touched
+// addresses, so finding a page costs an atomic load and an index, not a
+// map lookup; a region grows by doubling when a touch lands beside it.
+//
+// Pages and regions are only ever added, under mu; readers load them with
+// no lock. Each page guards its cells with its own mutex (see page).
+type shadow struct {
+	mu    sync.Mutex                // orders the making of pages and regions
+	regs  atomic.Pointer[[]*region] // published copy-on-write, under mu
+	pages int64                     // pages made, under mu
+	t     *totals                   // counts the bytes of the pages made
+}
+
+// A region is a dense run of the page table, from page number lo on.
+// Storing a page into pages synchronizes before any load that returns it.
+type region struct {
+	lo    uint64
+	pages []atomic.Pointer[page]
+}
+
+// A page is the shadow of 1<<pageBits consecutive granules. Its mutex
+// guards every cell: whoever checks or records an access of one of its
+// granules holds it, so a page's accesses are applied in one total order
+// and an unlock synchronizes before the next lock of the same page.
+type page struct {
+	mu sync.Mutex
+	// pad keeps the mutex off its cells' cache line, which the holder
+	// writes while a waiter spins on the mutex.
+	pad   [cacheLine - 8]byte
+	cells [1 << pageBits]cell
+}
+
+// cacheLine is the size of a cache line on the machines the engine runs
+// on.
+const cacheLine = 64
+
+// page returns page number k, making it (and the directory room for it)
+// on first touch.
+func (s *shadow) page(k uint64) *page {
+	if pg := s.find(k); pg != nil {
+		return pg
 	}
-	return &pg[g&(1<<ppageBits-1)], made
+	return s.make(k)
 }
 
-// A ploc is the precise mode's shadow of one granule: the accesses a
-// later one may still race with (FastTrack's last write and reads, kept
-// apart where strength or scope tells them apart), and, on the granule
-// an element starts at, what a strong read of it acquires.
-type ploc struct {
-	recs  []prec // in one while a single access is kept: no allocation
-	one   [1]prec
-	wide  *threadSet // strong accesses of device scope or more
-	reads *threadSet // weak reads
-	rel   *relInfo
-	raced bool // a race was reported here: it is checked no more
-}
-
-// A relInfo is what a strong read of a location synchronizes with: the
-// releases of the last strong write and of the read-modify-writes that
-// continued its release sequence. Each release is joined by the threads
-// its scopes reach: dev for every thread of the launch, blocks and warps
-// for the threads of one block or warp. ver counts changes, so a poll of
-// an unchanged flag is recognised.
-type relInfo struct {
-	dev    *vclock
-	blocks []relPart
-	warps  []relPart
-	ver    uint64
-}
-
-// A relPart is the releases that reach the threads of one block or warp.
-type relPart struct {
-	id int
-	v  *vclock
-}
-
-// acquirable returns what a thread at pl acquires from r when its read
-// and acquire have scope m: each release whose scopes reach it, which
-// the structure already decided, and which m covers.
-func (r *relInfo) acquirable(pl scope.Place, m scope.Scope) *vclock {
-	var v *vclock
-	if m >= scope.Device {
-		v = r.dev
+// find returns page k if it has been made and published, else nil.
+func (s *shadow) find(k uint64) *page {
+	regs := s.regs.Load()
+	if regs == nil {
+		return nil
 	}
-	if m >= scope.Block {
-		v = join(v, part(r.blocks, pl.Block))
-	}
-	if m >= scope.Warp {
-		v = join(v, part(r.warps, pl.Warp))
-	}
-	return v
-}
-
-func part(ps []relPart, id int) *vclock {
-	for _, p := range ps {
-		if p.id == id {
-			return p.v
+	for _, r := range *regs {
+		if i := k - r.lo; i < uint64(len(r.pages)) {
+			return r.pages[i].Load()
 		}
 	}
 	return nil
 }
 
-func addPart(ps []relPart, id int, v *vclock) []relPart {
-	for i := range ps {
-		if ps[i].id == id {
-			ps[i].v = join(ps[i].v, v)
-			return ps
-		}
+// make returns page k, making it under mu if no one has.
+func (s *shadow) make(k uint64) *page {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.regionFor(k)
+	slot := &r.pages[k-r.lo]
+	if pg := slot.Load(); pg != nil {
+		return pg
 	}
-	return append(ps, relPart{id, v})
+	pg := new(page)
+	slot.Store(pg)
+	s.pages++
+	if s.t != nil { // a shadow made outside an engine counts nothing
+		s.t.grow(pageBytes)
+	}
+	return pg
 }
 
-// written records that write a of th set the location's release state. A weak or strong store starts a new release
-// sequence (a weak one releases nothing); a read-modify-write continues
-// the current one. A strong write releases, to the threads of each
-// scope s its own scope covers, the thread's release store view rv or
-// its last fence of scope s.
-func (loc *ploc) written(th *pthread, a *gpu.Access, rv view) {
-	if !a.Op.IsRMW() {
-		loc.rel = nil
+// regionFor returns the region that holds page k. If none does, the
+// nearest region grows (doubling) to reach it, or a new one starts there
+// if none is near; a grown region absorbs every region it overlaps, so
+// each page has one slot. Preconditions: s.mu held.
+func (s *shadow) regionFor(k uint64) *region {
+	var regs []*region
+	if p := s.regs.Load(); p != nil {
+		regs = *p
 	}
-	if a.Order == gpu.Weak {
-		return
-	}
-	var rvc *vclock
-	if rv.known {
-		rvc = joinView(nil, rv)
-	}
-	for s := scope.Warp; s <= min(a.Scope, scope.Device); s++ {
-		v := th.released(s)
-		if rvc != nil && a.Scope >= s {
-			v = rvc
-		}
-		if v != nil {
-			loc.release(th.place, s, v)
+	for _, r := range regs {
+		if k-r.lo < uint64(len(r.pages)) {
+			return r
 		}
 	}
+	lo, hi := k, k+regionMin
+	for _, r := range regs {
+		if r.near(k) {
+			lo, hi = r.reach(k)
+			break
+		}
+	}
+	lo, hi = cover(regs, lo, hi)
+	out := &region{lo: lo, pages: make([]atomic.Pointer[page], hi-lo)}
+	keep := make([]*region, 0, len(regs)+1)
+	for _, r := range regs {
+		if r.lo >= lo && r.lo < hi {
+			out.absorb(r)
+		} else {
+			keep = append(keep, r)
+		}
+	}
+	keep = append(keep, out)
+	s.regs.Store(&keep)
+	return out
 }
 
-// release adds v, released by a thread at pl to the threads scope s
-// reaches, to the location's release state.
-func (loc *ploc) release(pl scope.Place, s scope.Scope, v *vclock) {
-	if loc.rel == nil {
-		loc.rel = &relInfo{}
+// near reports whether page k lies close enough to r that r should grow
+// to reach it.
+func (r *region) near(k uint64) bool {
+	n := uint64(len(r.pages))
+	return k+regionGap+n >= r.lo && k < r.lo+2*n+regionGap
+}
+
+// reach returns the span of pages, at least twice r's, that holds r and
+// page k.
+func (r *region) reach(k uint64) (lo, hi uint64) {
+	n := uint64(len(r.pages))
+	lo, hi = min(r.lo, k), max(r.lo+n, k+1)
+	size := max(hi-lo, 2*n)
+	if k < r.lo && hi >= size {
+		return hi - size, hi
 	}
-	r := loc.rel
-	r.ver++
-	switch s {
-	case scope.Warp:
-		r.warps = addPart(r.warps, pl.Warp, v)
-	case scope.Block:
-		r.blocks = addPart(r.blocks, pl.Block, v)
-	default:
-		r.dev = join(r.dev, v)
+	return lo, lo + size
+}
+
+// cover widens the span [lo, hi) until every region of regs lies wholly
+// inside it or wholly outside.
+func cover(regs []*region, lo, hi uint64) (uint64, uint64) {
+	for changed := true; changed; {
+		changed = false
+		for _, r := range regs {
+			end := r.lo + uint64(len(r.pages))
+			if r.lo < hi && lo < end && (r.lo < lo || end > hi) {
+				lo, hi, changed = min(lo, r.lo), max(hi, end), true
+			}
+		}
+	}
+	return lo, hi
+}
+
+// absorb copies the pages of r, which lies inside out's span, into out.
+// The copy is exact because every page is stored under the shadow's
+// mutex, which the caller holds.
+func (out *region) absorb(r *region) {
+	for i := range r.pages {
+		out.pages[r.lo-out.lo+uint64(i)].Store(r.pages[i].Load())
 	}
 }

@@ -37,9 +37,9 @@ func (t *totals) grow(n int64) {
 	}
 }
 
-// pageBytes is what one shadow page costs, its locations' extra records
+// pageBytes is what one shadow page costs, its granules' full states
 // left out.
-const pageBytes = int64(unsafe.Sizeof([1 << ppageBits]ploc{}))
+const pageBytes = int64(unsafe.Sizeof(page{}))
 
 // Counts returns the engine's counters.
 func (p *Engine) Counts() Counts {
@@ -52,4 +52,18 @@ func (p *Engine) Counts() Counts {
 func (p *Engine) ResetCounts() {
 	p.totals.accesses.Store(0)
 	p.totals.checks.Store(0)
+}
+
+// newShadow returns an empty shadow whose pages the engine counts.
+func (p *Engine) newShadow() *shadow { return &shadow{t: &p.totals} }
+
+// free uncounts the pages of sh, which is dropped; sh may be nil.
+func (p *Engine) free(sh *shadow) {
+	if sh == nil {
+		return
+	}
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	p.totals.grow(-pageBytes * sh.pages)
+	sh.pages = 0
 }

@@ -2,6 +2,7 @@ package hb
 
 import (
 	"slices"
+	"sync"
 
 	"github.com/warpguard/warpguard/gpu"
 	"github.com/warpguard/warpguard/race/internal/shared"
@@ -12,8 +13,15 @@ import (
 // threads is one vclock, shared with the threads it last met at a barrier
 // until it acquires something of its own, beside its own clock c: so a
 // block's threads cost one vclock between barriers, not one each.
+//
+// A thread's state is read and written by its own calls, and by barriers
+// while it is held in them, with no lock; but pend and poll, which
+// evidence reads for the threads of the reporter's block, are written
+// under mu, and read under it by other threads.
 type pthread struct {
 	l     *plaunch
+	blk   *pblock
+	mu    sync.Mutex // guards pend and poll against other threads' reads
 	tid   int32
 	place scope.Place
 	n     counters // its accesses and checks, added to the totals at its block's end
@@ -28,10 +36,14 @@ type pthread struct {
 	// it, which a fence of scope s would acquire.
 	pend [scope.System + 1]*vclock
 	// last is the release state the thread's last strong read found,
-	// so that a poll of an unchanged flag joins nothing.
+	// so that a poll of an unchanged flag joins nothing; acq is the one
+	// its last acquire load acquired, for the same with acquire loads.
 	last    *relInfo
 	lastVer uint64
 	lastS   scope.Scope
+	acq     *relInfo
+	acqVer  uint64
+	acqS    scope.Scope
 	// poll is the last strong read that found a release it did not
 	// acquire, for evidence.
 	poll pollNote
@@ -76,17 +88,24 @@ func (th *pthread) record(a *gpu.Access, site gpu.Site, path *shared.SiteSlot) p
 // races reports whether x, the thread's access, races with y, an earlier
 // access of the location: they conflict, nothing orders y before x, and
 // they are not a morally strong pair. A weak access has thread scope,
-// which covers no other thread, so the scope test alone settles
-// strength.
+// which covers no other thread, so a pair with a weak access is never
+// morally strong, and only a pair of strong ones pays for the scope test.
 func (th *pthread) races(x, y *prec) bool {
 	if y.e.tid == th.tid || !(x.write || y.write) {
 		return false
 	}
-	py := th.l.placeOf(y.e.tid)
-	if y.scope.Covers(py, th.place) && x.scope.Covers(th.place, py) && !warpVolatile(x, y, th.place, py) {
-		return false // morally strong
+	if x.strong() && y.strong() && th.morallyStrong(x, y) {
+		return false
 	}
 	return !th.know.knows(y.e)
+}
+
+// morallyStrong reports whether x, the thread's strong access, and y,
+// another thread's, are a morally strong pair: each one's scope includes
+// both threads, and they are not volatile lanes of one warp.
+func (th *pthread) morallyStrong(x, y *prec) bool {
+	py := th.l.placeOf(y.e.tid)
+	return y.scope.Covers(py, th.place) && x.scope.Covers(th.place, py) && !warpVolatile(x, y, th.place, py)
 }
 
 // warpVolatile reports whether x and y, accesses of threads at px and py,
@@ -124,7 +143,7 @@ func (th *pthread) acquireFrom(loc *ploc, a *gpu.Access, site gpu.Site) {
 		return
 	}
 	if a.Order == gpu.Acquire {
-		th.know = join(th.know, r.acquirable(th.place, a.Scope))
+		th.acquire(r, a.Scope)
 		return
 	}
 	if th.last == r && th.lastVer == r.ver && th.lastS == a.Scope {
@@ -136,10 +155,41 @@ func (th *pthread) acquireFrom(loc *ploc, a *gpu.Access, site gpu.Site) {
 	by[scope.Block] = join(by[scope.Warp], part(r.blocks, th.place.Block))
 	by[scope.Device] = join(by[scope.Block], r.dev)
 	by[scope.System] = by[scope.Device]
-	for s := scope.Warp; s <= scope.System; s++ {
-		th.pend[s] = join(th.pend[s], by[min(a.Scope, s)])
-	}
+	th.mu.Lock()
+	defer th.mu.Unlock()
+	th.pending(&by, a.Scope)
 	th.poll = pollNote{mem: a.Mem, idx: a.Index, site: site}
+}
+
+// acquire applies an acquire load of scope m that read from a location
+// whose release state is r. What the thread knows only grows, so once it
+// has acquired r at a version and scope, acquiring it again joins
+// nothing: a thread polling an unchanged flag with acquire loads pays no
+// join per poll.
+func (th *pthread) acquire(r *relInfo, m scope.Scope) {
+	if th.acq == r && th.acqVer == r.ver && th.acqS == m {
+		return
+	}
+	th.know = join(th.know, r.acquirable(th.place, m))
+	th.acq, th.acqVer, th.acqS = r, r.ver, m
+}
+
+// pending adds what a strong read of scope m found released, by[s] at
+// each read scope s, to what a fence of each scope would acquire. Fence
+// scopes whose pending releases are one vclock, joined with one vclock,
+// share the join rather than repeating it. Preconditions: th.mu held.
+func (th *pthread) pending(by *[scope.System + 1]*vclock, m scope.Scope) {
+	var in, with, out *vclock
+	for s := scope.Warp; s <= scope.System; s++ {
+		b := by[min(m, s)]
+		if s > scope.Warp && th.pend[s] == in && b == with {
+			th.pend[s] = out
+			continue
+		}
+		in, with = th.pend[s], b
+		th.pend[s] = join(in, b)
+		out = th.pend[s]
+	}
 }
 
 // fence applies a fence of scope s: PTX's fence.acq_rel. It acquires the
@@ -148,12 +198,7 @@ func (th *pthread) acquireFrom(loc *ploc, a *gpu.Access, site gpu.Site) {
 // accesses after the fence are not part of the release.
 func (th *pthread) fence(s scope.Scope) {
 	th.know = join(th.know, th.pend[s])
-	for i := scope.Thread; i <= s; i++ {
-		th.pend[i] = nil // a fence of scope s acquired everything pending at i
-	}
-	if th.pend[scope.System] == nil {
-		th.poll = pollNote{}
-	}
+	th.settle(s)
 	th.last = nil
 	w := th.now()
 	for i := scope.Thread; i <= s; i++ {
@@ -162,13 +207,46 @@ func (th *pthread) fence(s scope.Scope) {
 	th.c++
 }
 
+// settle drops what a fence of scope s acquired from what is pending,
+// and the poll note once nothing is.
+func (th *pthread) settle(s scope.Scope) {
+	th.mu.Lock()
+	defer th.mu.Unlock()
+	for i := scope.Thread; i <= s; i++ {
+		th.pend[i] = nil // a fence of scope s acquired everything pending at i
+	}
+	if th.pend[scope.System] == nil {
+		th.poll = pollNote{}
+	}
+}
+
+// releases reports whether x, an access of the thread, may release: it
+// is a release store, or a strong write after a fence of the thread (a
+// fence of any scope sets the release of warp scope, the narrowest a
+// strong write releases at). Any other access leaves a location's
+// release state as it was, or clears it.
+func (th *pthread) releases(x *prec) bool {
+	return x.order == gpu.Release || x.write && x.strong() && th.fenced[scope.Warp].known
+}
+
 // released returns the thread's release for scope s as a vclock: the view
 // of its last fence of scope s or wider.
 func (th *pthread) released(s scope.Scope) *vclock {
 	if th.fvc[s] == nil && th.fenced[s].known {
-		th.fvc[s] = joinView(nil, th.fenced[s])
+		th.fvc[s] = th.releaseOf(s)
 	}
 	return th.fvc[s]
+}
+
+// releaseOf makes the vclock of the view of the thread's last fence of
+// scope s, sharing a narrower scope's when one fence set both.
+func (th *pthread) releaseOf(s scope.Scope) *vclock {
+	for i := scope.Thread; i < s; i++ {
+		if th.fvc[i] != nil && th.fenced[i] == th.fenced[s] {
+			return th.fvc[i]
+		}
+	}
+	return joinView(nil, th.fenced[s])
 }
 
 // sortEpochs sorts es by thread.

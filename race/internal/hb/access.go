@@ -1,0 +1,120 @@
+package hb
+
+import (
+	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/race/internal/shared"
+)
+
+// Access checks access a of t, made at site through call path path (nil
+// without history), against the shadow of every
+// granule it touches, records it there, and applies what it synchronizes.
+// It takes no lock but the page mutex of each granule in turn (see
+// visit), so accesses of different pages proceed in parallel.
+func (p *Engine) Access(t *gpu.Thread, a *gpu.Access, site gpu.Site, path *shared.SiteSlot) {
+	th := p.thread(t)
+	if th == nil {
+		return
+	}
+	ac := access{th: th, t: t, a: a, site: site, x: th.record(a, site, path)}
+	ac.wide = ac.x.wide(a.Mem.Space)
+	ac.releases = th.releases(&ac.x)
+	if a.Order == gpu.Release {
+		ac.rv = th.now()
+	}
+	sh := th.shadowOf(a.Mem)
+	first, last := p.granules(a)
+	th.n.accesses++
+	th.n.checks += last - first + 1
+	for g := first; g <= last; g++ {
+		p.visit(&ac, sh, g, g == first)
+	}
+	if a.Order == gpu.Release {
+		th.c++
+	}
+}
+
+// An access is one Access call on its way through the granules it
+// touches: the thread, the access, its record and its class, and, for a
+// release store, the view it releases.
+type access struct {
+	th       *pthread
+	t        *gpu.Thread
+	a        *gpu.Access
+	site     gpu.Site
+	x        prec
+	wide     bool // x.wide of the access's space
+	releases bool // x may set release state (see pthread.releases)
+	rv       view
+}
+
+// visit checks ac against granule g of sh and records it there, under
+// the granule's page mutex. On the granule its element starts at (head),
+// a strong read first acquires from the release state there, and a write
+// then sets it. The runtime sequences strong reads and every write of
+// the element with the engine (see Sequence): the last write recorded at
+// the head is the one a strong read read from. An access's granules are
+// visited one at a time: what it learns (its acquire) is learned at the
+// head, first, and what it releases reaches no other thread before the
+// runtime's sequencing mutex is unlocked, after the last granule.
+func (p *Engine) visit(ac *access, sh *shadow, g uint64, head bool) {
+	pg := sh.page(g >> pageBits)
+	pg.mu.Lock()
+	defer pg.mu.Unlock()
+	c := &pg.cells[g&(1<<pageBits-1)]
+	if c.quick(ac) {
+		return
+	}
+	loc := c.loc(ac.a.Mem.Space)
+	if head && ac.a.Op.Reads() && ac.x.strong() {
+		ac.th.acquireFrom(loc, ac.a, ac.site)
+	}
+	p.check(ac.th, ac.t, loc, &ac.x, ac.a)
+	if head && ac.x.write {
+		loc.written(ac.th, ac.a, ac.rv)
+	}
+}
+
+// granules returns the first and last granule access a touches, by
+// address in its space.
+func (p *Engine) granules(a *gpu.Access) (first, last uint64) {
+	at := a.Mem.Base + a.Offset
+	return at >> p.shift, (at + uint64(max(a.Size, 1)) - 1) >> p.shift
+}
+
+// shadowOf returns the shadow of the memory m: the session's for global
+// memory of m's device, the thread's block's for shared memory (a thread
+// reaches only its own block's).
+func (th *pthread) shadowOf(m *gpu.Memory) *shadow {
+	if m.Space == gpu.SharedSpace {
+		if m.Block == th.l.local(th.place.Block) {
+			return th.blk.shared
+		}
+		if blk := th.l.block(m.Block); blk != nil {
+			return blk.shared
+		}
+		return th.l.p.newShadow() // a block that is gone: no thread shares it
+	}
+	for _, d := range *th.l.ss.global.Load() {
+		if d.dev == m.DeviceID {
+			return d.sh
+		}
+	}
+	return th.l.p.deviceShadow(th.l.ss, m.DeviceID)
+}
+
+// deviceShadow returns the shadow of device dev's global memory in
+// session ss, making it on first touch.
+func (p *Engine) deviceShadow(ss *session, dev uint64) *shadow {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	old := *ss.global.Load()
+	for _, d := range old {
+		if d.dev == dev {
+			return d.sh
+		}
+	}
+	sh := p.newShadow()
+	devs := append(old[:len(old):len(old)], devShadow{dev, sh})
+	ss.global.Store(&devs)
+	return sh
+}

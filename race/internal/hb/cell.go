@@ -1,0 +1,78 @@
+package hb
+
+import "github.com/warpguard/warpguard/gpu"
+
+// A cell is the shadow of one granule. While one access is all a granule
+// needs to remember (most granules of a large kernel are touched by one
+// thread), that access is the cell's first record and the cell holds
+// nothing else; the granule's full state, a ploc, is made when a second
+// access needs one: another thread's, a strong write's (which sets the
+// release state), or one the first does not stand for. A cell whose full
+// is set keeps nothing in first.
+type cell struct {
+	first prec // the only record, while full is nil; zero (c == 0) if none
+	full  *ploc
+}
+
+// quick records ac's access x, of thread th, in a cell that holds at
+// most one access, when that needs no ploc, and reports whether it did.
+// The record left is exactly what a ploc would keep: an empty cell takes
+// x, unless x releases (a ploc holds release state); a weak access of
+// the thread that made the record replaces it when it is a write or the
+// record is not, as pruning would (the thread's own earlier access is
+// ordered before x, and whatever races with it races with x); a weak
+// read at the epoch of the thread's weak write adds nothing, since
+// whatever is unordered with one is unordered with the other and races
+// with the write (FastTrack's same-epoch case); and a strong access of
+// the thread replaces its strong record as the ploc would (see
+// strongReplaces).
+func (c *cell) quick(ac *access) bool {
+	x, y := &ac.x, &c.first
+	switch {
+	case c.full != nil || ac.releases:
+		return false
+	case y.e.c == 0:
+		*y = *x
+		return true
+	case y.e.tid != ac.th.tid:
+		return false
+	case x.strong():
+		return c.strongReplaces(x, ac.wide, ac.a.Mem.Space)
+	case x.write || !y.write:
+		*y = *x
+		return true
+	}
+	return y.e == x.e && !y.strong()
+}
+
+// strongReplaces replaces the cell's record, an access of the thread of
+// x, a strong access of space sp (wide if wide), where a ploc would keep
+// x alone, and reports whether it did: of two wide accesses the wide set
+// keeps one per thread and kind (read or write); else pruning drops a
+// strong record of the thread whose scope is no narrower than x's, when
+// x writes or the record does not.
+func (c *cell) strongReplaces(x *prec, wide bool, sp gpu.Space) bool {
+	y := &c.first
+	if !y.strong() || y.wide(sp) != wide {
+		return false
+	}
+	if wide && x.write == y.write || !wide && x.scope <= y.scope && (x.write || !y.write) {
+		*y = *x
+		return true
+	}
+	return false
+}
+
+// loc returns the cell's full state, making it from the first record,
+// if any, placed as a ploc places its first access; sp is the space of
+// the cell's memory.
+func (c *cell) loc(sp gpu.Space) *ploc {
+	if c.full == nil {
+		c.full = new(ploc)
+		if c.first.e.c != 0 {
+			c.full.place(&c.first, c.first.wide(sp))
+			c.first = prec{}
+		}
+	}
+	return c.full
+}

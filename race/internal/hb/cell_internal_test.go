@@ -1,0 +1,86 @@
+package hb
+
+import (
+	"testing"
+	"unsafe"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/scope"
+)
+
+var global = &gpu.Memory{Space: gpu.GlobalSpace}
+
+// accessOf returns th's access of global memory with op, order and
+// scope, as Access describes it.
+func accessOf(th *pthread, op gpu.Op, o gpu.Order, s scope.Scope) *access {
+	a := &gpu.Access{Mem: global, Op: op, Order: o, Scope: s}
+	ac := &access{th: th, a: a, x: th.record(a, gpu.Site{}, nil)}
+	ac.wide, ac.releases = ac.x.wide(gpu.GlobalSpace), th.releases(&ac.x)
+	return ac
+}
+
+func plain(th *pthread, op gpu.Op) *access { return accessOf(th, op, gpu.Weak, scope.Thread) }
+
+func TestCellKeepsOneThreadsAccessesWithoutLoc(t *testing.T) {
+	t.Parallel()
+	th := &pthread{tid: 7, c: 1}
+	var c cell
+	r, w := plain(th, gpu.OpLoad), plain(th, gpu.OpStore)
+	require.True(t, c.quick(r), "an empty cell takes the first access")
+	require.True(t, c.quick(w), "the thread's write replaces its read")
+	assert.Equal(t, w.x, c.first)
+	require.True(t, c.quick(plain(th, gpu.OpLoad)), "a read at the write's epoch adds nothing")
+	assert.Equal(t, w.x, c.first, "the write stands for the read")
+	assert.Nil(t, c.full)
+}
+
+func TestCellNeedsLocForAnotherEpochOrThread(t *testing.T) {
+	t.Parallel()
+	th, other := &pthread{tid: 7, c: 1}, &pthread{tid: 8, c: 1}
+	var c cell
+	require.True(t, c.quick(plain(th, gpu.OpStore)))
+	th.c++ // a fence: reads after it are no longer stood for by the write
+	assert.False(t, c.quick(plain(th, gpu.OpLoad)), "a read after a later epoch must be kept beside the write")
+	assert.False(t, c.quick(plain(other, gpu.OpLoad)), "another thread's access needs the full state")
+}
+
+func TestCellKeepsStrongAccessesThatReleaseNothing(t *testing.T) {
+	t.Parallel()
+	th := &pthread{tid: 3, c: 1}
+	var c cell
+	add := accessOf(th, gpu.OpAdd, gpu.Relaxed, scope.Device)
+	require.True(t, c.quick(add), "a relaxed atomic with no fence before it releases nothing")
+	require.True(t, c.quick(accessOf(th, gpu.OpAdd, gpu.Relaxed, scope.Device)), "the wide set keeps one write per thread")
+	assert.False(t, c.quick(accessOf(th, gpu.OpLoad, gpu.Relaxed, scope.Device)), "the wide set keeps a read beside the write")
+	var n cell
+	require.True(t, n.quick(accessOf(th, gpu.OpAdd, gpu.Relaxed, scope.Block)))
+	assert.False(t, n.quick(accessOf(th, gpu.OpAdd, gpu.Relaxed, scope.Device)), "a wide access is not kept in place of a narrow one")
+	require.True(t, n.quick(accessOf(th, gpu.OpAdd, gpu.Relaxed, scope.Warp)), "a narrower write prunes the thread's strong record")
+	th.fence(scope.Block)
+	var f cell
+	assert.False(t, f.quick(accessOf(th, gpu.OpAdd, gpu.Relaxed, scope.Device)), "after a fence a strong write releases: only a ploc holds that")
+	var r cell
+	assert.False(t, r.quick(accessOf(th, gpu.OpStore, gpu.Release, scope.Device)), "a release store releases")
+}
+
+func TestCellLocPlacesFirstRecord(t *testing.T) {
+	t.Parallel()
+	th := &pthread{tid: 3, c: 1}
+	var c cell
+	a := prec{e: th.self(), op: gpu.OpAdd, order: gpu.Relaxed, scope: scope.Device, write: true}
+	c.first = a
+	loc := c.loc(gpu.GlobalSpace)
+	require.NotNil(t, loc.wide, "a wide first record goes to the wide set")
+	assert.Equal(t, []prec{a}, loc.wide.members)
+	assert.Equal(t, prec{}, c.first, "the cell keeps nothing beside its ploc")
+	assert.Same(t, loc, c.loc(gpu.GlobalSpace))
+}
+
+// TestCellIsSmallerThanLoc pins the point of the cell: a granule touched
+// by one thread costs a cell, not a ploc.
+func TestCellIsSmallerThanLoc(t *testing.T) {
+	t.Parallel()
+	assert.Less(t, unsafe.Sizeof(cell{}), unsafe.Sizeof(ploc{}))
+}

@@ -1,0 +1,106 @@
+package hb
+
+import (
+	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/scope"
+)
+
+// A relInfo is what a strong read of a location synchronizes with: the
+// releases of the last strong write and of the read-modify-writes that
+// continued its release sequence. Each release is joined by the threads
+// its scopes reach: dev for every thread of the launch, blocks and warps
+// for the threads of one block or warp. ver counts changes, so a poll of
+// an unchanged flag is recognised.
+type relInfo struct {
+	dev    *vclock
+	blocks []relPart
+	warps  []relPart
+	ver    uint64
+}
+
+// A relPart is the releases that reach the threads of one block or warp.
+type relPart struct {
+	id int
+	v  *vclock
+}
+
+// acquirable returns what a thread at pl acquires from r when its read
+// and acquire have scope m: each release whose scopes reach it, which
+// the structure already decided, and which m covers.
+func (r *relInfo) acquirable(pl scope.Place, m scope.Scope) *vclock {
+	var v *vclock
+	if m >= scope.Device {
+		v = r.dev
+	}
+	if m >= scope.Block {
+		v = join(v, part(r.blocks, pl.Block))
+	}
+	if m >= scope.Warp {
+		v = join(v, part(r.warps, pl.Warp))
+	}
+	return v
+}
+
+func part(ps []relPart, id int) *vclock {
+	for _, p := range ps {
+		if p.id == id {
+			return p.v
+		}
+	}
+	return nil
+}
+
+func addPart(ps []relPart, id int, v *vclock) []relPart {
+	for i := range ps {
+		if ps[i].id == id {
+			ps[i].v = join(ps[i].v, v)
+			return ps
+		}
+	}
+	return append(ps, relPart{id, v})
+}
+
+// written records that write a of th set the location's release state. A weak or strong store starts a new release
+// sequence (a weak one releases nothing); a read-modify-write continues
+// the current one. A strong write releases, to the threads of each
+// scope s its own scope covers, the thread's release store view rv or
+// its last fence of scope s.
+func (loc *ploc) written(th *pthread, a *gpu.Access, rv view) {
+	if !a.Op.IsRMW() {
+		loc.rel = nil
+	}
+	if a.Order == gpu.Weak {
+		return
+	}
+	var rvc *vclock
+	if rv.known {
+		rvc = joinView(nil, rv)
+	}
+	for s := scope.Warp; s <= min(a.Scope, scope.Device); s++ {
+		v := th.released(s)
+		if rvc != nil && a.Scope >= s {
+			v = rvc
+		}
+		if v != nil {
+			loc.release(th.place, s, v)
+		}
+	}
+}
+
+// release adds v, released by a thread at pl to the threads scope s
+// reaches, to the location's release state.
+func (loc *ploc) release(pl scope.Place, s scope.Scope, v *vclock) {
+	if loc.rel == nil {
+		loc.rel = &relInfo{}
+	}
+	r := loc.rel
+	r.ver++
+	switch s {
+	case scope.Warp:
+		r.warps = addPart(r.warps, pl.Warp, v)
+	case scope.Block:
+		r.blocks = addPart(r.blocks, pl.Block, v)
+	default:
+		r.dev = join(r.dev, v)
+	}
+}

@@ -1,0 +1,247 @@
+package hb
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"sync/atomic"
+
+	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/scope"
+)
+
+// A session is the launches checked against each other: a run of
+// overlapping launches, from one that started while none ran. all and
+// global are published copy-on-write under the engine's mu and read with
+// no lock: a store synchronizes before the loads that return it. The
+// other fields are guarded by the engine's mu.
+type session struct {
+	all     atomic.Pointer[[]*plaunch]  // by first thread number, ended ones included
+	global  atomic.Pointer[[]devShadow] // the shadow of global memory, by device
+	running int
+	threads int32 // numbers handed out: threads, warps, blocks
+	warps   int32
+	blocks  int32
+}
+
+// A devShadow is the shadow of one device's global memory.
+type devShadow struct {
+	dev uint64
+	sh  *shadow
+}
+
+// sessionThreads bounds the threads of one session: epochs name a
+// thread by a signed 32-bit number, and read sets key two classes of
+// access per thread in one (see setKey).
+const sessionThreads = 1 << 30
+
+// newSession returns an empty session.
+func newSession() *session {
+	ss := &session{}
+	ss.all.Store(&[]*plaunch{})
+	ss.global.Store(&[]devShadow{})
+	return ss
+}
+
+// launches returns the session's launches, by first thread number.
+func (ss *session) launches() []*plaunch { return *ss.all.Load() }
+
+// A plaunch is one launch under the precise mode: its resident blocks'
+// threads, its numbers in the session and what it knows at its start.
+// blocks, spare and ended are guarded by the engine's mu; the rest is
+// set before LaunchStart returns and never changes.
+type plaunch struct {
+	p      *Engine
+	ss     *session
+	g      *gpu.Grid
+	blocks map[int]*pblock
+	spare  [][]pthread // the thread states of ended blocks, for the next
+	// cache holds resident blocks by index modulo its size, for threads'
+	// first calls to find with no lock; a block it misses is in blocks.
+	cache []atomic.Pointer[pblock]
+	// tid0, warp0 and blk0 are the session's numbers of the launch's first
+	// thread, warp and block.
+	tid0, warp0, blk0 int32
+	// base is what its threads know at their start: every block of the
+	// session's launches that had ended (host order).
+	base  *vclock
+	ended bool
+	host  string // for a host copy's one-thread launch, the host function (see HostAccess)
+	dev   uint64 // the device's number: a device-scope operation covers its threads only
+}
+
+// threads returns thread states for a block, those of an ended block if
+// there is one: a launch allocates them for its resident blocks only.
+// BlockStart overwrites each. Preconditions: the engine's mu held.
+func (l *plaunch) threads() []pthread {
+	if n := len(l.spare); n > 0 {
+		ths := l.spare[n-1]
+		l.spare = l.spare[:n-1]
+		return ths
+	}
+	return make([]pthread, l.g.BlockSize)
+}
+
+// A pblock holds the threads of one resident block, by rank, and the
+// shadow of its shared memory, which dies with it. Both are set before
+// the block's threads run and never change.
+type pblock struct {
+	id      int // the launch's index of the block
+	threads []pthread
+	shared  *shadow
+}
+
+// blockCache is the most resident blocks a launch's cache holds (fewer
+// for a launch of fewer blocks): more than run at once, so that blocks
+// rarely evict each other.
+const blockCache = 1024
+
+// cached returns resident block b if the cache holds it, else nil. A
+// block stored there by BlockStart synchronizes before the load that
+// finds it.
+func (l *plaunch) cached(b int) *pblock {
+	if blk := l.cache[b%len(l.cache)].Load(); blk != nil && blk.id == b {
+		return blk
+	}
+	return nil
+}
+
+// LaunchStart starts launch g in the current session, or in a new one if
+// no launch runs. Its threads know every block of the session's launches
+// that ended before it started, and nothing of those that run. A launch
+// that would number more than sessionThreads threads in its session fails
+// with a panic, which the runtime returns as the launch's error.
+func (p *Engine) LaunchStart(g *gpu.Grid) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.sess.running == 0 {
+		p.sess = newSession()
+	}
+	ss := p.sess
+	if int64(ss.threads)+int64(g.Threads) > sessionThreads {
+		panic(fmt.Sprintf("race: launch %q has %d threads, and the launches running with it (and those that ran since none did) %d: the precise mode numbers a run of overlapping launches' threads in 31 bits, two keys each, at most %d in all",
+			g.Name, g.Threads, ss.threads, sessionThreads))
+	}
+	l := &plaunch{p: p, ss: ss, g: g, blocks: map[int]*pblock{}, cache: make([]atomic.Pointer[pblock], max(1, min(g.Blocks, blockCache))),
+		tid0: ss.threads, warp0: ss.warps, blk0: ss.blocks, base: ss.endedBlocks(), dev: g.Device.ID()}
+	ss.threads += int32(g.Threads)
+	ss.warps += int32(g.Blocks * g.Warps)
+	ss.blocks += int32(g.Blocks)
+	all := append(ss.launches()[:len(ss.launches()):len(ss.launches())], l)
+	ss.all.Store(&all)
+	ss.running++
+	p.launches[g] = l
+	p.last.Store(l)
+}
+
+// endedBlocks returns a vclock that knows every block of the session's
+// launches that have ended, nil if none has. Preconditions: the engine's
+// mu held.
+func (ss *session) endedBlocks() *vclock {
+	var bs []bgen
+	for _, l := range ss.launches() {
+		for b := range int32(l.g.Blocks) {
+			if l.ended {
+				bs = append(bs, bgen{blk: l.blk0 + b, k: math.MaxUint32})
+			}
+		}
+	}
+	if bs == nil {
+		return nil
+	}
+	return &vclock{b: bs}
+}
+
+// LaunchEnd ends launch g: its threads are gone, and what other threads
+// learned of them lives on in their vclocks and in the session's shadow,
+// which goes with the session's last running launch.
+func (p *Engine) LaunchEnd(g *gpu.Grid) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if l := p.launches[g]; l != nil {
+		l.ended = true
+		p.sess.running--
+		delete(p.launches, g)
+		p.last.CompareAndSwap(l, nil)
+	}
+	if p.sess.running == 0 { // the next launch starts a new session: its shadow goes
+		for _, d := range *p.sess.global.Load() {
+			p.free(d.sh)
+		}
+		p.sess.global.Store(&[]devShadow{})
+	}
+}
+
+// BlockStart makes the block's threads, each at clock 1 knowing what its
+// launch knew at its start, and the shadow of its shared memory.
+func (p *Engine) BlockStart(g *gpu.Grid, b int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	l := p.launches[g]
+	if l == nil {
+		return
+	}
+	blk := &pblock{id: b, threads: l.threads(), shared: p.newShadow()}
+	for r := range blk.threads {
+		tid := l.tid0 + int32(b*g.BlockSize+r)
+		blk.threads[r] = pthread{l: l, blk: blk, tid: tid, place: l.place(tid), c: 1, know: l.base}
+	}
+	l.blocks[b] = blk
+	l.cache[b%len(l.cache)].Store(blk)
+}
+
+// BlockEnd forgets the block's threads and its shared memory's shadow:
+// what other threads learned of them lives on in their vclocks and in the
+// shadow of global memory.
+func (p *Engine) BlockEnd(g *gpu.Grid, b int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if l := p.launches[g]; l != nil {
+		if blk := l.blocks[b]; blk != nil {
+			l.cache[b%len(l.cache)].CompareAndSwap(blk, nil)
+			for i := range blk.threads {
+				p.totals.add(blk.threads[i].n)
+			}
+			p.free(blk.shared)
+			l.spare = append(l.spare, blk.threads)
+		}
+		delete(l.blocks, b)
+	}
+}
+
+// block returns the launch's resident block b, nil if it is not.
+func (l *plaunch) block(b int) *pblock {
+	l.p.mu.Lock()
+	defer l.p.mu.Unlock()
+	return l.blocks[b]
+}
+
+// place returns the coordinates of the launch's thread tid, a session
+// number, for scope checks: in session numbers, so that a block or warp
+// of one launch is never another's, with the launch's device, so that
+// device scope does not cover two devices.
+func (l *plaunch) place(tid int32) scope.Place {
+	gid := int(tid - l.tid0)
+	b, r := gid/l.g.BlockSize, gid%l.g.BlockSize
+	return scope.Place{Thread: int(tid), Warp: int(l.warp0) + b*l.g.Warps + r/l.g.WarpSize, Block: int(l.blk0) + b,
+		Device: l.dev, Launch: uint64(l.blk0) + 1}
+}
+
+// launchOf returns the session's launch of thread tid.
+func (ss *session) launchOf(tid int32) *plaunch {
+	all := ss.launches()
+	i := sort.Search(len(all), func(i int) bool { return all[i].tid0 > tid })
+	return all[i-1]
+}
+
+// placeOf returns the coordinates of the session's thread tid, looking
+// in l first: most pairs are of one launch.
+func (l *plaunch) placeOf(tid int32) scope.Place {
+	if tid >= l.tid0 && tid-l.tid0 < int32(l.g.Threads) {
+		return l.place(tid)
+	}
+	return l.ss.launchOf(tid).place(tid)
+}
+
+// local returns the launch's own index of block blk, a session number.
+func (l *plaunch) local(blk int) int { return blk - int(l.blk0) }

@@ -1,0 +1,65 @@
+package hb
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/warpguard/warpguard/scope"
+)
+
+// TestAcquireOfUnchangedReleaseJoinsNothing: a thread polling a flag with
+// acquire loads acquires its release state once per version; the memo is
+// what makes a poll cost no join, so a change that does not bump the
+// version (which the engine never makes) shows it is consulted.
+func TestAcquireOfUnchangedReleaseJoinsNothing(t *testing.T) {
+	t.Parallel()
+	th := &pthread{tid: 1, c: 1}
+	r := &relInfo{dev: &vclock{e: []epoch{at(5, 0, 0, 2)}}, ver: 1}
+	th.acquire(r, scope.Device)
+	require.True(t, th.know.knows(at(5, 0, 0, 2)))
+	r.dev = &vclock{e: []epoch{at(5, 0, 0, 2), at(9, 1, 0, 3)}}
+	th.acquire(r, scope.Device)
+	assert.False(t, th.know.knows(at(9, 1, 0, 3)), "an unchanged version is not joined again")
+	r.ver++
+	th.acquire(r, scope.Device)
+	assert.True(t, th.know.knows(at(9, 1, 0, 3)), "a new version is")
+}
+
+// TestPendingSharesOneJoin: a strong read of block scope adds one vclock
+// to the block, device and system fence scopes' pending releases, which
+// are one vclock: it is joined once, and the three share the result.
+func TestPendingSharesOneJoin(t *testing.T) { //nolint:paralleltest // AllocsPerRun
+	th := &pthread{tid: 1, c: 1}
+	p := &vclock{e: []epoch{at(2, 0, 0, 1)}}
+	for s := scope.Warp; s <= scope.System; s++ {
+		th.pend[s] = p
+	}
+	var by [scope.System + 1]*vclock
+	by[scope.Block] = &vclock{e: []epoch{at(3, 0, 0, 1)}}
+	by[scope.Device], by[scope.System] = by[scope.Block], by[scope.Block]
+	allocs := testing.AllocsPerRun(1, func() {
+		for s := scope.Warp; s <= scope.System; s++ {
+			th.pend[s] = p
+		}
+		th.pending(&by, scope.Block)
+	})
+	assert.Same(t, p, th.pend[scope.Warp], "nothing reached the warp scope")
+	assert.True(t, th.pend[scope.Block].knows(at(3, 0, 0, 1)))
+	assert.Same(t, th.pend[scope.Block], th.pend[scope.Device])
+	assert.Same(t, th.pend[scope.Block], th.pend[scope.System])
+	assert.LessOrEqual(t, allocs, 3.0, "one join: a vclock and its two lists")
+}
+
+// TestFenceReleaseIsOneVclock: a fence of block scope sets the release of
+// warp and block scope to one view, made into one vclock for both.
+func TestFenceReleaseIsOneVclock(t *testing.T) {
+	t.Parallel()
+	th := &pthread{tid: 1, c: 1, know: &vclock{e: []epoch{at(4, 0, 0, 1)}}}
+	th.fence(scope.Block)
+	w := th.released(scope.Warp)
+	require.NotNil(t, w)
+	assert.True(t, w.knows(at(1, 0, 0, 1)) && w.knows(at(4, 0, 0, 1)))
+	assert.Same(t, w, th.released(scope.Block))
+	assert.Nil(t, th.released(scope.Device), "no fence of device scope")
+}
