@@ -8,8 +8,8 @@ import (
 
 // Options configure a [Detector]. The zero value is usable and is the
 // default: the Exact family ("exact" in [Configs]), 4-byte granules, no
-// history, at most 100 reports. Lock, NoBackoff, NoCoalesce, FullEntries
-// and Central configure the IGUARD family only.
+// history, at most 100 reports. Lock, NoBackoff, NoCoalesce and Central
+// configure the IGUARD family only.
 type Options struct {
 	// Family selects how races are decided: Exact (the zero value) or
 	// IGUARD, iGUARD's published rules, for comparison.
@@ -52,7 +52,9 @@ type Options struct {
 	// (see first.go in race/internal/iguard). It exists for
 	// benchmarks; verdicts are the same. Detectors with Central always
 	// keep full entries; with History the first record also names the
-	// access's call path.
+	// access's call path. In the Exact family it gives every touched
+	// granule its full state at once, instead of a one-access cell
+	// (race/internal/hb), with the same verdicts.
 	FullEntries bool
 	// Central ships every event to one checking goroutine per launch, in
 	// the style of Barracuda, instead of checking inline on the accessing

@@ -29,11 +29,13 @@ func Configs() []string {
 // A name may carry suffixes, each after a colon: ":history" sets
 // Options.History for any configuration but off, so that "exact:history"
 // and "opt:history" report both sites, as package racetest's detectors;
-// and for the IGUARD family's configurations but central, ":spin",
-// ":mutex" or ":striped" sets Options.Lock and ":full" sets
-// Options.FullEntries, so that "opt:mutex" is opt with a sync.Mutex per
-// entry and "plain:full" is plain with a full entry per granule from its
-// first touch. Without ":history" the options have no history.
+// ":full" sets Options.FullEntries for any but off and central, so that
+// "plain:full" is plain with a full entry per granule from its first
+// touch and "exact:full" is exact without first records, its ablation
+// (the exact engine has no coalescing or backoff to switch off); and for
+// the IGUARD family's configurations but central, ":spin", ":mutex" or
+// ":striped" sets Options.Lock, so that "opt:mutex" is opt with a
+// sync.Mutex per entry. Without ":history" the options have no history.
 func Config(name string) (Options, error) {
 	base, suffixes, ok := strings.Cut(name, ":")
 	o, err := baseConfig(base)
@@ -56,11 +58,11 @@ func (o *Options) suffix(base, sfx string) error {
 	case sfx == "history":
 		o.History = true
 		return nil
-	case o.Central || o.Exact():
-		return fmt.Errorf("race: configuration %q takes no suffix but history (%q)", base, sfx)
-	case sfx == "full":
+	case sfx == "full" && !o.Central:
 		o.FullEntries = true
 		return nil
+	case o.Central || o.Exact():
+		return fmt.Errorf("race: configuration %q takes no suffix but full and history (%q)", base, sfx)
 	}
 	var err error
 	if o.Lock, err = ParseLocking(sfx); err != nil {

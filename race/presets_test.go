@@ -29,8 +29,11 @@ func TestConfigs(t *testing.T) {
 		require.Equal(t, race.IGUARD, o.Family, name)
 		require.False(t, o.Exact(), name)
 	}
-	_, err := race.Config("exact:full")
-	require.ErrorContains(t, err, "takes no suffix")
+	exactFull, err := race.Config("exact:full")
+	require.NoError(t, err)
+	require.Equal(t, race.Options{FullEntries: true}, exactFull)
+	_, err = race.Config("exact:mutex")
+	require.ErrorContains(t, err, "takes no suffix but full and history")
 	plain, _ := race.Config("plain")
 	require.True(t, plain.NoBackoff && plain.NoCoalesce)
 	off, _ := race.Config("off")
@@ -164,4 +167,37 @@ func TestCentralNoLeak(t *testing.T) {
 		}
 	})
 	require.Error(t, err)
+}
+
+// TestExactFullSameVerdicts: the exact family's ablation without first
+// records (exact:full) reports what exact does on the corpus, and settles
+// no check in a first record, where exact settles a store to a word
+// touched once there.
+func TestExactFullSameVerdicts(t *testing.T) {
+	t.Parallel()
+	for _, c := range corpus() {
+		want := c.expectIn(true)
+		for _, name := range []string{"exact", "exact:full"} {
+			opt, err := race.Config(name)
+			require.NoError(t, err)
+			opt.History = true
+			rs := c.reportsWith(t, gpu.Fibers, race.New(opt))
+			fps, missed := verdict(want, want != nil, rs)
+			require.Empty(t, fps, "%s: %s", name, c.name)
+			require.False(t, missed, "%s: %s", name, c.name)
+		}
+	}
+	firsts := map[string]uint64{}
+	for _, name := range []string{"exact", "exact:full"} {
+		opt, _ := race.Config(name)
+		det := race.New(opt)
+		d := newDevice(t)
+		x := gpu.Alloc[int32](d, "x", 1<<12)
+		cfg := gpu.Config{Grid: gpu.Dim3{X: 16}, Block: gpu.Dim3{X: 256}, Observer: det}
+		require.NoError(t, d.Launch(context.Background(), cfg, func(t *gpu.Thread) { x.Store(t, t.GlobalID(), 1) }))
+		firsts[name] = det.Stats().Firsts
+		require.Empty(t, det.Reports())
+	}
+	require.Equal(t, uint64(16*256), firsts["exact"])
+	require.Zero(t, firsts["exact:full"])
 }

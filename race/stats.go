@@ -2,8 +2,8 @@ package race
 
 // Stats are a detector's counters. The access counters cover the blocks
 // that have ended: read them after a launch. The Exact family counts
-// accesses, checks and its shadow's pages; the other counters are the
-// IGUARD family's.
+// accesses, checks, checks a first record settled (Firsts) and its
+// shadow's pages; the other counters are the IGUARD family's.
 type Stats struct {
 	Reports       int   // distinct races kept
 	Dropped       int   // distinct races past MaxReports
@@ -28,7 +28,7 @@ func (d *Detector) Stats() Stats {
 	if d.pre != nil {
 		c := d.pre.Counts()
 		return Stats{Reports: kept, Dropped: dropped, MetadataBytes: c.MetadataBytes, PeakMetadata: c.PeakMetadata,
-			Accesses: c.Accesses, Checks: c.Checks}
+			Accesses: c.Accesses, Checks: c.Checks, Firsts: c.Firsts}
 	}
 	c := d.eng.Counts()
 	return Stats{Reports: kept, Dropped: dropped,

@@ -61,7 +61,8 @@ func (p *Engine) visit(ac *access, sh *shadow, g uint64, head bool) {
 	pg.mu.Lock()
 	defer pg.mu.Unlock()
 	c := &pg.cells[g&(1<<pageBits-1)]
-	if c.quick(ac) {
+	if !p.full && c.quick(ac) {
+		ac.th.n.firsts++
 		return
 	}
 	loc := c.loc(ac.a.Mem.Space)

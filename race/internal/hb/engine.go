@@ -36,6 +36,7 @@ import (
 // knows, of the session's launches, those that had ended (see LaunchStart).
 type Engine struct {
 	shift    uint          // log2 of the granule size
+	full     bool          // every touched granule gets its full state at once (no first records)
 	sites    *shared.Sites // finds the site of a report's access when it came without one
 	sink     *shared.Sink  // keeps the reports
 	mu       sync.Mutex
@@ -54,9 +55,12 @@ type Engine struct {
 const preciseStripes = 256
 
 // New returns an engine checking granules of 1<<shift bytes, which finds
-// missing sites with sites and keeps its reports in sink.
-func New(shift uint, sites *shared.Sites, sink *shared.Sink) *Engine {
-	return &Engine{shift: shift, sites: sites, sink: sink, launches: map[*gpu.Grid]*plaunch{}, sess: newSession()}
+// missing sites with sites and keeps its reports in sink. With full,
+// every touched granule gets its full state at its first access, instead
+// of a first record (see cell): an ablation for benchmarks, with the same
+// verdicts.
+func New(shift uint, full bool, sites *shared.Sites, sink *shared.Sink) *Engine {
+	return &Engine{shift: shift, full: full, sites: sites, sink: sink, launches: map[*gpu.Grid]*plaunch{}, sess: newSession()}
 }
 
 // Sequence returns the mutex under which the runtime performs and reports

@@ -5,22 +5,23 @@ import (
 	"unsafe"
 )
 
-// Counts are the engine's counters. Accesses and Checks cover the blocks
+// Counts are the engine's counters. Accesses, Checks and Firsts (granule
+// checks a first record settled, with no full state) cover the blocks
 // that have ended; MetadataBytes is the shadow allocated now, PeakMetadata
 // the most at once.
 type Counts struct {
-	Accesses, Checks            uint64
+	Accesses, Checks, Firsts    uint64
 	MetadataBytes, PeakMetadata int64
 }
 
 // counters are one thread's share of the access counters, added to the
 // engine's totals when its block ends, so that no check touches a shared
 // counter.
-type counters struct{ accesses, checks uint64 }
+type counters struct{ accesses, checks, firsts uint64 }
 
 // totals are the engine's counters.
 type totals struct {
-	accesses, checks atomic.Uint64
+	accesses, checks, firsts atomic.Uint64
 	bytes, peak      atomic.Int64
 }
 
@@ -28,6 +29,7 @@ type totals struct {
 func (t *totals) add(c counters) {
 	t.accesses.Add(c.accesses)
 	t.checks.Add(c.checks)
+	t.firsts.Add(c.firsts)
 }
 
 // grow counts n more bytes of shadow, and the peak.
@@ -44,7 +46,7 @@ const pageBytes = int64(unsafe.Sizeof(page{}))
 // Counts returns the engine's counters.
 func (p *Engine) Counts() Counts {
 	t := &p.totals
-	return Counts{Accesses: t.accesses.Load(), Checks: t.checks.Load(),
+	return Counts{Accesses: t.accesses.Load(), Checks: t.checks.Load(), Firsts: t.firsts.Load(),
 		MetadataBytes: t.bytes.Load(), PeakMetadata: t.peak.Load()}
 }
 
@@ -52,6 +54,7 @@ func (p *Engine) Counts() Counts {
 func (p *Engine) ResetCounts() {
 	p.totals.accesses.Store(0)
 	p.totals.checks.Store(0)
+	p.totals.firsts.Store(0)
 }
 
 // newShadow returns an empty shadow whose pages the engine counts.
