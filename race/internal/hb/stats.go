@@ -22,7 +22,7 @@ type counters struct{ accesses, checks, firsts uint64 }
 // totals are the engine's counters.
 type totals struct {
 	accesses, checks, firsts atomic.Uint64
-	bytes, peak      atomic.Int64
+	bytes, peak              atomic.Int64
 }
 
 // add adds a thread's counters to the totals.
