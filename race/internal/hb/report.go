@@ -124,8 +124,8 @@ func fenceName(s scope.Scope) string {
 // a fence followed it: th's own, or that of a thread of its block, which
 // th may have met at a barrier since. It names the reader.
 func (th *pthread) unacquired(e epoch) (string, pollNote) {
-	if th.pend[scope.System].knows(e) && th.poll.mem != nil {
-		return "The reader", th.poll
+	if poll, ok := th.pendingFor(e); ok {
+		return "The reader", poll
 	}
 	for i := range th.blk.threads {
 		o := &th.blk.threads[i]
@@ -143,7 +143,7 @@ func (th *pthread) unacquired(e epoch) (string, pollNote) {
 func (o *pthread) pendingFor(e epoch) (pollNote, bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return o.poll, o.pend[scope.System].knows(e) && o.poll.mem != nil
+	return o.poll, (o.pend[scope.System].knows(e) || o.heldKnows(e)) && o.poll.mem != nil
 }
 
 // hostPair returns, if th's launch l or y's is a host copy's (see

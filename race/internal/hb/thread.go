@@ -35,6 +35,11 @@ type pthread struct {
 	// pend[s] is what the thread's strong reads so far found released to
 	// it, which a fence of scope s would acquire.
 	pend [scope.System + 1]*vclock
+	// held is the release state the thread's last strong read found, kept
+	// as pointers and joined into pend only when a fence needs it or a
+	// read of another release state comes (see hold): a thread spinning
+	// on one lock or flag pays no join per spin. Guarded by mu.
+	held heldRelease
 	// last is the release state the thread's last strong read found,
 	// so that a poll of an unchanged flag joins nothing; acq is the one
 	// its last acquire load acquired, for the same with acquire loads.
@@ -150,15 +155,66 @@ func (th *pthread) acquireFrom(loc *ploc, a *gpu.Access, site gpu.Site) {
 		return
 	}
 	th.last, th.lastVer, th.lastS = r, r.ver, a.Scope
-	var by [scope.System + 1]*vclock // what reaches the thread at each read scope
-	by[scope.Warp] = part(r.warps, th.place.Warp)
-	by[scope.Block] = join(by[scope.Warp], part(r.blocks, th.place.Block))
-	by[scope.Device] = join(by[scope.Block], r.dev)
-	by[scope.System] = by[scope.Device]
+	snap := heldRelease{r: r, m: a.Scope, warp: part(r.warps, th.place.Warp), block: part(r.blocks, th.place.Block), dev: r.dev}
 	th.mu.Lock()
 	defer th.mu.Unlock()
-	th.pending(&by, a.Scope)
+	th.hold(snap)
 	th.poll = pollNote{mem: a.Mem, idx: a.Index, site: site}
+}
+
+// A heldRelease is what a strong read of scope m found in the release
+// state r: the parts of r that reach the reader's warp and block, and
+// the device's, as they were then. Each part of one release state only
+// grows (a release sequence's releases are joined into it; a new
+// sequence makes a new state), so a later read of the same state at the
+// same scope finds a superset of an earlier one's.
+type heldRelease struct {
+	r                *relInfo
+	m                scope.Scope
+	warp, block, dev *vclock
+}
+
+// hold keeps snap as the thread's held release, replacing the held one
+// when snap is of the same state and scope (snap knows all it knew), and
+// otherwise joining the held one into pend first. Preconditions: th.mu
+// held.
+func (th *pthread) hold(snap heldRelease) {
+	if th.held.r != nil && (th.held.r != snap.r || th.held.m != snap.m) {
+		th.foldHeld()
+	}
+	th.held = snap
+}
+
+// foldHeld joins the held release into what a fence of each scope would
+// acquire, and drops it. Preconditions: th.mu held.
+func (th *pthread) foldHeld() {
+	h := th.held
+	if h.r == nil {
+		return
+	}
+	var by [scope.System + 1]*vclock // what reaches the thread at each read scope
+	by[scope.Warp] = h.warp
+	by[scope.Block] = join(h.warp, h.block)
+	by[scope.Device] = join(by[scope.Block], h.dev)
+	by[scope.System] = by[scope.Device]
+	th.pending(&by, h.m)
+	th.held = heldRelease{}
+}
+
+// heldKnows reports whether the held release, acquired by a fence of
+// system scope, would order e before the thread. Preconditions: th.mu
+// held.
+func (th *pthread) heldKnows(e epoch) bool {
+	h := th.held
+	switch {
+	case h.r == nil:
+		return false
+	case h.m >= scope.Device && h.dev.knows(e):
+		return true
+	case h.m >= scope.Block && h.block.knows(e):
+		return true
+	}
+	return h.m >= scope.Warp && h.warp.knows(e)
 }
 
 // acquire applies an acquire load of scope m that read from a location
@@ -197,6 +253,9 @@ func (th *pthread) pending(by *[scope.System + 1]*vclock, m scope.Scope) {
 // for scope s and every narrower one, and starts a new epoch, so that
 // accesses after the fence are not part of the release.
 func (th *pthread) fence(s scope.Scope) {
+	th.mu.Lock()
+	th.foldHeld()
+	th.mu.Unlock()
 	th.know = join(th.know, th.pend[s])
 	th.settle(s)
 	th.last = nil

@@ -63,3 +63,29 @@ func TestFenceReleaseIsOneVclock(t *testing.T) {
 	assert.Same(t, w, th.released(scope.Block))
 	assert.Nil(t, th.released(scope.Device), "no fence of device scope")
 }
+
+// TestSpinOnOneReleaseStateJoinsNothing: a thread spinning with relaxed
+// strong reads on one location whose release sequence grows holds the
+// latest state it found, with no join per read, and a fence acquires
+// all of it; a read of another location folds the held state into what
+// is pending first, so nothing found earlier is lost.
+func TestSpinOnOneReleaseStateJoinsNothing(t *testing.T) {
+	t.Parallel()
+	th := &pthread{tid: 1, c: 1}
+	r := &relInfo{}
+	for v := range int32(50) {
+		r.dev = join(r.dev, &vclock{e: []epoch{at(10+v, 0, 0, 1)}})
+		r.ver++
+		th.hold(heldRelease{r: r, m: scope.Device, dev: r.dev})
+		require.Nil(t, th.pend[scope.Device], "read %d joined", v)
+	}
+	require.True(t, th.heldKnows(at(59, 0, 0, 1)), "the held state is the latest")
+	other := &relInfo{dev: &vclock{e: []epoch{at(99, 1, 0, 1)}}, ver: 1}
+	th.hold(heldRelease{r: other, m: scope.Device, dev: other.dev})
+	require.True(t, th.pend[scope.Device].knows(at(10, 0, 0, 1)), "another state folds the held one in")
+	th.fence(scope.Device)
+	for _, e := range []epoch{at(10, 0, 0, 1), at(59, 0, 0, 1), at(99, 1, 0, 1)} {
+		assert.True(t, th.know.knows(e), "the fence acquired %v", e)
+	}
+	assert.Nil(t, th.held.r, "nothing is held after the fence")
+}
