@@ -20,7 +20,12 @@ import (
 type threadSet struct {
 	members []prec
 	at      map[int32]int32 // 2*tid+write → index in members, once there are many
-	few     [setFew]prec    // members' first room: a new set is one allocation
+	// hi maps, once the set is indexed, each block of a member ever put
+	// to one more than the highest generation (block-wide barriers passed)
+	// of its members' epochs: a thread whose vclock knows every block past
+	// hi knows every member (see knownBy). It never shrinks.
+	hi  map[int32]uint32
+	few [setFew]prec // members' first room: a new set is one allocation
 }
 
 // setFew is how many members a set holds before its members grow out of
@@ -60,14 +65,40 @@ func (w *threadSet) put(x *prec) {
 	k := setKey(x)
 	if i, ok := w.find(k); ok {
 		w.members[i] = *x
+		if w.hi != nil {
+			w.raise(x.e)
+		}
 		return
 	}
 	w.members = append(w.members, *x)
 	if w.at != nil {
 		w.at[k] = int32(len(w.members) - 1)
+		w.raise(x.e)
 	} else if len(w.members) > setIndexAt {
 		w.index()
 	}
+}
+
+// raise notes member epoch e in hi.
+func (w *threadSet) raise(e epoch) {
+	if g := e.gen() + 1; g > w.hi[e.blk] {
+		w.hi[e.blk] = g
+	}
+}
+
+// knownBy reports whether th knows every member of an indexed set by
+// its block entries alone: a check over the set's blocks, not its
+// members. False says nothing.
+func (w *threadSet) knownBy(th *pthread) bool {
+	if w.hi == nil {
+		return false
+	}
+	for blk, g := range w.hi {
+		if th.know.blockK(blk) < g {
+			return false
+		}
+	}
+	return true
 }
 
 // find returns the index of the member with key k.
@@ -83,14 +114,23 @@ func (w *threadSet) find(k int32) (int, bool) {
 // index builds the member index.
 func (w *threadSet) index() {
 	w.at = make(map[int32]int32, 2*len(w.members))
+	if w.hi == nil {
+		w.hi = map[int32]uint32{}
+	}
 	for i := range w.members {
 		w.at[setKey(&w.members[i])] = int32(i)
+		w.raise(w.members[i].e)
 	}
 }
 
 // check returns a member that races with x, an access of th, or nil; it
-// drops the members x makes redundant.
+// drops the members x makes redundant. A read that follows every member
+// in happens-before by its block entries (after a grid sync, say) races
+// with none and drops none (a read drops no write), so it skips the walk.
 func (w *threadSet) check(th *pthread, x *prec) *prec {
+	if !x.write && w.knownBy(th) {
+		return nil
+	}
 	for i := range w.members {
 		if th.races(x, &w.members[i]) {
 			return &w.members[i]

@@ -89,3 +89,23 @@ func TestSpinOnOneReleaseStateJoinsNothing(t *testing.T) {
 	}
 	assert.Nil(t, th.held.r, "nothing is held after the fence")
 }
+
+// TestSetKnownByBlocks: a large set's members are known to a thread whose
+// vclock holds every member's block past the members' generations (as
+// after a grid sync), so a read checks the set's blocks, not its
+// members; a member past what the thread knows of its block makes the
+// check walk, and find it.
+func TestSetKnownByBlocks(t *testing.T) {
+	t.Parallel()
+	w := newThreadSet()
+	for tid := range int32(40) {
+		w.put(&prec{e: at(tid, tid/20, 0, 1), write: true, order: 1})
+	}
+	th := &pthread{tid: 100, c: 1, know: &vclock{b: []bgen{{0, 1}, {1, 1}}}}
+	require.True(t, w.knownBy(th))
+	read := &prec{e: at(100, 5, 0, 1)}
+	assert.Nil(t, w.check(th, read))
+	w.put(&prec{e: at(7, 0, 1, 1), write: true, order: 1}) // thread 7, one block-wide barrier later
+	assert.False(t, w.knownBy(th), "block 0's newer member is not known")
+	assert.NotNil(t, w.check(th, read), "the walk finds it")
+}
