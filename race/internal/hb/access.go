@@ -82,7 +82,7 @@ func (p *Engine) granules(a *gpu.Access) (first, last uint64) {
 	return at >> p.shift, (at + uint64(max(a.Size, 1)) - 1) >> p.shift
 }
 
-// shadowOf returns the shadow of the memory m: the session's for global
+// shadowOf returns the shadow of the memory m: the cohort's for global
 // memory of m's device, the thread's block's for shared memory (a thread
 // reaches only its own block's).
 func (th *pthread) shadowOf(m *gpu.Memory) *shadow {
@@ -104,8 +104,8 @@ func (th *pthread) shadowOf(m *gpu.Memory) *shadow {
 }
 
 // deviceShadow returns the shadow of device dev's global memory in
-// session ss, making it on first touch.
-func (p *Engine) deviceShadow(ss *session, dev uint64) *shadow {
+// cohort ss, making it on first touch.
+func (p *Engine) deviceShadow(ss *cohort, dev uint64) *shadow {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	old := *ss.global.Load()

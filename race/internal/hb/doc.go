@@ -14,7 +14,7 @@
 // space (shadow.go) whose cells hold a granule's one access until a
 // second needs the full state (cell.go); and builds reports whose
 // evidence names the synchronization that would order the pair
-// (report.go). Launches, blocks and sessions are session.go, the access
+// (report.go). Launches, blocks and cohorts are cohort.go, the access
 // path access.go, barriers barrier.go.
 //
 // No lock orders every event. An access takes its granules' page mutexes

@@ -22,18 +22,18 @@ import (
 // Sync), so it needs no lock, but for what evidence reads of other
 // threads (see pthread.mu).
 //
-// mu guards launches, the session, each launch's blocks and spare thread
+// mu guards launches, the cohort, each launch's blocks and spare thread
 // states: the lifecycle calls and the rare lookups that miss a cache.
 // Lock order: a Sequence stripe, then a shadow's mu, then a page's mu,
 // then mu, then a thread's mu.
 //
-// Launches that overlap share a session: their threads, blocks and warps
+// Launches that overlap share a cohort: their threads, blocks and warps
 // are numbered apart in it, so a thread's place tells launches apart, and
 // they check against one shadow of global memory per device. A launch
-// that starts while none runs starts a new session knowing everything
+// that starts while none runs starts a new cohort knowing everything
 // before it (host order: each earlier launch returned before it started),
 // and the shadow starts empty. A launch that starts while others run
-// knows, of the session's launches, those that had ended (see LaunchStart).
+// knows, of the cohort's launches, those that had ended (see LaunchStart).
 type Engine struct {
 	shift    uint          // log2 of the granule size
 	full     bool          // every touched granule gets its full state at once (no first records)
@@ -42,7 +42,7 @@ type Engine struct {
 	mu       sync.Mutex
 	launches map[*gpu.Grid]*plaunch  // the running ones
 	last     atomic.Pointer[plaunch] // the launch that started last, if it runs
-	sess     *session
+	coh      *cohort
 	totals   totals
 	// stripes sequence each element's strong reads and writes with their
 	// checks (see Sequence); they are taken before any lock of the engine.
@@ -60,7 +60,7 @@ const preciseStripes = 256
 // of a first record (see cell): an ablation for benchmarks, with the same
 // verdicts.
 func New(shift uint, full bool, sites *shared.Sites, sink *shared.Sink) *Engine {
-	return &Engine{shift: shift, full: full, sites: sites, sink: sink, launches: map[*gpu.Grid]*plaunch{}, sess: newSession()}
+	return &Engine{shift: shift, full: full, sites: sites, sink: sink, launches: map[*gpu.Grid]*plaunch{}, coh: newCohort()}
 }
 
 // Sequence returns the mutex under which the runtime performs and reports

@@ -9,8 +9,8 @@ import (
 // before the call began, or that starts after it returned, is ordered with
 // it; a launch running meanwhile is not. With no launch running, the call
 // is ordered with every launch and the engine records nothing. Otherwise
-// the call is a one-thread launch of the running session that starts and
-// ends within the call: its thread knows the session's ended launches,
+// the call is a one-thread launch of the running cohort that starts and
+// ends within the call: its thread knows the cohort's ended launches,
 // as any launch starting now would, its accesses are weak loads or stores
 // checked and recorded as any thread's, and the launches that start after
 // it know it.
@@ -38,11 +38,11 @@ func (p *Engine) HostAccess(h gpu.HostAccess) {
 }
 
 // hostLaunch numbers a one-thread launch for host access h in the
-// running session, knowing its ended launches; nil if no launch runs.
+// running cohort, knowing its ended launches; nil if no launch runs.
 func (p *Engine) hostLaunch(h gpu.HostAccess) *plaunch {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	ss := p.sess
+	ss := p.coh
 	if ss.running == 0 {
 		return nil
 	}

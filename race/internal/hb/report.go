@@ -44,7 +44,7 @@ func (th *pthread) kindOf(x, y *prec) kind.Kind {
 	return kind.MissingDeviceFence
 }
 
-// side describes recorded access x, an access of a launch of the session
+// side describes recorded access x, an access of a launch of the cohort
 // that may be another than l: then the side names its launch.
 func (l *plaunch) side(x *prec) report.Side {
 	xl := l.ss.launchOf(x.e.tid)

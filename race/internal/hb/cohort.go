@@ -10,12 +10,12 @@ import (
 	"github.com/warpguard/warpguard/scope"
 )
 
-// A session is the launches checked against each other: a run of
+// A cohort is the launches checked against each other: a run of
 // overlapping launches, from one that started while none ran. all and
 // global are published copy-on-write under the engine's mu and read with
 // no lock: a store synchronizes before the loads that return it. The
 // other fields are guarded by the engine's mu.
-type session struct {
+type cohort struct {
 	all     atomic.Pointer[[]*plaunch]  // by first thread number, ended ones included
 	global  atomic.Pointer[[]devShadow] // the shadow of global memory, by device
 	running int
@@ -30,40 +30,40 @@ type devShadow struct {
 	sh  *shadow
 }
 
-// sessionThreads bounds the threads of one session: epochs name a
+// cohortThreads bounds the threads of one cohort: epochs name a
 // thread by a signed 32-bit number, and read sets key two classes of
 // access per thread in one (see setKey).
-const sessionThreads = 1 << 30
+const cohortThreads = 1 << 30
 
-// newSession returns an empty session.
-func newSession() *session {
-	ss := &session{}
+// newCohort returns an empty cohort.
+func newCohort() *cohort {
+	ss := &cohort{}
 	ss.all.Store(&[]*plaunch{})
 	ss.global.Store(&[]devShadow{})
 	return ss
 }
 
-// launches returns the session's launches, by first thread number.
-func (ss *session) launches() []*plaunch { return *ss.all.Load() }
+// launches returns the cohort's launches, by first thread number.
+func (ss *cohort) launches() []*plaunch { return *ss.all.Load() }
 
 // A plaunch is one launch under the precise mode: its resident blocks'
-// threads, its numbers in the session and what it knows at its start.
+// threads, its numbers in the cohort and what it knows at its start.
 // blocks, spare and ended are guarded by the engine's mu; the rest is
 // set before LaunchStart returns and never changes.
 type plaunch struct {
 	p      *Engine
-	ss     *session
+	ss     *cohort
 	g      *gpu.Grid
 	blocks map[int]*pblock
 	spare  [][]pthread // the thread states of ended blocks, for the next
 	// cache holds resident blocks by index modulo its size, for threads'
 	// first calls to find with no lock; a block it misses is in blocks.
 	cache []atomic.Pointer[pblock]
-	// tid0, warp0 and blk0 are the session's numbers of the launch's first
+	// tid0, warp0 and blk0 are the cohort's numbers of the launch's first
 	// thread, warp and block.
 	tid0, warp0, blk0 int32
 	// base is what its threads know at their start: every block of the
-	// session's launches that had ended (host order).
+	// cohort's launches that had ended (host order).
 	base  *vclock
 	ended bool
 	host  string // for a host copy's one-thread launch, the host function (see HostAccess)
@@ -106,21 +106,21 @@ func (l *plaunch) cached(b int) *pblock {
 	return nil
 }
 
-// LaunchStart starts launch g in the current session, or in a new one if
-// no launch runs. Its threads know every block of the session's launches
+// LaunchStart starts launch g in the current cohort, or in a new one if
+// no launch runs. Its threads know every block of the cohort's launches
 // that ended before it started, and nothing of those that run. A launch
-// that would number more than sessionThreads threads in its session fails
+// that would number more than cohortThreads threads in its cohort fails
 // with a panic, which the runtime returns as the launch's error.
 func (p *Engine) LaunchStart(g *gpu.Grid) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.sess.running == 0 {
-		p.sess = newSession()
+	if p.coh.running == 0 {
+		p.coh = newCohort()
 	}
-	ss := p.sess
-	if int64(ss.threads)+int64(g.Threads) > sessionThreads {
+	ss := p.coh
+	if int64(ss.threads)+int64(g.Threads) > cohortThreads {
 		panic(fmt.Sprintf("race: launch %q has %d threads, and the launches running with it (and those that ran since none did) %d: the precise mode numbers a run of overlapping launches' threads in 31 bits, two keys each, at most %d in all",
-			g.Name, g.Threads, ss.threads, sessionThreads))
+			g.Name, g.Threads, ss.threads, cohortThreads))
 	}
 	l := &plaunch{p: p, ss: ss, g: g, blocks: map[int]*pblock{}, cache: make([]atomic.Pointer[pblock], max(1, min(g.Blocks, blockCache))),
 		tid0: ss.threads, warp0: ss.warps, blk0: ss.blocks, base: ss.endedBlocks(), dev: g.Device.ID()}
@@ -134,10 +134,10 @@ func (p *Engine) LaunchStart(g *gpu.Grid) {
 	p.last.Store(l)
 }
 
-// endedBlocks returns a vclock that knows every block of the session's
+// endedBlocks returns a vclock that knows every block of the cohort's
 // launches that have ended, nil if none has. Preconditions: the engine's
 // mu held.
-func (ss *session) endedBlocks() *vclock {
+func (ss *cohort) endedBlocks() *vclock {
 	var bs []bgen
 	for _, l := range ss.launches() {
 		for b := range int32(l.g.Blocks) {
@@ -153,22 +153,22 @@ func (ss *session) endedBlocks() *vclock {
 }
 
 // LaunchEnd ends launch g: its threads are gone, and what other threads
-// learned of them lives on in their vclocks and in the session's shadow,
-// which goes with the session's last running launch.
+// learned of them lives on in their vclocks and in the cohort's shadow,
+// which goes with the cohort's last running launch.
 func (p *Engine) LaunchEnd(g *gpu.Grid) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if l := p.launches[g]; l != nil {
 		l.ended = true
-		p.sess.running--
+		p.coh.running--
 		delete(p.launches, g)
 		p.last.CompareAndSwap(l, nil)
 	}
-	if p.sess.running == 0 { // the next launch starts a new session: its shadow goes
-		for _, d := range *p.sess.global.Load() {
+	if p.coh.running == 0 { // the next launch starts a new cohort: its shadow goes
+		for _, d := range *p.coh.global.Load() {
 			p.free(d.sh)
 		}
-		p.sess.global.Store(&[]devShadow{})
+		p.coh.global.Store(&[]devShadow{})
 	}
 }
 
@@ -216,8 +216,8 @@ func (l *plaunch) block(b int) *pblock {
 	return l.blocks[b]
 }
 
-// place returns the coordinates of the launch's thread tid, a session
-// number, for scope checks: in session numbers, so that a block or warp
+// place returns the coordinates of the launch's thread tid, a cohort
+// number, for scope checks: in cohort numbers, so that a block or warp
 // of one launch is never another's, with the launch's device, so that
 // device scope does not cover two devices.
 func (l *plaunch) place(tid int32) scope.Place {
@@ -227,14 +227,14 @@ func (l *plaunch) place(tid int32) scope.Place {
 		Device: l.dev, Launch: uint64(l.blk0) + 1}
 }
 
-// launchOf returns the session's launch of thread tid.
-func (ss *session) launchOf(tid int32) *plaunch {
+// launchOf returns the cohort's launch of thread tid.
+func (ss *cohort) launchOf(tid int32) *plaunch {
 	all := ss.launches()
 	i := sort.Search(len(all), func(i int) bool { return all[i].tid0 > tid })
 	return all[i-1]
 }
 
-// placeOf returns the coordinates of the session's thread tid, looking
+// placeOf returns the coordinates of the cohort's thread tid, looking
 // in l first: most pairs are of one launch.
 func (l *plaunch) placeOf(tid int32) scope.Place {
 	if tid >= l.tid0 && tid-l.tid0 < int32(l.g.Threads) {
@@ -243,5 +243,5 @@ func (l *plaunch) placeOf(tid int32) scope.Place {
 	return l.ss.launchOf(tid).place(tid)
 }
 
-// local returns the launch's own index of block blk, a session number.
+// local returns the launch's own index of block blk, a cohort number.
 func (l *plaunch) local(blk int) int { return blk - int(l.blk0) }
