@@ -12,19 +12,20 @@
 //     shared memory, launches, scoped atomics, fences, barriers, warp
 //     intrinsics and cooperative groups, and the Observer seam.
 //   - [github.com/warpguard/warpguard/race]: the scoped race detector, an
-//     Observer with two modes (iGUARD's design by default, and a precise
-//     scoped happens-before mode), and the test helper that fails a test
-//     on a scoped race ([github.com/warpguard/warpguard/race/racetest]).
+//     Observer with two families (the exact family, scoped happens-before,
+//     by default; the IGUARD family, iGUARD's published rules, for
+//     comparisons), and the test helper that fails a test on a scoped race
+//     ([github.com/warpguard/warpguard/race/racetest]).
 //   - [github.com/warpguard/warpguard/race/oracle]: a trace recorder and a
 //     slow happens-before oracle, by the definition, that judges detectors.
 //   - [github.com/warpguard/warpguard/race/kind]: the race kinds, a leaf
 //     package that kernels and reports name races by.
 //   - [github.com/warpguard/warpguard/race/report]: the race reports and
 //     their JSON form, a leaf package that race.Report and race.Side name.
-//   - race/internal/iguard: the detector's default checking engine.
-//   - race/internal/hb: the exact checking engine (Options.Precise):
+//   - race/internal/hb: the exact family's checking engine, the default:
 //     scoped happens-before with sparse vector clocks.
-//   - race/internal/shared: what both modes use: the site cache, memory
+//   - race/internal/iguard: the IGUARD family's checking engine.
+//   - race/internal/shared: what both families use: the site cache, memory
 //     keys, the report sink and halting.
 //   - [github.com/warpguard/warpguard/kernels]: GPU-style algorithms and the
 //     ScoR suite, each with a sequential reference and race-injection
