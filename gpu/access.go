@@ -24,7 +24,7 @@ const spinYield = 64
 // copy of the launch's, one load each.
 func (b Buffer[T]) at(t *Thread, i int, op Op) unsafe.Pointer {
 	if uint(i) >= uint(b.n) || b.m.dev != t.dev || t.stop.Load() {
-		t.flt = fault{t, b.m, i, b.n, op, scope.Thread}
+		t.flt = fault{t, b.m, i, b.n, op, scope.Thread, b.lo, elemSize[T]()}
 		panic(&t.flt)
 	}
 	return b.ptr(i)
@@ -34,7 +34,7 @@ func (b Buffer[T]) at(t *Thread, i int, op Op) unsafe.Pointer {
 // scope fails the same check.
 func (b Buffer[T]) atScoped(t *Thread, i int, op Op, s scope.Scope) unsafe.Pointer {
 	if s > scope.System || uint(i) >= uint(b.n) || b.m.dev != t.dev || t.stop.Load() {
-		t.flt = fault{t, b.m, i, b.n, op, s}
+		t.flt = fault{t, b.m, i, b.n, op, s, b.lo, elemSize[T]()}
 		panic(&t.flt)
 	}
 	return b.ptr(i)
@@ -45,7 +45,7 @@ func (b Buffer[T]) atScoped(t *Thread, i int, op Op, s scope.Scope) unsafe.Point
 func (b Buffer[T]) strong(t *Thread, i int, op Op) {
 	t.spins++
 	if t.spins >= spinYield {
-		t.yieldAt(b.m, i, op)
+		t.yieldAt(b.m, b.lo+i, op)
 	}
 }
 
@@ -115,7 +115,7 @@ func (b Buffer[T]) notify(t *Thread, i int, op Op, o Order, s scope.Scope, old, 
 	// with wide loads that stall on its narrow stores, which cost more
 	// than the rest of the call.
 	a := &t.acc
-	a.Mem, a.Index, a.Offset = b.m, i, uint64(uintptr(i)*size)
+	a.Mem, a.Index, a.Offset = b.m, b.lo+i, uint64(uintptr(b.lo+i)*size)
 	a.Size, a.Op, a.Order, a.Scope = uint8(size), op, o, s
 	a.Old, a.Arg, a.Cmp = old, arg, cmp
 	t.obs.Access(t, a)
@@ -139,7 +139,7 @@ func (b Buffer[T]) Load(t *Thread, i int) T {
 		return fromBits[T](b.observedLoad(t, i, p, v))
 	}
 	if t.weakN++; t.weakN&(weakSpin-1) == 0 {
-		return fromBits[T](t.weakPolled(b.m, i, uintptr(p), v))
+		return fromBits[T](t.weakPolled(b.m, b.lo+i, uintptr(p), v))
 	}
 	return fromBits[T](v)
 }
@@ -152,7 +152,7 @@ func (b Buffer[T]) Load(t *Thread, i int) T {
 func (b Buffer[T]) observedLoad(t *Thread, i int, p unsafe.Pointer, v uint64) uint64 {
 	b.notify(t, i, OpLoad, Weak, scope.Thread, v, 0, 0)
 	if t.weakN++; t.weakN&(weakSpin-1) == 0 {
-		return t.weakPolled(b.m, i, uintptr(p), v)
+		return t.weakPolled(b.m, b.lo+i, uintptr(p), v)
 	}
 	return v
 }

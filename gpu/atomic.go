@@ -169,8 +169,12 @@ func (b Buffer[T]) changed(t *Thread, op Op, old, arg uint64) {
 	}
 }
 
-// apply computes the new value of an RMW from the old value and operand.
+// apply computes the new value of an RMW from the old value and operand;
+// on Halves, as floats (applyHalf).
 func apply[T Elem](op Op, old, v T) T {
+	if isHalf[T]() {
+		return fromBits[T](uint64(applyHalf(op, Half(toBits(old)), Half(toBits(v)))))
+	}
 	switch op {
 	case OpAdd:
 		return old + v

@@ -164,11 +164,14 @@ func condBlock(n, rounds int) {
 }
 
 // BenchmarkAccess measures one element access with no observer, in ns per
-// access, beside the bare sync/atomic operation it wraps.
+// access, beside the bare sync/atomic operation it wraps. The ops ending
+// in 8 access 1-byte elements, which the runtime reaches through their
+// 4-byte word (see narrow.go): a load, or a compare-and-swap loop.
 func BenchmarkAccess(b *testing.B) {
 	const perThread = 1 << 16 // amortizes the launch's fixed cost (see BenchmarkEmptyLaunch)
 	d := newDevice(b)
 	buf := gpu.Alloc[uint32](d, "x", 64)
+	buf8 := gpu.Alloc[uint8](d, "x8", 64)
 	kinds := []struct {
 		name string
 		k    func(t *gpu.Thread)
@@ -188,6 +191,23 @@ func BenchmarkAccess(b *testing.B) {
 		{"atomicAdd", func(t *gpu.Thread) {
 			for i := range perThread {
 				buf.AtomicAdd(t, i&63, 1, scope.Device)
+			}
+		}},
+		{"load8", func(t *gpu.Thread) {
+			var s uint8
+			for i := range perThread {
+				s += buf8.Load(t, i&63)
+			}
+			buf8.Store(t, 0, s)
+		}},
+		{"store8", func(t *gpu.Thread) {
+			for i := range perThread {
+				buf8.Store(t, i&63, uint8(i))
+			}
+		}},
+		{"atomicAdd8", func(t *gpu.Thread) {
+			for i := range perThread {
+				buf8.AtomicAdd(t, i&63, 1, scope.Device)
 			}
 		}},
 	}
@@ -228,8 +248,11 @@ func BenchmarkAccess(b *testing.B) {
 		},
 	}
 	for _, kind := range kinds {
+		f, ok := bare[kind.name]
+		if !ok {
+			continue // no sync/atomic operation is a byte wide
+		}
 		b.Run("baseline=sync-atomic/op="+kind.name, func(b *testing.B) {
-			f := bare[kind.name]
 			for b.Loop() {
 				f()
 			}

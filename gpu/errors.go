@@ -76,17 +76,26 @@ func (e *ThreadError) absorb(r *ThreadError) {
 // Unwrap returns the underlying error.
 func (e *ThreadError) Unwrap() error { return e.Err }
 
-// A RangeError reports an element index outside a buffer.
+// A RangeError reports an element index outside a buffer or a view of
+// one ([Buffer.Slice]).
 type RangeError struct {
 	Mem   *Memory
-	Index int
-	Len   int // elements in the accessed view
+	Index int  // the index given, in the accessed view
+	Len   int  // elements in the accessed view
+	Lo    int  // the index in Mem of the view's element 0
+	View  bool // the accessed buffer is a view of part of Mem
 	Op    Op
 }
 
-// Error names the operation, the index, the valid range and the memory.
+// Error names the operation, the index, the valid range and the memory,
+// and the view's place in it, such as `store index 4 out of range [0:4]
+// of view [2,6) of global "x"`.
 func (e *RangeError) Error() string {
-	return fmt.Sprintf("%v index %d out of range [0:%d] of %v", e.Op, e.Index, e.Len, e.Mem)
+	where := e.Mem.String()
+	if e.View {
+		where = fmt.Sprintf("view [%d,%d) of %v", e.Lo, e.Lo+e.Len, e.Mem)
+	}
+	return fmt.Sprintf("%v index %d out of range [0:%d] of %s", e.Op, e.Index, e.Len, where)
 }
 
 // A PanicError is a panic raised by kernel code, recovered by the runtime.
@@ -220,9 +229,11 @@ func (t *Thread) stopped() { panic(abort{t: t, err: errStopped}) }
 type fault struct {
 	t    *Thread
 	m    *Memory
-	i, n int
+	i, n int // the index given and the view's length
 	op   Op
 	s    scope.Scope
+	lo   int // the index in m of the view's element 0
+	size int // the element size of the view's type
 }
 
 // err returns the fault's error: an invalid scope's, a *ForeignError if
@@ -234,13 +245,13 @@ func (f *fault) err() error {
 	case !f.s.Valid():
 		return fmt.Errorf("%v with invalid %v", f.op, f.s)
 	case uint(f.i) < uint(f.n) && f.m.dev != f.t.dev:
-		return &ForeignError{Mem: f.m, Index: f.i, Op: f.op, Device: f.t.dev}
+		return &ForeignError{Mem: f.m, Index: f.lo + f.i, Op: f.op, Device: f.t.dev}
 	case uint(f.i) < uint(f.n):
 		return errStopped
 	case f.m == nil:
 		return fmt.Errorf("%v index %d of a zero Buffer", f.op, f.i)
 	}
-	return &RangeError{Mem: f.m, Index: f.i, Len: f.n, Op: f.op}
+	return &RangeError{Mem: f.m, Index: f.i, Len: f.n, Lo: f.lo, View: isView(f.m, f.lo, f.n, f.size), Op: f.op}
 }
 
 // Error describes the fault, for a panic that escapes the runtime; see
@@ -252,7 +263,7 @@ func (f *fault) Error() string { return f.Unwrap().Error() }
 func (f *fault) Unwrap() error {
 	err := f.err()
 	if err == errStopped && f.t.ended() {
-		return f.t.endedError(fmt.Sprintf("%v %v[%d]", f.op, f.m, f.i))
+		return f.t.endedError(fmt.Sprintf("%v %v[%d]", f.op, f.m, f.lo+f.i))
 	}
 	return err
 }

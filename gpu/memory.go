@@ -7,10 +7,18 @@ import (
 	"unsafe"
 )
 
-// Elem is the set of element types a [Buffer] holds: the 4- and 8-byte
-// integers and floats CUDA atomics operate on.
+// Elem is the set of element types a [Buffer] holds: the 1-, 2-, 4- and
+// 8-byte integers, the 4- and 8-byte floats, and [Half], CUDA's 16-bit
+// __half (its underlying uint16 holds the IEEE 754 binary16 bits; the
+// runtime does its arithmetic as a float).
+//
+// Go has no 1- or 2-byte atomics: an element narrower than 4 bytes is
+// accessed through the aligned 4-byte word that holds it, a load with an
+// atomic load of the word, a store or read-modify-write with a
+// compare-and-swap loop on the word that changes only the element's bits,
+// so a store never undoes a neighbour's concurrent store (see narrow.go).
 type Elem interface {
-	~int32 | ~uint32 | ~int64 | ~uint64 | ~float32 | ~float64
+	~int8 | ~uint8 | ~int16 | ~uint16 | ~int32 | ~uint32 | ~int64 | ~uint64 | ~float32 | ~float64
 }
 
 // A Space is the memory space a [Memory] lives in.
@@ -42,7 +50,7 @@ type Memory struct {
 	Space    Space
 	Block    int    // the linear id of the owning block for Shared memory; -1 for Global
 	Type     string // element type, such as "float32"
-	ElemSize int    // bytes per element: 4 or 8
+	ElemSize int    // bytes per element: 1, 2, 4 or 8
 	Len      int    // elements
 	Base     uint64 // byte address of element 0 in its space
 
@@ -50,6 +58,16 @@ type Memory struct {
 	blockIdx Dim3     // the owning block's coordinates, for Shared memory
 	dev      *Device  // the device that allocated it; nil if decoded
 }
+
+// Untyped reports whether m is a block's dynamic shared memory (see
+// [DynamicShared]), which views of any element type alias: its ElemSize
+// is 1 and its Type "byte" whatever the views' types, and an access's
+// Size, not ElemSize, says how many bytes it touches.
+func (m *Memory) Untyped() bool { return m.Type == untypedType }
+
+// untypedType is the Type of dynamic shared memory. No element type is
+// named so: a Buffer[byte] has Type "uint8".
+const untypedType = "byte"
 
 // BlockIdx returns the coordinates of the block owning Shared memory,
 // CUDA's blockIdx; (0,0,0) for global memory.
@@ -77,11 +95,17 @@ func (m *Memory) String() string {
 // kernel that races never makes a Go data race; the emulated races are what
 // package race reports.
 //
+// A Buffer may also be a view of part of its memory, made by
+// [Buffer.Slice]: CUDA's pointer plus offset. A view's element i is
+// element Offset()+i of its memory; it is what errors, observers and race
+// reports name.
+//
 // The zero Buffer has length 0; any element access through it fails.
 type Buffer[T Elem] struct {
 	m    *Memory
-	base unsafe.Pointer
-	n    int
+	base unsafe.Pointer // the address of element 0 of the view
+	n    int            // the view's length
+	lo   int            // the index in m of element 0 of the view
 }
 
 // Alloc allocates n zeroed elements of global memory on d, like cudaMalloc
@@ -158,17 +182,21 @@ func view[T Elem](m *Memory) Buffer[T] {
 // Len returns the number of elements.
 func (b Buffer[T]) Len() int { return b.n }
 
-// Memory returns the allocation b views, or nil for the zero Buffer.
+// Memory returns the allocation b views, or nil for the zero Buffer. For
+// a view made by [Buffer.Slice] it is the memory the view is part of.
 func (b Buffer[T]) Memory() *Memory { return b.m }
 
 // CopyIn copies host into the buffer, like cudaMemcpy host-to-device. It
-// returns an error, and copies nothing, unless len(host) == b.Len(). The
-// device's observer learns of the copy if it is a [HostObserver].
+// returns an error, and copies nothing, unless len(host) == b.Len(): a
+// length that differs is most often a wrong count, which cudaMemcpy
+// would not catch. To copy into part of a buffer, copy into a view:
+// b.Slice(off, off+len(host)).CopyIn(host). The device's observer learns
+// of the copy if it is a [HostObserver].
 func (b Buffer[T]) CopyIn(host []T) error {
 	if len(host) != b.n {
 		return fmt.Errorf("gpu: CopyIn of %d elements into %s of length %d", len(host), b.describe(), b.n)
 	}
-	observeHost(b.m, b.n, true, "CopyIn")
+	observeHost(b.m, b.lo, b.n, true, "CopyIn")
 	for i, v := range host {
 		storeBits[T](b.ptr(i), toBits(v))
 	}
@@ -176,26 +204,28 @@ func (b Buffer[T]) CopyIn(host []T) error {
 }
 
 // CopyOut copies the buffer into host, like cudaMemcpy device-to-host. It
-// returns an error, and copies nothing, unless len(host) == b.Len(). The
-// device's observer learns of the copy if it is a [HostObserver].
+// returns an error, and copies nothing, unless len(host) == b.Len(); copy
+// part of a buffer out of a view (see [Buffer.CopyIn]). The device's
+// observer learns of the copy if it is a [HostObserver].
 func (b Buffer[T]) CopyOut(host []T) error {
 	if len(host) != b.n {
 		return fmt.Errorf("gpu: CopyOut of %s with length %d into %d elements", b.describe(), b.n, len(host))
 	}
-	observeHost(b.m, b.n, false, "CopyOut")
+	observeHost(b.m, b.lo, b.n, false, "CopyOut")
 	for i := range host {
 		host[i] = fromBits[T](loadBits[T](b.ptr(i)))
 	}
 	return nil
 }
 
-// describe names the buffer's memory for host-side errors, or "a zero
-// Buffer", which views none.
+// describe names the buffer's memory for host-side errors, such as
+// `global "x"` or `view [2,6) of global "x"`, or "a zero Buffer", which
+// views none.
 func (b Buffer[T]) describe() string {
 	if b.m == nil {
 		return "a zero Buffer"
 	}
-	return b.m.String()
+	return describeView(b.m, b.lo, b.n, elemSize[T]())
 }
 
 // Host returns a new slice holding a copy of the buffer.
@@ -205,10 +235,11 @@ func (b Buffer[T]) Host() []T {
 	return out
 }
 
-// Fill sets every element to v, like cudaMemset for a typed value. The
-// device's observer learns of it if it is a [HostObserver].
+// Fill sets every element to v, like cudaMemset for a typed value. To
+// fill a range, fill a view: b.Slice(lo, hi).Fill(v). The device's
+// observer learns of it if it is a [HostObserver].
 func (b Buffer[T]) Fill(v T) {
-	observeHost(b.m, b.n, true, "Fill")
+	observeHost(b.m, b.lo, b.n, true, "Fill")
 	for i := range b.n {
 		storeBits[T](b.ptr(i), toBits(v))
 	}
@@ -220,11 +251,19 @@ func (b Buffer[T]) ptr(i int) unsafe.Pointer {
 	return unsafe.Add(b.base, uintptr(i)*unsafe.Sizeof(z))
 }
 
-// The bit helpers move a T through a uint64 holding its bit pattern, so one
-// set of sync/atomic calls serves every element type.
+// The bit helpers move a T through a uint64 holding its bit pattern,
+// zero-extended, so one set of sync/atomic calls serves every element
+// type. Each switches on T's size, a constant in each instantiation, so a
+// 4- or 8-byte element compiles to the one sync/atomic call it needs;
+// elements of 1 and 2 bytes go to the word-wide helpers of narrow.go.
 
 func toBits[T Elem](v T) uint64 {
-	if unsafe.Sizeof(v) == 4 {
+	switch unsafe.Sizeof(v) {
+	case 1:
+		return uint64(*(*uint8)(unsafe.Pointer(&v)))
+	case 2:
+		return uint64(*(*uint16)(unsafe.Pointer(&v)))
+	case 4:
 		return uint64(*(*uint32)(unsafe.Pointer(&v)))
 	}
 	return *(*uint64)(unsafe.Pointer(&v))
@@ -232,7 +271,14 @@ func toBits[T Elem](v T) uint64 {
 
 func fromBits[T Elem](b uint64) T {
 	var v T
-	if unsafe.Sizeof(v) == 4 {
+	switch unsafe.Sizeof(v) {
+	case 1:
+		u := uint8(b)
+		return *(*T)(unsafe.Pointer(&u))
+	case 2:
+		u := uint16(b)
+		return *(*T)(unsafe.Pointer(&u))
+	case 4:
 		u := uint32(b)
 		return *(*T)(unsafe.Pointer(&u))
 	}
@@ -241,7 +287,10 @@ func fromBits[T Elem](b uint64) T {
 
 func loadBits[T Elem](p unsafe.Pointer) uint64 {
 	var z T
-	if unsafe.Sizeof(z) == 4 {
+	switch unsafe.Sizeof(z) {
+	case 1, 2:
+		return loadNarrow(p, unsafe.Sizeof(z))
+	case 4:
 		return uint64(atomic.LoadUint32((*uint32)(p)))
 	}
 	return atomic.LoadUint64((*uint64)(p))
@@ -249,16 +298,22 @@ func loadBits[T Elem](p unsafe.Pointer) uint64 {
 
 func storeBits[T Elem](p unsafe.Pointer, v uint64) {
 	var z T
-	if unsafe.Sizeof(z) == 4 {
+	switch unsafe.Sizeof(z) {
+	case 1, 2:
+		swapNarrow(p, unsafe.Sizeof(z), v)
+	case 4:
 		atomic.StoreUint32((*uint32)(p), uint32(v))
-		return
+	default:
+		atomic.StoreUint64((*uint64)(p), v)
 	}
-	atomic.StoreUint64((*uint64)(p), v)
 }
 
 func casBits[T Elem](p unsafe.Pointer, old, new uint64) bool {
 	var z T
-	if unsafe.Sizeof(z) == 4 {
+	switch unsafe.Sizeof(z) {
+	case 1, 2:
+		return casNarrow(p, unsafe.Sizeof(z), old, new)
+	case 4:
 		return atomic.CompareAndSwapUint32((*uint32)(p), uint32(old), uint32(new))
 	}
 	return atomic.CompareAndSwapUint64((*uint64)(p), old, new)
@@ -266,7 +321,10 @@ func casBits[T Elem](p unsafe.Pointer, old, new uint64) bool {
 
 func swapBits[T Elem](p unsafe.Pointer, v uint64) uint64 {
 	var z T
-	if unsafe.Sizeof(z) == 4 {
+	switch unsafe.Sizeof(z) {
+	case 1, 2:
+		return swapNarrow(p, unsafe.Sizeof(z), v)
+	case 4:
 		return uint64(atomic.SwapUint32((*uint32)(p), uint32(v)))
 	}
 	return atomic.SwapUint64((*uint64)(p), v)
@@ -274,15 +332,18 @@ func swapBits[T Elem](p unsafe.Pointer, v uint64) uint64 {
 
 func addBits[T Elem](p unsafe.Pointer, v uint64) uint64 {
 	var z T
-	if unsafe.Sizeof(z) == 4 {
+	switch unsafe.Sizeof(z) {
+	case 1, 2:
+		return addNarrow(p, unsafe.Sizeof(z), v)
+	case 4:
 		return uint64(atomic.AddUint32((*uint32)(p), uint32(v)) - uint32(v))
 	}
 	return atomic.AddUint64((*uint64)(p), v) - v
 }
 
-// isFloat reports whether T is a floating-point type: only there does 1/2
-// not truncate to 0.
+// isFloat reports whether T is a floating-point type: [Half], or a type
+// where 1/2 does not truncate to 0.
 func isFloat[T Elem]() bool {
 	one := T(1)
-	return one/2 != 0
+	return one/2 != 0 || isHalf[T]()
 }

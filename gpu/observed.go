@@ -16,7 +16,7 @@ import (
 //go:noinline
 func (b Buffer[T]) observed(t *Thread, i int, p unsafe.Pointer, op Op, o Order, s scope.Scope, arg, cmp uint64) uint64 {
 	if q := t.seq; q != nil && sequenced(op, o) {
-		x, y := q.lock(b.m, i)
+		x, y := q.lock(b.m, b.lo+i)
 		defer unlock(x, y)
 	}
 	if o == Release {

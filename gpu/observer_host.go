@@ -1,15 +1,17 @@
 package gpu
 
 // A HostObserver is an [Observer] that also watches the host's accesses
-// to device memory: [Buffer.CopyIn], [Buffer.CopyOut] and [Buffer.Fill],
-// and what calls them ([FromHost], [Buffer.Host]). Host copies belong to
+// to device memory: [Buffer.CopyIn], [Buffer.CopyOut], [Buffer.Fill] and
+// [Copy], and what calls them ([FromHost], [Buffer.Host]), on whole
+// buffers or on views (see [Buffer.Slice]). Host copies belong to
 // no launch, so the runtime calls HostAccess only on a device's observer
 // (DeviceConfig.Observer) that implements HostObserver, for the host
 // accesses to memories allocated on that device; a launch's own
 // Config.Observer is not told of them.
 //
 // HostAccess is called on the goroutine that called the host function,
-// once per call, before the call touches memory and after it checked its
+// once per call ([Copy]: twice, its source read, then its destination
+// written), before the call touches memory and after it checked its
 // arguments: a call that fails, or that copies no element, reports
 // nothing. Calls from several goroutines may run at once, and beside any
 // launch's Observer calls, so HostAccess must be safe for that.
@@ -40,20 +42,20 @@ type HostObserver interface {
 // [Memory]'s elements, to a [HostObserver].
 type HostAccess struct {
 	Mem   *Memory
-	Index int    // the first element accessed
+	Index int    // the first element accessed, an index in Mem (not in a view)
 	Len   int    // elements accessed, at least 1: Index to Index+Len-1
 	Write bool   // the host writes the elements; else it reads them
-	Op    string // the host function: "CopyIn", "CopyOut" or "Fill"
+	Op    string // the host function: "CopyIn", "CopyOut", "Fill" or "Copy"
 }
 
 // observeHost tells the device observer of m, if it is a HostObserver,
-// that the host function op accesses elements 0 to n-1 of m. Decoded
+// that the host function op accesses elements lo to lo+n-1 of m. Decoded
 // memories, which belong to no device, and empty ranges report nothing.
-func observeHost(m *Memory, n int, write bool, op string) {
+func observeHost(m *Memory, lo, n int, write bool, op string) {
 	if m == nil || m.dev == nil || n == 0 {
 		return
 	}
 	if h, ok := m.dev.cfg.Observer.(HostObserver); ok {
-		h.HostAccess(HostAccess{Mem: m, Index: 0, Len: n, Write: write, Op: op})
+		h.HostAccess(HostAccess{Mem: m, Index: lo, Len: n, Write: write, Op: op})
 	}
 }

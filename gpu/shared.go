@@ -87,7 +87,7 @@ func DynamicShared[T Elem](t *Thread) Buffer[T] {
 		size := b.l.cfg.DynamicShared
 		b.dyn = &Memory{
 			Name: "dynamic", Space: SharedSpace, Block: b.id,
-			Type: "byte", ElemSize: 1, Len: size, Base: 1 << 32, blockIdx: b.idx,
+			Type: untypedType, ElemSize: 1, Len: size, Base: 1 << 32, blockIdx: b.idx,
 			words: make([]uint64, (size+7)/8),
 		}
 		b.l.d.own(b.dyn)

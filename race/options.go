@@ -14,10 +14,18 @@ type Options struct {
 	// Family selects how races are decided: Exact (the zero value) or
 	// IGUARD, iGUARD's published rules, for comparison.
 	Family Family
-	// Granularity is the bytes of memory one metadata entry covers: 4 by
-	// default, as iGUARD; a power of two (others are rounded up). An access spanning several granules is checked
-	// once per granule. 1 tells apart byte-sized neighbours of a
-	// DynamicShared view; 8 halves the metadata of 8-byte data.
+	// Granularity is the most bytes of memory one metadata entry covers:
+	// 4 by default, as iGUARD; a power of two (others are rounded up). An
+	// access spanning several granules is checked once per granule; 8
+	// halves the metadata of 8-byte data. A Granularity larger than a
+	// buffer's element size does not make neighbours share an entry: a
+	// buffer of 1- or 2-byte elements (or 4-byte ones under 8) is tracked
+	// at its element size, so unordered writes to neighbouring bytes of
+	// one word never race and writes to one byte do. Only DynamicShared
+	// memory, whose views of several types alias, is tracked at
+	// Granularity whatever its views' types: there neighbours narrower
+	// than Granularity share an entry and may race falsely, and 1 tells
+	// byte-sized neighbours apart.
 	Granularity int
 	// History records the file:line of every access, so a report names
 	// the previous side's site as well as the current one, and gives each

@@ -76,11 +76,25 @@ func (p *Engine) visit(ac *access, sh *shadow, g uint64, head bool) {
 }
 
 // granules returns the first and last granule access a touches, by
-// address in its space.
+// address in its space. A memory whose elements are narrower than the
+// engine's granules has granules of its element size (shared.Shift); their
+// numbers carry a tag, one more than their shift, in the bits from
+// narrowTag up, so that they never meet the numbers of granules of
+// another size in one shadow: addresses stay below 2^41.
 func (p *Engine) granules(a *gpu.Access) (first, last uint64) {
 	at := a.Mem.Base + a.Offset
-	return at >> p.shift, (at + uint64(max(a.Size, 1)) - 1) >> p.shift
+	s := shared.Shift(a.Mem, p.shift)
+	first, last = at>>s, (at+uint64(max(a.Size, 1))-1)>>s
+	if s < p.shift {
+		tag := uint64(s+1) << narrowTag
+		first, last = first|tag, last|tag
+	}
+	return first, last
 }
+
+// narrowTag is the lowest bit of the tag of a narrow memory's granule
+// numbers (see granules).
+const narrowTag = 56
 
 // shadowOf returns the shadow of the memory m: the cohort's for global
 // memory of m's device, the thread's block's for shared memory (a thread

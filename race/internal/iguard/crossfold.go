@@ -132,7 +132,7 @@ func (d *Engine) foldPair(l *launch, m *gpu.Memory, g uint64, me, p *crossSide) 
 	if k == 0 || d.sink.Known(k, me.side.Site, p.side.Site) || d.sink.Known(k, p.side.Site, me.side.Site) {
 		return
 	}
-	index := int(g * uint64(d.opt.Granularity) / uint64(max(m.ElemSize, 1)))
+	index := int(g * d.granuleBytes(m) / uint64(max(m.ElemSize, 1)))
 	d.sink.Keep(crossReport(k, l, m, index, me.side, p), nil)
 }
 

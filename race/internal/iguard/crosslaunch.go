@@ -121,7 +121,7 @@ func (l *launch) concurrent(seq uint64) bool {
 func (d *Engine) checkCross(th *thread, t *gpu.Thread, a *gpu.Access, site gpu.Site, path *shared.SiteSlot) {
 	cells := th.crossCells(a.Mem)
 	me := th.crossSide(a, site, path.Stack())
-	first, last := a.Offset>>d.shift, (a.Offset+uint64(max(a.Size, 1))-1)>>d.shift
+	first, last := d.granules(a)
 	for g := first; g <= last && g < uint64(len(cells)); g++ {
 		c := &cells[g]
 		d.crossPair(th, t, a, me, c.w.Load())
@@ -207,7 +207,8 @@ func (l *launch) cellsOf(m *gpu.Memory) []crossCell {
 	k := shared.KeyOf(m)
 	v, ok := t.mems.Load(k)
 	if !ok {
-		n := (uint64(m.Bytes()) + uint64(l.d.opt.Granularity) - 1) / uint64(l.d.opt.Granularity)
+		gb := l.d.granuleBytes(m)
+		n := (uint64(m.Bytes()) + gb - 1) / gb
 		v, _ = t.mems.LoadOrStore(k, &crossMem{cells: make([]crossCell, n)})
 	}
 	return v.(*crossMem).cells

@@ -177,7 +177,7 @@ func (th *thread) release(a *gpu.Access, central bool) {
 // the accessing thread for the central checker.
 func (d *Engine) access(th *thread, t *gpu.Thread, a *gpu.Access, site gpu.Site, path *shared.SiteSlot, seq *uint32) {
 	th.n.accesses++
-	first, last := a.Offset>>d.shift, (a.Offset+uint64(max(a.Size, 1))-1)>>d.shift
+	first, last := d.granules(a)
 	if a.Op == gpu.OpCAS || a.Op == gpu.OpExch || a.Op == gpu.OpStore && a.Order != gpu.Weak {
 		th.lockAccess(*a, first)
 	}
@@ -315,4 +315,17 @@ func (d *Engine) notePeak() {
 	b := d.bytes.Load()
 	for p := d.peak.Load(); b > p && !d.peak.CompareAndSwap(p, b); p = d.peak.Load() {
 	}
+}
+
+// granules returns the first and last granule of its memory access a
+// touches: granules of 1<<shift bytes, or of the element size of a memory
+// whose elements are narrower (shared.Shift).
+func (d *Engine) granules(a *gpu.Access) (first, last uint64) {
+	s := shared.Shift(a.Mem, d.shift)
+	return a.Offset >> s, (a.Offset + uint64(max(a.Size, 1)) - 1) >> s
+}
+
+// granuleBytes returns the bytes one granule of m covers.
+func (d *Engine) granuleBytes(m *gpu.Memory) uint64 {
+	return 1 << shared.Shift(m, d.shift)
 }

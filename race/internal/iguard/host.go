@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/race/internal/shared"
 	"github.com/warpguard/warpguard/race/report"
 	"github.com/warpguard/warpguard/scope"
 )
@@ -32,7 +33,8 @@ func (d *Engine) HostAccess(h gpu.HostAccess) {
 	cells := l.cellsOf(h.Mem)
 	me := hostSide(l, h)
 	size := uint64(max(h.Mem.ElemSize, 1))
-	first, last := uint64(h.Index)*size>>d.shift, (uint64(h.Index+h.Len)*size-1)>>d.shift
+	sh := shared.Shift(h.Mem, d.shift)
+	first, last := uint64(h.Index)*size>>sh, (uint64(h.Index+h.Len)*size-1)>>sh
 	for g := first; g <= last && g < uint64(len(cells)); g++ {
 		d.hostGranule(l, h, g, &cells[g], me)
 	}
@@ -73,7 +75,7 @@ func (d *Engine) hostPair(l *launch, h gpu.HostAccess, g uint64, me, p *crossSid
 	}
 	prev := me.side
 	prev.Launch = me.launch
-	index := int(g * uint64(d.opt.Granularity) / uint64(max(h.Mem.ElemSize, 1)))
+	index := int(g * d.granuleBytes(h.Mem) / uint64(max(h.Mem.ElemSize, 1)))
 	d.sink.Keep(report.Report{Kind: k, Launch: p.launch, Mem: h.Mem, Index: index, Current: p.side, Previous: prev,
 		Evidence: hostEvidence(me.launch, p.launch)}, nil)
 }

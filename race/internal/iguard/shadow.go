@@ -2,6 +2,7 @@ package iguard
 
 import (
 	"maps"
+	"math/bits"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -285,7 +286,8 @@ func (ss *shadows) add(m *gpu.Memory) *shadow {
 	if s := ss.lookup(shared.KeyOf(m)); s != nil {
 		return s
 	}
-	n := (uint64(m.Bytes()) + ss.gran - 1) / ss.gran
+	gb := uint64(1) << shared.Shift(m, uint(bits.TrailingZeros64(ss.gran)))
+	n := (uint64(m.Bytes()) + gb - 1) / gb
 	s := &shadow{mem: m, key: shared.KeyOf(m), n: n, pages: make([]pageRef, (n+1<<pageBits-1)>>pageBits), extras: ss.extras,
 		bytes: ss.bytes, widened: ss.widened, pool: ss.pool, firsts: ss.firsts && ss.dens.firsts(m), lay: ss.lay, fpool: ss.fpool, dens: ss.dens}
 	if i := ss.nfew.Load(); int(i) < len(ss.few) {
