@@ -29,7 +29,7 @@ import (
 type scOrder struct {
 	mu   sync.Mutex
 	coh  *cohort            // the cohort the clocks belong to
-	inst map[scInst]*vclock // what the fence.sc of each instance published
+	inst map[scInst]view // what the fence.sc of each instance published, as the last one's view
 }
 
 // An scInst names a scope instance of a cohort: a warp, a block or a
@@ -52,18 +52,22 @@ func (th *pthread) fenceSC(s scope.Scope) {
 
 // fence joins into what th knows what the fence.sc operations of the
 // instances of scopes warp to s holding th published, publishes the
-// result there, and returns it.
+// result there, and returns it. Each instance keeps the view of its last
+// fence.sc, which covers every earlier one's, so a fence allocates only
+// when it learns something.
 func (o *scOrder) fence(th *pthread, s scope.Scope) *vclock {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.coh != th.l.ss {
-		o.coh, o.inst = th.l.ss, map[scInst]*vclock{}
+		o.coh, o.inst = th.l.ss, map[scInst]view{}
 	}
 	know := th.know
 	for l := scope.Warp; l <= s; l++ {
-		know = join(know, o.inst[th.instance(l)])
+		if v := o.inst[th.instance(l)]; v.known && v.self.tid != th.tid {
+			know = joinView(know, v) // the thread's own last view it knows already
+		}
 	}
-	pub := joinView(know, th.now())
+	pub := view{k: know, self: th.self(), known: true}
 	for l := scope.Warp; l <= s; l++ {
 		o.inst[th.instance(l)] = pub // pub covers what the instance held
 	}
