@@ -28,7 +28,7 @@ import (
 // under it.
 type scOrder struct {
 	mu   sync.Mutex
-	coh  *cohort            // the cohort the clocks belong to
+	coh  *cohort         // the cohort the clocks belong to
 	inst map[scInst]view // what the fence.sc of each instance published, as the last one's view
 }
 
