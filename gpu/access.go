@@ -259,31 +259,3 @@ func (b Buffer[T]) store(t *Thread, i int, v T, o Order, s scope.Scope) {
 	t.progress = true
 	b.strong(t, i, OpStore)
 }
-
-// Fence is a memory fence of scope s: __threadfence_block for scope.Block,
-// __threadfence for scope.Device, __threadfence_system for scope.System.
-//
-// In the terminology of [the Go memory model], if thread A writes x, then
-// executes a fence of scope s, then writes flag, and thread B (covered by s
-// with A) reads A's value of flag, then executes a fence of scope s, then
-// A's write of x "synchronizes before" B's read of x. A fence blocks nothing.
-//
-// [the Go memory model]: https://go.dev/ref/mem
-func (t *Thread) Fence(s scope.Scope) {
-	t.check()
-	if !s.Valid() {
-		t.failf("fence with invalid %v", s)
-	}
-	if t.obs != nil {
-		t.obs.Fence(t, s)
-	}
-}
-
-// ThreadFenceBlock is CUDA's __threadfence_block: Fence(scope.Block).
-func (t *Thread) ThreadFenceBlock() { t.Fence(scope.Block) }
-
-// ThreadFence is CUDA's __threadfence: Fence(scope.Device).
-func (t *Thread) ThreadFence() { t.Fence(scope.Device) }
-
-// ThreadFenceSystem is CUDA's __threadfence_system: Fence(scope.System).
-func (t *Thread) ThreadFenceSystem() { t.Fence(scope.System) }

@@ -3,6 +3,7 @@ package gpu
 import (
 	"fmt"
 	"math/bits"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -59,6 +60,9 @@ type Device struct {
 	sites    siteCache
 	fibers   *fiberPool  // idle fibers, reused across launches
 	workers  *workerPool // idle goroutines of the Goroutines executor, reused across launches
+	// fenceSC orders the fence.sc reports of the device's launches to
+	// sequencing observers (see Thread.observeFence).
+	fenceSC sync.Mutex
 }
 
 // NewDevice returns a device described by cfg, with defaults for its zero

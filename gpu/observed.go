@@ -8,8 +8,11 @@ import (
 
 // observed performs op, of order o and scope s, on element i at p and
 // reports it to t's observer: under the element's sequencing mutexes when
-// an observer sequences it (see Sequencer), a release store before its
-// value reaches memory, any other access after. It returns the element's
+// an observer sequences it (see Sequencer), a release or seq_cst store
+// before its value reaches memory, any other access after. A releasing
+// read-modify-write is reported after too, since its report carries the
+// value it read; an observer that sequences reports it before any other
+// thread's strong access of the element, as the mutex is held. It returns the element's
 // old value: what a load or read-modify-write read. An observer's panic
 // (a halt) unlocks the mutexes on its way out.
 //
@@ -19,7 +22,7 @@ func (b Buffer[T]) observed(t *Thread, i int, p unsafe.Pointer, op Op, o Order, 
 		x, y := q.lock(b.m, b.lo+i)
 		defer unlock(x, y)
 	}
-	if o == Release {
+	if op == OpStore && o.Releases() {
 		b.notify(t, i, op, o, s, 0, arg, cmp)
 		return perform[T](p, op, arg, cmp)
 	}

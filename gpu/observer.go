@@ -38,8 +38,16 @@ type Observer interface {
 	// [Sequencer] gets the calls for each element's stores,
 	// read-modify-writes and strong loads in the order they took effect.
 	Access(t *Thread, a *Access)
-	// Fence is called when t executes a memory fence of scope s.
-	Fence(t *Thread, s scope.Scope)
+	// Fence is called when t executes a memory fence of scope s and order
+	// o: [SeqCst] for PTX's fence.sc (Thread.Fence and the ThreadFence
+	// calls), [AcqRel] for fence.acq_rel (Thread.FenceAcqRel). An access
+	// of order SeqCst is preceded by a Fence call of order SeqCst and the
+	// access's scope, as PTX defines a seq_cst operation: fence.sc, then
+	// the operation with acquire (load), release (store) or acq_rel
+	// (read-modify-write) semantics. An observer that implements
+	// [Sequencer] gets the SeqCst fences of a device's launches in one
+	// order, the order every such observer of the device sees.
+	Fence(t *Thread, s scope.Scope, o Order)
 	// Sync is called once per completed barrier or collective, while every
 	// participant that arrived is still held inside it: each participant's
 	// operations before the barrier happen before the call, and none of
@@ -114,11 +122,22 @@ const (
 	Weak     Order = iota // a plain access: no ordering, may be torn or cached in CUDA
 	Volatile              // CUDA volatile: strong and relaxed at system scope (PTX ld/st.volatile), but not an atomic
 	Relaxed               // a relaxed atomic: read-modify-writes, atomic_ref relaxed loads and stores
-	Acquire               // atomic_ref load(memory_order_acquire)
-	Release               // atomic_ref store(memory_order_release)
+	Acquire               // memory_order_acquire: a load or read-modify-write that acquires what it reads
+	Release               // memory_order_release: a store or read-modify-write that releases what it writes
+	AcqRel                // memory_order_acq_rel: a read-modify-write that acquires and releases; a fence.acq_rel
+	SeqCst                // memory_order_seq_cst: fence.sc at the operation's scope, then the operation as acquire, release or acq_rel; a fence.sc
 )
 
-// String returns "weak", "volatile", "relaxed", "acquire" or "release".
+// Acquires reports whether an access of order o acquires what it reads:
+// Acquire, AcqRel and SeqCst do.
+func (o Order) Acquires() bool { return o == Acquire || o == AcqRel || o == SeqCst }
+
+// Releases reports whether an access of order o releases what it writes:
+// Release, AcqRel and SeqCst do.
+func (o Order) Releases() bool { return o == Release || o == AcqRel || o == SeqCst }
+
+// String returns "weak", "volatile", "relaxed", "acquire", "release",
+// "acq_rel" or "seq_cst".
 func (o Order) String() string {
 	switch o {
 	case Weak:
@@ -131,6 +150,10 @@ func (o Order) String() string {
 		return "acquire"
 	case Release:
 		return "release"
+	case AcqRel:
+		return "acq_rel"
+	case SeqCst:
+		return "seq_cst"
 	}
 	return fmt.Sprintf("order(%d)", uint8(o))
 }

@@ -35,8 +35,11 @@ func (p observerPair) LaunchEnd(g *Grid, err error) {
 	p[0].LaunchEnd(g, err)
 	p[1].LaunchEnd(g, err)
 }
-func (p observerPair) BlockStart(g *Grid, b int)      { p[0].BlockStart(g, b); p[1].BlockStart(g, b) }
-func (p observerPair) BlockEnd(g *Grid, b int)        { p[0].BlockEnd(g, b); p[1].BlockEnd(g, b) }
-func (p observerPair) Access(t *Thread, a *Access)    { p[0].Access(t, a); p[1].Access(t, a) }
-func (p observerPair) Fence(t *Thread, s scope.Scope) { p[0].Fence(t, s); p[1].Fence(t, s) }
-func (p observerPair) Sync(t *Thread, s Sync)         { p[0].Sync(t, s); p[1].Sync(t, s) }
+func (p observerPair) BlockStart(g *Grid, b int)   { p[0].BlockStart(g, b); p[1].BlockStart(g, b) }
+func (p observerPair) BlockEnd(g *Grid, b int)     { p[0].BlockEnd(g, b); p[1].BlockEnd(g, b) }
+func (p observerPair) Access(t *Thread, a *Access) { p[0].Access(t, a); p[1].Access(t, a) }
+func (p observerPair) Fence(t *Thread, s scope.Scope, o Order) {
+	p[0].Fence(t, s, o)
+	p[1].Fence(t, s, o)
+}
+func (p observerPair) Sync(t *Thread, s Sync) { p[0].Sync(t, s); p[1].Sync(t, s) }

@@ -23,13 +23,13 @@ func (p *panicky) boom(method string) {
 	}
 }
 
-func (p *panicky) LaunchStart(g *gpu.Grid)             { p.boom("LaunchStart") }
-func (p *panicky) LaunchEnd(g *gpu.Grid, err error)    { p.boom("LaunchEnd") }
-func (p *panicky) BlockStart(g *gpu.Grid, b int)       { p.boom("BlockStart") }
-func (p *panicky) BlockEnd(g *gpu.Grid, b int)         { p.boom("BlockEnd") }
-func (p *panicky) Access(t *gpu.Thread, a *gpu.Access) { p.boom("Access") }
-func (p *panicky) Fence(t *gpu.Thread, s scope.Scope)  { p.boom("Fence") }
-func (p *panicky) Sync(t *gpu.Thread, s gpu.Sync)      { p.boom("Sync") }
+func (p *panicky) LaunchStart(g *gpu.Grid)                         { p.boom("LaunchStart") }
+func (p *panicky) LaunchEnd(g *gpu.Grid, err error)                { p.boom("LaunchEnd") }
+func (p *panicky) BlockStart(g *gpu.Grid, b int)                   { p.boom("BlockStart") }
+func (p *panicky) BlockEnd(g *gpu.Grid, b int)                     { p.boom("BlockEnd") }
+func (p *panicky) Access(t *gpu.Thread, a *gpu.Access)             { p.boom("Access") }
+func (p *panicky) Fence(t *gpu.Thread, s scope.Scope, _ gpu.Order) { p.boom("Fence") }
+func (p *panicky) Sync(t *gpu.Thread, s gpu.Sync)                  { p.boom("Sync") }
 
 // TestObserverPanics: an Observer that panics in any method ends the
 // launch with an error naming the method, on every executor, never a hang

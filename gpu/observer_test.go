@@ -45,7 +45,9 @@ func (r *recorder) Access(t *gpu.Thread, a *gpu.Access) {
 	r.add("t%d %v %s[%d] off=%d size=%d %v %v old=%d arg=%d cmp=%d ok=%v%s",
 		t.GlobalID(), a.Op, a.Mem.Name, a.Index, a.Offset, a.Size, a.Order, a.Scope, a.Old, a.Arg, a.Cmp, a.Succeeded(), site)
 }
-func (r *recorder) Fence(t *gpu.Thread, s scope.Scope) { r.add("t%d fence %v", t.GlobalID(), s) }
+func (r *recorder) Fence(t *gpu.Thread, s scope.Scope, o gpu.Order) {
+	r.add("t%d fence %v %v", t.GlobalID(), s, o)
+}
 func (r *recorder) Sync(t *gpu.Thread, s gpu.Sync) {
 	r.add("sync %v block %d", s.Kind, s.Block)
 }
@@ -70,7 +72,7 @@ func TestObserverEvents(t *testing.T) {
 		"block 0 start",
 		"t0 load x[0] off=0 size=4 weak thread old=5 arg=0 cmp=0 ok=true",
 		"t0 store x[1] off=4 size=4 weak thread old=0 arg=5 cmp=0 ok=true",
-		"t0 fence device",
+		"t0 fence device seq_cst",
 		"t0 atomicCAS x[0] off=0 size=4 relaxed block old=5 arg=9 cmp=5 ok=true",
 		"t0 atomicCAS x[0] off=0 size=4 relaxed device old=9 arg=7 cmp=5 ok=false",
 		"t0 store x[1] off=4 size=4 release device old=0 arg=3 cmp=0 ok=true",
@@ -175,12 +177,12 @@ type memoryAtAccess struct {
 	seen map[gpu.Order]uint32
 }
 
-func (*memoryAtAccess) LaunchStart(*gpu.Grid)          {}
-func (*memoryAtAccess) LaunchEnd(*gpu.Grid, error)     {}
-func (*memoryAtAccess) BlockStart(*gpu.Grid, int)      {}
-func (*memoryAtAccess) BlockEnd(*gpu.Grid, int)        {}
-func (*memoryAtAccess) Fence(*gpu.Thread, scope.Scope) {}
-func (*memoryAtAccess) Sync(*gpu.Thread, gpu.Sync)     {}
+func (*memoryAtAccess) LaunchStart(*gpu.Grid)                     {}
+func (*memoryAtAccess) LaunchEnd(*gpu.Grid, error)                {}
+func (*memoryAtAccess) BlockStart(*gpu.Grid, int)                 {}
+func (*memoryAtAccess) BlockEnd(*gpu.Grid, int)                   {}
+func (*memoryAtAccess) Fence(*gpu.Thread, scope.Scope, gpu.Order) {}
+func (*memoryAtAccess) Sync(*gpu.Thread, gpu.Sync)                {}
 
 func (m *memoryAtAccess) Access(_ *gpu.Thread, a *gpu.Access) {
 	if a.Op == gpu.OpStore {

@@ -33,6 +33,11 @@ import (
 // mutex must be used for nothing but this: the runtime locks it, and no
 // other lock a thread can hold is taken inside it.
 //
+// Fences of order SeqCst (fence.sc) are sequenced too: the runtime
+// reports each while holding one mutex of its device, so every
+// sequencing observer of a device sees the device's fence.sc operations
+// in the same order, and each report synchronizes before the next.
+//
 // With two observers (the device's and the launch's) that both sequence,
 // the runtime locks both mutexes, the lower address first.
 //

@@ -37,12 +37,12 @@ func (o *memoryOrder) Sequence(m *gpu.Memory, i int) *sync.Mutex {
 
 func (o *memoryOrder) Sequences() bool { return true }
 
-func (o *memoryOrder) LaunchStart(*gpu.Grid)          {}
-func (o *memoryOrder) LaunchEnd(*gpu.Grid, error)     {}
-func (o *memoryOrder) BlockStart(*gpu.Grid, int)      {}
-func (o *memoryOrder) BlockEnd(*gpu.Grid, int)        {}
-func (o *memoryOrder) Fence(*gpu.Thread, scope.Scope) {}
-func (o *memoryOrder) Sync(*gpu.Thread, gpu.Sync)     {}
+func (o *memoryOrder) LaunchStart(*gpu.Grid)                     {}
+func (o *memoryOrder) LaunchEnd(*gpu.Grid, error)                {}
+func (o *memoryOrder) BlockStart(*gpu.Grid, int)                 {}
+func (o *memoryOrder) BlockEnd(*gpu.Grid, int)                   {}
+func (o *memoryOrder) Fence(*gpu.Thread, scope.Scope, gpu.Order) {}
+func (o *memoryOrder) Sync(*gpu.Thread, gpu.Sync)                {}
 func (o *memoryOrder) Access(t *gpu.Thread, a *gpu.Access) {
 	if a.Op == gpu.OpLoad && a.Order == gpu.Weak {
 		o.weak.Add(1)

@@ -16,12 +16,12 @@ type stackObserver struct {
 	stack []gpu.Site
 }
 
-func (*stackObserver) LaunchStart(*gpu.Grid)          {}
-func (*stackObserver) LaunchEnd(*gpu.Grid, error)     {}
-func (*stackObserver) BlockStart(*gpu.Grid, int)      {}
-func (*stackObserver) BlockEnd(*gpu.Grid, int)        {}
-func (*stackObserver) Fence(*gpu.Thread, scope.Scope) {}
-func (*stackObserver) Sync(*gpu.Thread, gpu.Sync)     {}
+func (*stackObserver) LaunchStart(*gpu.Grid)                     {}
+func (*stackObserver) LaunchEnd(*gpu.Grid, error)                {}
+func (*stackObserver) BlockStart(*gpu.Grid, int)                 {}
+func (*stackObserver) BlockEnd(*gpu.Grid, int)                   {}
+func (*stackObserver) Fence(*gpu.Thread, scope.Scope, gpu.Order) {}
+func (*stackObserver) Sync(*gpu.Thread, gpu.Sync)                {}
 
 func (o *stackObserver) Access(t *gpu.Thread, a *gpu.Access) {
 	if a.Op == gpu.OpStore && t.GlobalID() == 0 {

@@ -19,12 +19,12 @@ type halter struct {
 	err error
 }
 
-func (h *halter) LaunchStart(*gpu.Grid)          {}
-func (h *halter) LaunchEnd(*gpu.Grid, error)     {}
-func (h *halter) BlockStart(*gpu.Grid, int)      {}
-func (h *halter) BlockEnd(*gpu.Grid, int)        {}
-func (h *halter) Fence(*gpu.Thread, scope.Scope) {}
-func (h *halter) Sync(*gpu.Thread, gpu.Sync)     {}
+func (h *halter) LaunchStart(*gpu.Grid)                     {}
+func (h *halter) LaunchEnd(*gpu.Grid, error)                {}
+func (h *halter) BlockStart(*gpu.Grid, int)                 {}
+func (h *halter) BlockEnd(*gpu.Grid, int)                   {}
+func (h *halter) Fence(*gpu.Thread, scope.Scope, gpu.Order) {}
+func (h *halter) Sync(*gpu.Thread, gpu.Sync)                {}
 func (h *halter) Access(t *gpu.Thread, a *gpu.Access) {
 	if t.GlobalID() == 3 && a.Op == gpu.OpStore {
 		h.stop(t)

@@ -20,12 +20,12 @@ type syncRecorder struct {
 	syncs []gpu.Sync
 }
 
-func (r *syncRecorder) LaunchStart(*gpu.Grid)           {}
-func (r *syncRecorder) LaunchEnd(*gpu.Grid, error)      {}
-func (r *syncRecorder) BlockStart(*gpu.Grid, int)       {}
-func (r *syncRecorder) BlockEnd(*gpu.Grid, int)         {}
-func (r *syncRecorder) Access(*gpu.Thread, *gpu.Access) {}
-func (r *syncRecorder) Fence(*gpu.Thread, scope.Scope)  {}
+func (r *syncRecorder) LaunchStart(*gpu.Grid)                     {}
+func (r *syncRecorder) LaunchEnd(*gpu.Grid, error)                {}
+func (r *syncRecorder) BlockStart(*gpu.Grid, int)                 {}
+func (r *syncRecorder) BlockEnd(*gpu.Grid, int)                   {}
+func (r *syncRecorder) Access(*gpu.Thread, *gpu.Access)           {}
+func (r *syncRecorder) Fence(*gpu.Thread, scope.Scope, gpu.Order) {}
 func (r *syncRecorder) Sync(_ *gpu.Thread, s gpu.Sync) {
 	r.mu.Lock()
 	r.syncs = append(r.syncs, s)

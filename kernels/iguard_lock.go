@@ -27,7 +27,7 @@ func ThreadLock() *Kernel {
 		Name: "iguard/thread-lock",
 		Doc:  "every lane takes one device-scope spin lock to add into a total (per-thread locking within a warp)",
 		Injections: []Injection{
-			{Name: injLaneSkipsLock, Doc: "lane 31 of each warp adds between fences but without the lock",
+			{Name: injLaneSkipsLock, Doc: "lane 31 of each warp adds between acq_rel fences but without the lock",
 				Expect: []kind.Kind{kind.ImproperLocking, kind.MissingSyncwarp, kind.MissingBlockFence, kind.MissingDeviceFence},
 				Where:  where((*threadLock).add), Corrupts: true,
 				Precise: &Verdict{Expect: []kind.Kind{kind.MissingSyncwarp}, Why: whyWarpVolatile}},
@@ -60,9 +60,13 @@ func (l *threadLock) kernel(t *gpu.Thread) {
 // add adds v into the total under the lock.
 func (l *threadLock) add(t *gpu.Thread, v int32) {
 	if l.inject == injLaneSkipsLock && t.Lane() == 31 {
-		t.ThreadFence()
+		// acq_rel fences, which iGUARD counts as any fence: with
+		// __threadfence (fence.sc), a run whose lanes happened not to
+		// interleave would be ordered by the fence.sc order, and the
+		// exact family's verdict would rest on the schedule.
+		t.FenceAcqRel(scope.Device)
 		l.total.StoreVolatile(t, 0, l.total.LoadVolatile(t, 0)+v)
-		t.ThreadFence()
+		t.FenceAcqRel(scope.Device)
 		return
 	}
 	for {

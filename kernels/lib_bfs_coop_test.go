@@ -16,12 +16,12 @@ import (
 // gridSyncs is an observer that counts the grid syncs a launch completes.
 type gridSyncs struct{ n atomic.Int32 }
 
-func (*gridSyncs) LaunchStart(*gpu.Grid)           {}
-func (*gridSyncs) LaunchEnd(*gpu.Grid, error)      {}
-func (*gridSyncs) BlockStart(*gpu.Grid, int)       {}
-func (*gridSyncs) BlockEnd(*gpu.Grid, int)         {}
-func (*gridSyncs) Access(*gpu.Thread, *gpu.Access) {}
-func (*gridSyncs) Fence(*gpu.Thread, scope.Scope)  {}
+func (*gridSyncs) LaunchStart(*gpu.Grid)                     {}
+func (*gridSyncs) LaunchEnd(*gpu.Grid, error)                {}
+func (*gridSyncs) BlockStart(*gpu.Grid, int)                 {}
+func (*gridSyncs) BlockEnd(*gpu.Grid, int)                   {}
+func (*gridSyncs) Access(*gpu.Thread, *gpu.Access)           {}
+func (*gridSyncs) Fence(*gpu.Thread, scope.Scope, gpu.Order) {}
 
 func (g *gridSyncs) Sync(_ *gpu.Thread, s gpu.Sync) {
 	if s.Kind == gpu.SyncGrid {

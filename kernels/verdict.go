@@ -30,10 +30,6 @@ const (
 	// whyCumulative: a leader's fence after __syncthreads releases what
 	// its whole block wrote before the barrier.
 	whyCumulative = "causality is transitive through the barrier: the leader's fence after __syncthreads releases every write its block made before it"
-	// whyFenceBeforeBarrier: threads fence before __syncthreads, but the
-	// leader's strong write follows no fence of its own after it.
-	whyFenceBeforeBarrier = "a fence releases only through a strong write of its own thread that follows it: the threads' fences precede no write " +
-		"of theirs, and the leader's fence precedes the barrier, so its arrival releases none of the other threads' writes"
 	whyPollNoAcquire = "the reader polls with atomics and then fences at block scope only, which does not include the releasing block: " +
 		"nothing acquires the release, and a block-scope atomic does not include the other block"
 )

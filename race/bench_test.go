@@ -78,13 +78,13 @@ func benchAccess(b *testing.B, blocks int, op string, spread bool) {
 // access, which every detector pays.
 type nopObserver struct{}
 
-func (nopObserver) LaunchStart(*gpu.Grid)           {}
-func (nopObserver) LaunchEnd(*gpu.Grid, error)      {}
-func (nopObserver) BlockStart(*gpu.Grid, int)       {}
-func (nopObserver) BlockEnd(*gpu.Grid, int)         {}
-func (nopObserver) Access(*gpu.Thread, *gpu.Access) {}
-func (nopObserver) Fence(*gpu.Thread, scope.Scope)  {}
-func (nopObserver) Sync(*gpu.Thread, gpu.Sync)      {}
+func (nopObserver) LaunchStart(*gpu.Grid)                     {}
+func (nopObserver) LaunchEnd(*gpu.Grid, error)                {}
+func (nopObserver) BlockStart(*gpu.Grid, int)                 {}
+func (nopObserver) BlockEnd(*gpu.Grid, int)                   {}
+func (nopObserver) Access(*gpu.Thread, *gpu.Access)           {}
+func (nopObserver) Fence(*gpu.Thread, scope.Scope, gpu.Order) {}
+func (nopObserver) Sync(*gpu.Thread, gpu.Sync)                {}
 
 // BenchmarkAccess is the cost of one instrumented access under each
 // detector configuration (race.Configs), the opt configuration with the

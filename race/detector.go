@@ -116,14 +116,15 @@ func (d *Detector) Access(t *gpu.Thread, a *gpu.Access) {
 	d.eng.Access(t, a, site, path)
 }
 
-// Fence implements [gpu.Observer]: it counts the fence and activates the
-// locks it validates.
-func (d *Detector) Fence(t *gpu.Thread, s scope.Scope) {
+// Fence implements [gpu.Observer]: the exact family applies a fence of
+// order o (fence.acq_rel or fence.sc) as PTX defines it; the iGUARD
+// family counts the fence and activates the locks it validates.
+func (d *Detector) Fence(t *gpu.Thread, s scope.Scope, o gpu.Order) {
 	if d.pre != nil {
-		d.pre.Fence(t, s)
+		d.pre.Fence(t, s, o)
 		return
 	}
-	d.eng.Fence(t, s)
+	d.eng.Fence(t, s, o)
 }
 
 // Sync implements [gpu.Observer]: it advances the epoch of the threads that

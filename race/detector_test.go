@@ -235,8 +235,11 @@ func (o tee) LaunchEnd(g *gpu.Grid, err error) {
 func (o tee) BlockStart(g *gpu.Grid, b int)       { o[0].BlockStart(g, b); o[1].BlockStart(g, b) }
 func (o tee) BlockEnd(g *gpu.Grid, b int)         { o[0].BlockEnd(g, b); o[1].BlockEnd(g, b) }
 func (o tee) Access(t *gpu.Thread, a *gpu.Access) { o[0].Access(t, a); o[1].Access(t, a) }
-func (o tee) Fence(t *gpu.Thread, s scope.Scope)  { o[0].Fence(t, s); o[1].Fence(t, s) }
-func (o tee) Sync(t *gpu.Thread, s gpu.Sync)      { o[0].Sync(t, s); o[1].Sync(t, s) }
+func (o tee) Fence(t *gpu.Thread, s scope.Scope, f gpu.Order) {
+	o[0].Fence(t, s, f)
+	o[1].Fence(t, s, f)
+}
+func (o tee) Sync(t *gpu.Thread, s gpu.Sync) { o[0].Sync(t, s); o[1].Sync(t, s) }
 
 // TestTwoDetectorsOneLaunch: two detectors observing one launch each keep
 // their own launch and thread states, though the grid and the threads

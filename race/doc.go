@@ -45,19 +45,32 @@
 //     exchange values (shuffles, votes, match, reduce) order no memory;
 //   - host order: a launch starts knowing every launch that returned
 //     before it started;
-//   - scoped synchronizes-with: a release pattern of thread A (a release
-//     store of scope s, or a fence of scope s then a strong write) is
-//     ordered before an acquire pattern of thread B (an acquire load of
-//     scope s', or a strong read then a fence of scope s') when the read
+//   - scoped synchronizes-with: a release pattern of thread A (a release,
+//     acq_rel or seq_cst store or read-modify-write of scope s, or a fence
+//     of scope s then a strong write) is ordered before an acquire pattern
+//     of thread B (an acquire, acq_rel or seq_cst load or read-modify-write
+//     of scope s', or a strong read then a fence of scope s') when the read
 //     returns the value of the write, or of a read-modify-write of the
 //     write's release sequence (the read-modify-writes of that location
 //     that follow it, by any thread), and both s and s', and the scopes of
-//     the write and the read, include both threads.
+//     the write and the read, include both threads;
+//   - the fence.sc order (PTX's Fence-SC order): Thread.Fence and the
+//     ThreadFence calls are fence.sc, as __threadfence* compile on sm_70
+//     and later, and the fence.sc operations of a run are totally ordered
+//     (the order the runtime reported them in, one device-wide order every
+//     sequencing observer shares); of two in that order whose scopes each
+//     include the other's thread, the earlier is ordered before the later.
+//     A seq_cst operation (gpu.Ref with gpu.SeqCst) is a fence.sc of its
+//     scope followed by the operation as acquire, release or acq_rel.
 //
-// Every fence acts as PTX's fence.acq_rel at its scope, through those
-// patterns only: the order PTX gives any two fence.sc at run time is left
-// out, so a kernel whose only ordering is two fences with no flag
-// observed between them (Dekker-style) is reported. A scope includes two
+// Thread.FenceAcqRel is PTX's fence.acq_rel: it orders through the
+// patterns above only, so a kernel whose only ordering is two such fences
+// with no flag observed between them is reported, while the same kernel
+// with __threadfence() is judged by the order its fences ran in: a
+// Dekker-style kernel (each thread raises its flag, fences, and enters
+// its weak critical section only if the other's flag is 0, then fences
+// and lowers its flag) is clean. The verdict is the run's: two fence.sc
+// that ran in the other order would order the other way. A scope includes two
 // threads as [scope.Scope.Covers] says. Volatile accesses are strong and
 // relaxed at system scope; weak accesses are not strong.
 //
@@ -117,6 +130,8 @@
 //	  with too narrow a fence)                                             (between blocks)
 //	warp-synchronous reduction over volatile shared      race     race     the warp-synchronous rule: PTX
 //	  memory, no __syncwarp                                                calls it no race, Volta breaks it
+//	Dekker with acq_rel fences (FenceAcqRel): raise      clean    race     no fence follows the flag read
+//	  flag, fence, enter if the other's is 0                               before the critical section
 //
 // Package kernels records, for every suite kernel where the families
 // differ, the Exact family's verdict and its reason.
@@ -206,6 +221,19 @@
 //     [MissingDeviceFence];
 //   - accesses that are fence-ordered but protected by locks that do not
 //     intersect: [ImproperLocking].
+//
+// Memory orders: iGUARD knows one kind of fence, so a fence.sc and a
+// fence.acq_rel count alike, and the fence.sc order orders nothing more.
+// An ordered read-modify-write counts as the fence its order implies: one
+// that releases (release, acq_rel, seq_cst) as a fence of its scope before
+// it, as a release store does; one that acquires (acquire, acq_rel,
+// seq_cst) as a fence of its scope after it, which also validates a lock
+// its CAS took. A seq_cst operation is also preceded by its fence.sc. The
+// runtime reports a read-modify-write after it took effect, with the
+// value it read, so a thread of another block that reads the new value
+// before the report may be checked before its release counts: the family
+// does not sequence accesses (it infers from values), and that window
+// can only add a report, never lose one.
 //
 // Like iGUARD, the family judges a pair ordered when the earlier thread
 // executed a fence of adequate scope after its access ("the writer published

@@ -36,16 +36,16 @@ func TestPreciseEvidenceNamesTheFix(t *testing.T) {
 		{name: "lanes", blocks: 1, block: 32, expect: kinds(race.MissingSyncwarp),
 			evidence: "put a __syncwarp (SyncWarp with both lanes in its mask) or a __syncthreads", kernel: neighbour},
 		{name: "block", blocks: 1, block: 64, expect: kinds(race.MissingBlockFence),
-			evidence: "put a __syncthreads (SyncThreads) both pass between the accesses. A __threadfence_block alone orders no other thread",
+			evidence: "put a __syncthreads (SyncThreads) both pass between the accesses. A __threadfence_block alone orders another thread only if",
 			kernel: func(d *gpu.Device) gpu.Kernel {
 				x := gpu.Alloc[int32](d, "x", 1)
 				return func(t *gpu.Thread) {
 					switch t.Rank() {
 					case 0:
 						x.Store(t, 0, 1)
-						t.ThreadFenceBlock()
+						t.FenceAcqRel(scope.Block)
 					case 32:
-						t.ThreadFenceBlock()
+						t.FenceAcqRel(scope.Block)
 						x.Load(t, 0)
 					}
 				}
@@ -128,10 +128,10 @@ func TestPreciseEvidenceWhileTheBlockPolls(t *testing.T) {
 					switch t.Rank() {
 					case 0:
 						data.Store(t, 0, 7)
-						t.ThreadFence()
+						t.FenceAcqRel(scope.Device)
 						flag.StoreVolatile(t, 0, 1)
 					case 1:
-						t.ThreadFence() // a release of nothing the reader's race involves
+						t.FenceAcqRel(scope.Device) // a release of nothing the reader's race involves
 						other.StoreVolatile(t, 0, 1)
 					}
 					return

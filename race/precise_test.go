@@ -107,6 +107,7 @@ func TestPreciseLostReaders(t *testing.T) {
 // chain is the 3-hop message chain: block 0 writes x, fences at device
 // scope and raises f1; block 1 waits for f1, fences at mid scope and
 // raises f2; block 2 waits for f2, fences at device scope and reads x.
+// The fences are fence.acq_rel, so only the flags carry the order.
 func chain(mid scope.Scope) func(d *gpu.Device) gpu.Kernel {
 	return func(d *gpu.Device) gpu.Kernel {
 		x := gpu.Alloc[int32](d, "x", 1)
@@ -117,15 +118,15 @@ func chain(mid scope.Scope) func(d *gpu.Device) gpu.Kernel {
 			switch t.Block() {
 			case 0:
 				x.Store(t, 0, 7)
-				t.ThreadFence()
+				t.FenceAcqRel(scope.Device)
 				f1.StoreVolatile(t, 0, 1)
 			case 1:
 				spin(t, f1)
-				t.Fence(mid)
+				t.FenceAcqRel(mid)
 				f2.StoreVolatile(t, 0, 1)
 			case 2:
 				spin(t, f2)
-				t.ThreadFence()
+				t.FenceAcqRel(scope.Device)
 				out.Store(t, 0, x.Load(t, 0))
 			}
 		}

@@ -33,7 +33,7 @@ func (mk *maker) stmt() Stmt {
 	case n < 36:
 		return mk.access(mk.guard())
 	case n < 44:
-		return Fence{Who: mk.guard(), Scope: mk.fenceScope()}
+		return Fence{Who: mk.guard(), Scope: mk.fenceScope(), Order: []gpu.Order{gpu.SeqCst, gpu.AcqRel}[mk.r.IntN(2)]}
 	case n < 58:
 		return SyncThreads{}
 	case n < 66:
@@ -95,14 +95,24 @@ func (mk *maker) op() (Op, gpu.Order) {
 	case n < 75:
 		return Store, mk.order(gpu.Release)
 	case n < 85:
-		return Add, gpu.Relaxed
+		return Add, mk.rmwOrder()
 	case n < 93:
-		return Exch, gpu.Relaxed
+		return Exch, mk.rmwOrder()
 	}
-	return CAS, gpu.Relaxed
+	return CAS, mk.rmwOrder()
 }
 
-// order draws an access order; ordering is Acquire or Release.
+// rmwOrder draws a read-modify-write's order: mostly relaxed, as CUDA's
+// atomicX, else any of cuda::atomic_ref's.
+func (mk *maker) rmwOrder() gpu.Order {
+	if mk.r.IntN(2) == 0 {
+		return gpu.Relaxed
+	}
+	return []gpu.Order{gpu.Acquire, gpu.Release, gpu.AcqRel, gpu.SeqCst}[mk.r.IntN(4)]
+}
+
+// order draws a load's or store's order; ordering is Acquire or
+// Release.
 func (mk *maker) order(ordering gpu.Order) gpu.Order {
 	switch n := mk.r.IntN(100); {
 	case n < 50:
@@ -111,8 +121,10 @@ func (mk *maker) order(ordering gpu.Order) gpu.Order {
 		return gpu.Volatile
 	case n < 85:
 		return gpu.Relaxed
+	case n < 93:
+		return ordering
 	}
-	return ordering
+	return gpu.SeqCst
 }
 
 // scope draws the scope of an atomic or ordering access.

@@ -2,6 +2,7 @@ package gen_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -52,6 +53,32 @@ func TestKernelsTerminate(t *testing.T) {
 			k := gen.Generate(s)
 			cfg := gpu.Config{Executor: e, Schedule: gpu.ScheduleRandom, Seed: s, Timeout: gen.Timeout}
 			require.NoError(t, k.Launch(context.Background(), d, cfg), "%v, seed %d:\n%v", e, s, k)
+		}
+	}
+}
+
+// TestGenerateCoversOrders: the generator emits every memory order
+// cuda::atomic_ref offers on read-modify-writes, seq_cst loads and
+// stores, and both fence kinds, so fuzzing and the differential tests
+// exercise them.
+func TestGenerateCoversOrders(t *testing.T) {
+	seen := map[string]bool{}
+	for seed := range uint64(2000) {
+		for _, s := range gen.Generate(seed).Body {
+			switch s := s.(type) {
+			case gen.Access:
+				seen[fmt.Sprintf("%d %v", s.Op, s.Order)] = true
+			case gen.Fence:
+				seen[fmt.Sprintf("fence %v", s.Order)] = true
+			}
+		}
+	}
+	for _, want := range []string{"fence seq_cst", "fence acq_rel", fmt.Sprintf("%d seq_cst", gen.Load), fmt.Sprintf("%d seq_cst", gen.Store)} {
+		require.True(t, seen[want], "no %s in 2000 kernels", want)
+	}
+	for _, op := range []gen.Op{gen.Add, gen.Exch, gen.CAS} {
+		for _, o := range []gpu.Order{gpu.Relaxed, gpu.Acquire, gpu.Release, gpu.AcqRel, gpu.SeqCst} {
+			require.True(t, seen[fmt.Sprintf("%d %v", op, o)], "no op %d %v in 2000 kernels", op, o)
 		}
 	}
 }

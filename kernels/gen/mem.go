@@ -51,19 +51,31 @@ func (m *mem) do(t *gpu.Thread, sp Space, i int, op Op, o gpu.Order, s scope.Sco
 	}
 	switch op {
 	case Load:
-		return loadOp(o)(b, t, n, i, v, cmp, s)
+		return loadOp(o)(b, t, n, i, v, cmp, s, o)
 	case Store:
-		return storeOp(o)(b, t, n, i, v, cmp, s)
+		return storeOp(o)(b, t, n, i, v, cmp, s, o)
 	case Add:
-		return atomicAdd(b, t, n, i, 1, cmp, s)
+		return rmwOp(o, atomicAdd, fetchAdd)(b, t, n, i, 1, cmp, s, o)
 	case Exch:
-		return atomicExch(b, t, n, i, v, cmp, s)
+		return rmwOp(o, atomicExch, exchange)(b, t, n, i, v, cmp, s, o)
 	}
-	return atomicCAS(b, t, n, i, v, cmp, s)
+	return rmwOp(o, atomicCAS, compareExchange)(b, t, n, i, v, cmp, s, o)
 }
 
 // accessFunc is the shape of the functions of sites.go.
-type accessFunc = func(b gpu.Buffer[uint32], t *gpu.Thread, slot, i int, v, cmp uint32, s scope.Scope) uint32
+type accessFunc = func(b gpu.Buffer[uint32], t *gpu.Thread, slot, i int, v, cmp uint32, s scope.Scope, o gpu.Order) uint32
+
+// rmwOp returns relaxed, CUDA's atomicX, for a relaxed read-modify-write,
+// and ordered, a gpu.Ref operation, for one of another order.
+func rmwOp(o gpu.Order, relaxed, ordered accessFunc) accessFunc {
+	if o == gpu.Relaxed {
+		return relaxed
+	}
+	return ordered
+}
+
+// old returns the old value of a CompareExchange.
+func old(v uint32, _ bool) uint32 { return v }
 
 // loadOp returns the load function of order o.
 func loadOp(o gpu.Order) accessFunc {
@@ -74,6 +86,8 @@ func loadOp(o gpu.Order) accessFunc {
 		return atomicLoad
 	case gpu.Acquire:
 		return loadAcquire
+	case gpu.SeqCst:
+		return loadOrdered
 	}
 	return load
 }
@@ -87,6 +101,8 @@ func storeOp(o gpu.Order) accessFunc {
 		return atomicStore
 	case gpu.Release:
 		return storeRelease
+	case gpu.SeqCst:
+		return storeOrdered
 	}
 	return store
 }

@@ -11,7 +11,7 @@ import (
 const slots = 20
 
 // load performs its access on b at slot's own source line.
-func load(b gpu.Buffer[uint32], t *gpu.Thread, slot, i int, v, cmp uint32, s scope.Scope) uint32 {
+func load(b gpu.Buffer[uint32], t *gpu.Thread, slot, i int, v, cmp uint32, s scope.Scope, o gpu.Order) uint32 {
 	switch slot {
 	case 0:
 		return b.Load(t, i)
@@ -58,7 +58,7 @@ func load(b gpu.Buffer[uint32], t *gpu.Thread, slot, i int, v, cmp uint32, s sco
 }
 
 // loadVolatile performs its access on b at slot's own source line.
-func loadVolatile(b gpu.Buffer[uint32], t *gpu.Thread, slot, i int, v, cmp uint32, s scope.Scope) uint32 {
+func loadVolatile(b gpu.Buffer[uint32], t *gpu.Thread, slot, i int, v, cmp uint32, s scope.Scope, o gpu.Order) uint32 {
 	switch slot {
 	case 0:
 		return b.LoadVolatile(t, i)
@@ -105,7 +105,7 @@ func loadVolatile(b gpu.Buffer[uint32], t *gpu.Thread, slot, i int, v, cmp uint3
 }
 
 // atomicLoad performs its access on b at slot's own source line.
-func atomicLoad(b gpu.Buffer[uint32], t *gpu.Thread, slot, i int, v, cmp uint32, s scope.Scope) uint32 {
+func atomicLoad(b gpu.Buffer[uint32], t *gpu.Thread, slot, i int, v, cmp uint32, s scope.Scope, o gpu.Order) uint32 {
 	switch slot {
 	case 0:
 		return b.AtomicLoad(t, i, s)
@@ -152,7 +152,7 @@ func atomicLoad(b gpu.Buffer[uint32], t *gpu.Thread, slot, i int, v, cmp uint32,
 }
 
 // loadAcquire performs its access on b at slot's own source line.
-func loadAcquire(b gpu.Buffer[uint32], t *gpu.Thread, slot, i int, v, cmp uint32, s scope.Scope) uint32 {
+func loadAcquire(b gpu.Buffer[uint32], t *gpu.Thread, slot, i int, v, cmp uint32, s scope.Scope, o gpu.Order) uint32 {
 	switch slot {
 	case 0:
 		return b.LoadAcquire(t, i, s)
@@ -199,7 +199,7 @@ func loadAcquire(b gpu.Buffer[uint32], t *gpu.Thread, slot, i int, v, cmp uint32
 }
 
 // store performs its access on b at slot's own source line.
-func store(b gpu.Buffer[uint32], t *gpu.Thread, slot, i int, v, cmp uint32, s scope.Scope) uint32 {
+func store(b gpu.Buffer[uint32], t *gpu.Thread, slot, i int, v, cmp uint32, s scope.Scope, o gpu.Order) uint32 {
 	switch slot {
 	case 0:
 		b.Store(t, i, v)
@@ -246,7 +246,7 @@ func store(b gpu.Buffer[uint32], t *gpu.Thread, slot, i int, v, cmp uint32, s sc
 }
 
 // storeVolatile performs its access on b at slot's own source line.
-func storeVolatile(b gpu.Buffer[uint32], t *gpu.Thread, slot, i int, v, cmp uint32, s scope.Scope) uint32 {
+func storeVolatile(b gpu.Buffer[uint32], t *gpu.Thread, slot, i int, v, cmp uint32, s scope.Scope, o gpu.Order) uint32 {
 	switch slot {
 	case 0:
 		b.StoreVolatile(t, i, v)
@@ -293,7 +293,7 @@ func storeVolatile(b gpu.Buffer[uint32], t *gpu.Thread, slot, i int, v, cmp uint
 }
 
 // atomicStore performs its access on b at slot's own source line.
-func atomicStore(b gpu.Buffer[uint32], t *gpu.Thread, slot, i int, v, cmp uint32, s scope.Scope) uint32 {
+func atomicStore(b gpu.Buffer[uint32], t *gpu.Thread, slot, i int, v, cmp uint32, s scope.Scope, o gpu.Order) uint32 {
 	switch slot {
 	case 0:
 		b.AtomicStore(t, i, v, s)
@@ -340,7 +340,7 @@ func atomicStore(b gpu.Buffer[uint32], t *gpu.Thread, slot, i int, v, cmp uint32
 }
 
 // storeRelease performs its access on b at slot's own source line.
-func storeRelease(b gpu.Buffer[uint32], t *gpu.Thread, slot, i int, v, cmp uint32, s scope.Scope) uint32 {
+func storeRelease(b gpu.Buffer[uint32], t *gpu.Thread, slot, i int, v, cmp uint32, s scope.Scope, o gpu.Order) uint32 {
 	switch slot {
 	case 0:
 		b.StoreRelease(t, i, v, s)
@@ -387,7 +387,7 @@ func storeRelease(b gpu.Buffer[uint32], t *gpu.Thread, slot, i int, v, cmp uint3
 }
 
 // atomicAdd performs its access on b at slot's own source line.
-func atomicAdd(b gpu.Buffer[uint32], t *gpu.Thread, slot, i int, v, cmp uint32, s scope.Scope) uint32 {
+func atomicAdd(b gpu.Buffer[uint32], t *gpu.Thread, slot, i int, v, cmp uint32, s scope.Scope, o gpu.Order) uint32 {
 	switch slot {
 	case 0:
 		return b.AtomicAdd(t, i, v, s)
@@ -434,7 +434,7 @@ func atomicAdd(b gpu.Buffer[uint32], t *gpu.Thread, slot, i int, v, cmp uint32, 
 }
 
 // atomicExch performs its access on b at slot's own source line.
-func atomicExch(b gpu.Buffer[uint32], t *gpu.Thread, slot, i int, v, cmp uint32, s scope.Scope) uint32 {
+func atomicExch(b gpu.Buffer[uint32], t *gpu.Thread, slot, i int, v, cmp uint32, s scope.Scope, o gpu.Order) uint32 {
 	switch slot {
 	case 0:
 		return b.AtomicExch(t, i, v, s)
@@ -481,7 +481,7 @@ func atomicExch(b gpu.Buffer[uint32], t *gpu.Thread, slot, i int, v, cmp uint32,
 }
 
 // atomicCAS performs its access on b at slot's own source line.
-func atomicCAS(b gpu.Buffer[uint32], t *gpu.Thread, slot, i int, v, cmp uint32, s scope.Scope) uint32 {
+func atomicCAS(b gpu.Buffer[uint32], t *gpu.Thread, slot, i int, v, cmp uint32, s scope.Scope, o gpu.Order) uint32 {
 	switch slot {
 	case 0:
 		return b.AtomicCAS(t, i, cmp, v, s)
@@ -523,6 +523,241 @@ func atomicCAS(b gpu.Buffer[uint32], t *gpu.Thread, slot, i int, v, cmp uint32, 
 		return b.AtomicCAS(t, i, cmp, v, s)
 	case 19:
 		return b.AtomicCAS(t, i, cmp, v, s)
+	}
+	return 0
+}
+
+// loadOrdered performs its access on b at slot's own source line.
+func loadOrdered(b gpu.Buffer[uint32], t *gpu.Thread, slot, i int, v, cmp uint32, s scope.Scope, o gpu.Order) uint32 {
+	switch slot {
+	case 0:
+		return b.Ref(t, i, s).Load(o)
+	case 1:
+		return b.Ref(t, i, s).Load(o)
+	case 2:
+		return b.Ref(t, i, s).Load(o)
+	case 3:
+		return b.Ref(t, i, s).Load(o)
+	case 4:
+		return b.Ref(t, i, s).Load(o)
+	case 5:
+		return b.Ref(t, i, s).Load(o)
+	case 6:
+		return b.Ref(t, i, s).Load(o)
+	case 7:
+		return b.Ref(t, i, s).Load(o)
+	case 8:
+		return b.Ref(t, i, s).Load(o)
+	case 9:
+		return b.Ref(t, i, s).Load(o)
+	case 10:
+		return b.Ref(t, i, s).Load(o)
+	case 11:
+		return b.Ref(t, i, s).Load(o)
+	case 12:
+		return b.Ref(t, i, s).Load(o)
+	case 13:
+		return b.Ref(t, i, s).Load(o)
+	case 14:
+		return b.Ref(t, i, s).Load(o)
+	case 15:
+		return b.Ref(t, i, s).Load(o)
+	case 16:
+		return b.Ref(t, i, s).Load(o)
+	case 17:
+		return b.Ref(t, i, s).Load(o)
+	case 18:
+		return b.Ref(t, i, s).Load(o)
+	case 19:
+		return b.Ref(t, i, s).Load(o)
+	}
+	return 0
+}
+
+// storeOrdered performs its access on b at slot's own source line.
+func storeOrdered(b gpu.Buffer[uint32], t *gpu.Thread, slot, i int, v, cmp uint32, s scope.Scope, o gpu.Order) uint32 {
+	switch slot {
+	case 0:
+		b.Ref(t, i, s).Store(v, o)
+	case 1:
+		b.Ref(t, i, s).Store(v, o)
+	case 2:
+		b.Ref(t, i, s).Store(v, o)
+	case 3:
+		b.Ref(t, i, s).Store(v, o)
+	case 4:
+		b.Ref(t, i, s).Store(v, o)
+	case 5:
+		b.Ref(t, i, s).Store(v, o)
+	case 6:
+		b.Ref(t, i, s).Store(v, o)
+	case 7:
+		b.Ref(t, i, s).Store(v, o)
+	case 8:
+		b.Ref(t, i, s).Store(v, o)
+	case 9:
+		b.Ref(t, i, s).Store(v, o)
+	case 10:
+		b.Ref(t, i, s).Store(v, o)
+	case 11:
+		b.Ref(t, i, s).Store(v, o)
+	case 12:
+		b.Ref(t, i, s).Store(v, o)
+	case 13:
+		b.Ref(t, i, s).Store(v, o)
+	case 14:
+		b.Ref(t, i, s).Store(v, o)
+	case 15:
+		b.Ref(t, i, s).Store(v, o)
+	case 16:
+		b.Ref(t, i, s).Store(v, o)
+	case 17:
+		b.Ref(t, i, s).Store(v, o)
+	case 18:
+		b.Ref(t, i, s).Store(v, o)
+	case 19:
+		b.Ref(t, i, s).Store(v, o)
+	}
+	return 0
+}
+
+// fetchAdd performs its access on b at slot's own source line.
+func fetchAdd(b gpu.Buffer[uint32], t *gpu.Thread, slot, i int, v, cmp uint32, s scope.Scope, o gpu.Order) uint32 {
+	switch slot {
+	case 0:
+		return b.Ref(t, i, s).FetchAdd(v, o)
+	case 1:
+		return b.Ref(t, i, s).FetchAdd(v, o)
+	case 2:
+		return b.Ref(t, i, s).FetchAdd(v, o)
+	case 3:
+		return b.Ref(t, i, s).FetchAdd(v, o)
+	case 4:
+		return b.Ref(t, i, s).FetchAdd(v, o)
+	case 5:
+		return b.Ref(t, i, s).FetchAdd(v, o)
+	case 6:
+		return b.Ref(t, i, s).FetchAdd(v, o)
+	case 7:
+		return b.Ref(t, i, s).FetchAdd(v, o)
+	case 8:
+		return b.Ref(t, i, s).FetchAdd(v, o)
+	case 9:
+		return b.Ref(t, i, s).FetchAdd(v, o)
+	case 10:
+		return b.Ref(t, i, s).FetchAdd(v, o)
+	case 11:
+		return b.Ref(t, i, s).FetchAdd(v, o)
+	case 12:
+		return b.Ref(t, i, s).FetchAdd(v, o)
+	case 13:
+		return b.Ref(t, i, s).FetchAdd(v, o)
+	case 14:
+		return b.Ref(t, i, s).FetchAdd(v, o)
+	case 15:
+		return b.Ref(t, i, s).FetchAdd(v, o)
+	case 16:
+		return b.Ref(t, i, s).FetchAdd(v, o)
+	case 17:
+		return b.Ref(t, i, s).FetchAdd(v, o)
+	case 18:
+		return b.Ref(t, i, s).FetchAdd(v, o)
+	case 19:
+		return b.Ref(t, i, s).FetchAdd(v, o)
+	}
+	return 0
+}
+
+// exchange performs its access on b at slot's own source line.
+func exchange(b gpu.Buffer[uint32], t *gpu.Thread, slot, i int, v, cmp uint32, s scope.Scope, o gpu.Order) uint32 {
+	switch slot {
+	case 0:
+		return b.Ref(t, i, s).Exchange(v, o)
+	case 1:
+		return b.Ref(t, i, s).Exchange(v, o)
+	case 2:
+		return b.Ref(t, i, s).Exchange(v, o)
+	case 3:
+		return b.Ref(t, i, s).Exchange(v, o)
+	case 4:
+		return b.Ref(t, i, s).Exchange(v, o)
+	case 5:
+		return b.Ref(t, i, s).Exchange(v, o)
+	case 6:
+		return b.Ref(t, i, s).Exchange(v, o)
+	case 7:
+		return b.Ref(t, i, s).Exchange(v, o)
+	case 8:
+		return b.Ref(t, i, s).Exchange(v, o)
+	case 9:
+		return b.Ref(t, i, s).Exchange(v, o)
+	case 10:
+		return b.Ref(t, i, s).Exchange(v, o)
+	case 11:
+		return b.Ref(t, i, s).Exchange(v, o)
+	case 12:
+		return b.Ref(t, i, s).Exchange(v, o)
+	case 13:
+		return b.Ref(t, i, s).Exchange(v, o)
+	case 14:
+		return b.Ref(t, i, s).Exchange(v, o)
+	case 15:
+		return b.Ref(t, i, s).Exchange(v, o)
+	case 16:
+		return b.Ref(t, i, s).Exchange(v, o)
+	case 17:
+		return b.Ref(t, i, s).Exchange(v, o)
+	case 18:
+		return b.Ref(t, i, s).Exchange(v, o)
+	case 19:
+		return b.Ref(t, i, s).Exchange(v, o)
+	}
+	return 0
+}
+
+// compareExchange performs its access on b at slot's own source line.
+func compareExchange(b gpu.Buffer[uint32], t *gpu.Thread, slot, i int, v, cmp uint32, s scope.Scope, o gpu.Order) uint32 {
+	switch slot {
+	case 0:
+		return old(b.Ref(t, i, s).CompareExchange(cmp, v, o))
+	case 1:
+		return old(b.Ref(t, i, s).CompareExchange(cmp, v, o))
+	case 2:
+		return old(b.Ref(t, i, s).CompareExchange(cmp, v, o))
+	case 3:
+		return old(b.Ref(t, i, s).CompareExchange(cmp, v, o))
+	case 4:
+		return old(b.Ref(t, i, s).CompareExchange(cmp, v, o))
+	case 5:
+		return old(b.Ref(t, i, s).CompareExchange(cmp, v, o))
+	case 6:
+		return old(b.Ref(t, i, s).CompareExchange(cmp, v, o))
+	case 7:
+		return old(b.Ref(t, i, s).CompareExchange(cmp, v, o))
+	case 8:
+		return old(b.Ref(t, i, s).CompareExchange(cmp, v, o))
+	case 9:
+		return old(b.Ref(t, i, s).CompareExchange(cmp, v, o))
+	case 10:
+		return old(b.Ref(t, i, s).CompareExchange(cmp, v, o))
+	case 11:
+		return old(b.Ref(t, i, s).CompareExchange(cmp, v, o))
+	case 12:
+		return old(b.Ref(t, i, s).CompareExchange(cmp, v, o))
+	case 13:
+		return old(b.Ref(t, i, s).CompareExchange(cmp, v, o))
+	case 14:
+		return old(b.Ref(t, i, s).CompareExchange(cmp, v, o))
+	case 15:
+		return old(b.Ref(t, i, s).CompareExchange(cmp, v, o))
+	case 16:
+		return old(b.Ref(t, i, s).CompareExchange(cmp, v, o))
+	case 17:
+		return old(b.Ref(t, i, s).CompareExchange(cmp, v, o))
+	case 18:
+		return old(b.Ref(t, i, s).CompareExchange(cmp, v, o))
+	case 19:
+		return old(b.Ref(t, i, s).CompareExchange(cmp, v, o))
 	}
 	return 0
 }

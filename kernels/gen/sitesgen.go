@@ -35,6 +35,11 @@ func ops() []op {
 		{"atomicAdd", "return b.AtomicAdd(t, i, v, s)"},
 		{"atomicExch", "return b.AtomicExch(t, i, v, s)"},
 		{"atomicCAS", "return b.AtomicCAS(t, i, cmp, v, s)"},
+		{"loadOrdered", "return b.Ref(t, i, s).Load(o)"},
+		{"storeOrdered", "b.Ref(t, i, s).Store(v, o)"},
+		{"fetchAdd", "return b.Ref(t, i, s).FetchAdd(v, o)"},
+		{"exchange", "return b.Ref(t, i, s).Exchange(v, o)"},
+		{"compareExchange", "return old(b.Ref(t, i, s).CompareExchange(cmp, v, o))"},
 	}
 }
 
@@ -59,7 +64,7 @@ func main() {
 // per slot.
 func writeOp(w *bytes.Buffer, o op) {
 	fmt.Fprintf(w, "\n// %s performs its access on b at slot's own source line.\n", o.name)
-	fmt.Fprintf(w, "func %s(b gpu.Buffer[uint32], t *gpu.Thread, slot, i int, v, cmp uint32, s scope.Scope) uint32 {\nswitch slot {\n", o.name)
+	fmt.Fprintf(w, "func %s(b gpu.Buffer[uint32], t *gpu.Thread, slot, i int, v, cmp uint32, s scope.Scope, o gpu.Order) uint32 {\nswitch slot {\n", o.name)
 	for k := range slots {
 		fmt.Fprintf(w, "case %d:\n%s\n", k, o.call)
 	}

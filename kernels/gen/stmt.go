@@ -20,7 +20,7 @@ type Access struct {
 	Space Space       // global data words x or shared words s
 	At    Index       // the word each thread accesses
 	Op    Op          // load, store or read-modify-write
-	Order gpu.Order   // Weak, Volatile, Relaxed; Acquire for loads, Release for stores
+	Order gpu.Order   // Weak, Volatile, Relaxed or SeqCst; Acquire for loads, Release for stores; any atomic order for RMWs
 	Scope scope.Scope // of atomics, acquire loads and release stores
 }
 
@@ -58,11 +58,20 @@ func opText(op Op, o gpu.Order, s scope.Scope, w string) string {
 	case Store:
 		return fmt.Sprintf("%s %s = gid+1", orderText(o, s), w)
 	case Add:
-		return fmt.Sprintf("atomicAdd.%v(&%s, 1)", s, w)
+		return fmt.Sprintf("atomicAdd.%s(&%s, 1)", rmwText(o, s), w)
 	case Exch:
-		return fmt.Sprintf("atomicExch.%v(&%s, gid+1)", s, w)
+		return fmt.Sprintf("atomicExch.%s(&%s, gid+1)", rmwText(o, s), w)
 	}
-	return fmt.Sprintf("atomicCAS.%v(&%s, 0, gid+1)", s, w)
+	return fmt.Sprintf("atomicCAS.%s(&%s, 0, gid+1)", rmwText(o, s), w)
+}
+
+// rmwText names a read-modify-write's scope, and its order unless
+// relaxed: "device", "acq_rel.block".
+func rmwText(o gpu.Order, s scope.Scope) string {
+	if o == gpu.Relaxed {
+		return s.String()
+	}
+	return fmt.Sprintf("%v.%v", o, s)
 }
 
 // orderText names an order and scope as a prefix: "weak", "volatile",
@@ -86,17 +95,28 @@ func guarded(g Guard, text string) string {
 type Fence struct {
 	Who   Guard       // the threads that fence
 	Scope scope.Scope // the fence's scope
+	Order gpu.Order   // gpu.SeqCst: fence.sc, as __threadfence; gpu.AcqRel: fence.acq_rel
 }
 
 // run fences if t passes the guard.
 func (f Fence) run(t *gpu.Thread, _ *mem) {
-	if f.Who.has(t.Block(), t.Rank()) {
+	if !f.Who.has(t.Block(), t.Rank()) {
+		return
+	}
+	if f.Order == gpu.AcqRel {
+		t.FenceAcqRel(f.Scope)
+	} else {
 		t.Fence(f.Scope)
 	}
 }
 
 // String prints the fence, with its guard.
-func (f Fence) String() string { return guarded(f.Who, fenceText(f.Scope)) }
+func (f Fence) String() string {
+	if f.Order == gpu.AcqRel {
+		return guarded(f.Who, fmt.Sprintf("atomic_thread_fence(acq_rel, %v)", f.Scope))
+	}
+	return guarded(f.Who, fenceText(f.Scope))
+}
 
 // fenceText prints a fence of scope s as CUDA spells it.
 func fenceText(s scope.Scope) string {

@@ -46,11 +46,18 @@
 //     happens before the acquire (r or its fence).
 //
 // Strong operations are volatile accesses (relaxed at system scope),
-// atomic loads and stores, acquire loads, release stores and
-// read-modify-writes. Every fence acts as PTX's fence.acq_rel at its
-// scope, and only through the patterns above: PTX's extra total order of
-// fence.sc operations is left out, so a kernel whose only ordering is two
-// fences with no flag read between them (Dekker style) is judged racy.
+// atomic loads and stores and read-modify-writes of every order. A
+// release, acq_rel or seq_cst store or read-modify-write is a release
+// pattern by itself, an acquire, acq_rel or seq_cst load or
+// read-modify-write an acquire pattern. A fence of order gpu.AcqRel is
+// PTX's fence.acq_rel and acts through the patterns above only; a fence of
+// order gpu.SeqCst (Thread.Fence, __threadfence) is fence.sc and adds
+// PTX's Fence-SC order: the fence.sc operations of a trace, in the order
+// they were recorded (the runtime reports a device's fence.sc operations
+// under one mutex, so the recorder and a detector see one order), are
+// totally ordered, and each happens before every later one whose scope
+// and its own each include the other's thread. A seq_cst access is
+// recorded after the fence.sc the runtime reports before it.
 //
 // # Races
 //

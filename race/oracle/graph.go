@@ -18,8 +18,8 @@ type graph struct {
 	pos   []int32   // per event: its index in its thread's po
 }
 
-// build returns the graph of tr: program order, barrier edges and scoped
-// synchronizes-with.
+// build returns the graph of tr: program order, barrier edges, scoped
+// synchronizes-with and the fence.sc order.
 func build(tr *Trace) *graph {
 	n := len(tr.Events)
 	g := &graph{tr: tr, preds: make([][]int32, n), last: make([]int32, tr.Grid.Threads),
@@ -31,6 +31,7 @@ func build(tr *Trace) *graph {
 		g.step(int32(i))
 	}
 	g.synchronizesWith()
+	g.fenceSC()
 	return g
 }
 

@@ -60,7 +60,9 @@ func TestLostReader(t *testing.T) {
 
 // chain runs the three-hop message chain: block 0 writes x and hands on
 // through f1 to block 1, which fences at middle scope and hands on through
-// f2 to block 2, which reads x.
+// f2 to block 2, which reads x. The fences are fence.acq_rel, so only the
+// flags carry the order (fence.sc of blocks 0 and 2 would order them by
+// the fence.sc order alone).
 func chain(t *testing.T, middle scope.Scope) []string {
 	d := device(t)
 	x, f := gpu.Alloc[uint32](d, "x", 1), gpu.Alloc[uint32](d, "f", 2)
@@ -68,15 +70,15 @@ func chain(t *testing.T, middle scope.Scope) []string {
 		switch th.Block() {
 		case 0:
 			x.Store(th, 0, 1)
-			th.Fence(scope.Device)
+			th.FenceAcqRel(scope.Device)
 			f.StoreVolatile(th, 0, 1)
 		case 1:
 			spin(func() uint32 { return f.LoadVolatile(th, 0) }, 1)
-			th.Fence(middle)
+			th.FenceAcqRel(middle)
 			f.StoreVolatile(th, 1, 1)
 		case 2:
 			spin(func() uint32 { return f.LoadVolatile(th, 1) }, 1)
-			th.Fence(scope.Device)
+			th.FenceAcqRel(scope.Device)
 			x.Load(th, 0)
 		}
 	})
@@ -240,17 +242,35 @@ func TestReleaseSequenceBrokenByStore(t *testing.T) {
 	assert.Equal(t, []string{"x[0]"}, got)
 }
 
-// TestFencesAloneOrderNothing: two fences with no flag read between them order
-// nothing, as the oracle leaves out fence-SC order.
+// TestFencesAloneOrderNothing: two fence.acq_rel with no flag read
+// between them order nothing.
 func TestFencesAloneOrderNothing(t *testing.T) {
 	d := device(t)
 	x := gpu.Alloc[uint32](d, "x", 1)
 	got, _ := judge(t, d, 2, 1, func(th *gpu.Thread) {
-		th.Fence(scope.Device)
+		th.FenceAcqRel(scope.Device)
 		x.Store(th, 0, uint32(th.Block()))
-		th.Fence(scope.Device)
+		th.FenceAcqRel(scope.Device)
 	})
 	assert.Equal(t, []string{"x[0]"}, got)
+}
+
+// TestSCFencesOrderByTheirOrder: the same with fence.sc (__threadfence)
+// is ordered: the first thread's fence after its store precedes the
+// second thread's fence before its store in the fence.sc order, so the
+// first store happens before the second. Fence.sc of block scope in two
+// blocks are not morally strong and order nothing.
+func TestSCFencesOrderByTheirOrder(t *testing.T) {
+	for s, want := range map[scope.Scope][]string{scope.Device: nil, scope.Block: {"x[0]"}} {
+		d := device(t)
+		x := gpu.Alloc[uint32](d, "x", 1)
+		got, _ := judge(t, d, 2, 1, func(th *gpu.Thread) {
+			th.Fence(s)
+			x.Store(th, 0, uint32(th.Block()))
+			th.Fence(s)
+		})
+		assert.Equal(t, want, got, "fences of %v scope", s)
+	}
 }
 
 // TestTileSync: a tile's sync orders its own ranks only.

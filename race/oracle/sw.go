@@ -1,7 +1,5 @@
 package oracle
 
-import "github.com/warpguard/warpguard/gpu"
-
 // location is one memory element: a memory and a byte offset in it.
 type location struct {
 	mem    uint64
@@ -59,12 +57,13 @@ func (g *graph) pair(h, r int32) {
 }
 
 // release returns where the release pattern ending in write h, as seen by
-// the thread of other, begins: h itself if it is a release store whose
-// scope covers both threads, else the latest such fence before h in
+// the thread of other, begins: h itself if it is a release store or
+// read-modify-write (release, acq_rel or seq_cst order) whose scope
+// covers both threads, else the latest such fence before h in
 // program order; -1 if there is none.
 func (g *graph) release(h int32, other *Event) int32 {
 	w := &g.tr.Events[h]
-	if w.Access.Order == gpu.Release && covers(w.Access.Scope, w, other) {
+	if w.Access.Order.Releases() && covers(w.Access.Scope, w, other) {
 		return h
 	}
 	po := g.po[w.Thread.Thread]
@@ -78,12 +77,13 @@ func (g *graph) release(h int32, other *Event) int32 {
 }
 
 // acquire returns where the acquire pattern starting with read r, as seen
-// by the thread of other, ends: r itself if it is an acquire load whose
-// scope covers both threads, else the earliest such fence after r in
+// by the thread of other, ends: r itself if it is an acquire load or
+// read-modify-write (acquire, acq_rel or seq_cst order) whose scope
+// covers both threads, else the earliest such fence after r in
 // program order; -1 if there is none.
 func (g *graph) acquire(r int32, other *Event) int32 {
 	rd := &g.tr.Events[r]
-	if rd.Access.Order == gpu.Acquire && covers(rd.Access.Scope, rd, other) {
+	if rd.Access.Order.Acquires() && covers(rd.Access.Scope, rd, other) {
 		return r
 	}
 	po := g.po[rd.Thread.Thread]

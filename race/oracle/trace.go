@@ -30,6 +30,7 @@ type Event struct {
 	Rank   int         // the thread's rank in its block
 	Access gpu.Access  // AccessEvent: the access
 	Scope  scope.Scope // FenceEvent: the fence's scope
+	Order  gpu.Order   // FenceEvent: gpu.AcqRel for fence.acq_rel, gpu.SeqCst for fence.sc
 	Sync   gpu.Sync    // SyncEvent: which threads met
 }
 

@@ -18,7 +18,7 @@ func (p *Engine) Access(t *gpu.Thread, a *gpu.Access, site gpu.Site, path *share
 	ac := access{th: th, t: t, a: a, site: site, x: th.record(a, site, path)}
 	ac.wide = ac.x.wide(a.Mem.Space)
 	ac.releases = th.releases(&ac.x)
-	if a.Order == gpu.Release {
+	if releasing(a) {
 		ac.rv = th.now()
 	}
 	sh := th.shadowOf(a.Mem)
@@ -28,10 +28,16 @@ func (p *Engine) Access(t *gpu.Thread, a *gpu.Access, site gpu.Site, path *share
 	for g := first; g <= last; g++ {
 		p.visit(&ac, sh, g, g == first)
 	}
-	if a.Order == gpu.Release {
+	if releasing(a) {
 		th.c++
 	}
 }
+
+// releasing reports whether a releases what its thread knows: a release
+// or seq_cst store, or a read-modify-write of release, acq_rel or seq_cst
+// order (a failed CAS too, which then writes nothing and releases
+// nothing).
+func releasing(a *gpu.Access) bool { return a.Order.Releases() && a.Op.Writes() }
 
 // An access is one Access call on its way through the granules it
 // touches: the thread, the access, its record and its class, and, for a

@@ -25,7 +25,7 @@ import (
 // mu guards launches, the cohort, each launch's blocks and spare thread
 // states: the lifecycle calls and the rare lookups that miss a cache.
 // Lock order: a Sequence stripe, then a shadow's mu, then a page's mu,
-// then mu, then a thread's mu.
+// then mu, then a thread's mu; sc's mu is taken alone.
 //
 // Launches that overlap share a cohort: their threads, blocks and warps
 // are numbered apart in it, so a thread's place tells launches apart, and
@@ -47,6 +47,7 @@ type Engine struct {
 	// stripes sequence each element's strong reads and writes with their
 	// checks (see Sequence); they are taken before any lock of the engine.
 	stripes [preciseStripes]sync.Mutex
+	sc      scOrder // the fence.sc order and what each fence.sc published
 }
 
 // preciseStripes is how many mutexes sequence the elements the precise
@@ -116,12 +117,20 @@ func (p *Engine) resident(t *gpu.Thread) *pblock {
 	return nil
 }
 
-// Fence applies a fence of scope s by t: PTX's fence.acq_rel at s. It
-// first acquires what the thread's earlier strong reads found released
-// within s, then keeps what the thread knows as its release for strong
-// writes that follow it.
-func (p *Engine) Fence(t *gpu.Thread, s scope.Scope) {
-	if th := p.thread(t); th != nil {
+// Fence applies a fence of scope s and order o by t: PTX's fence.acq_rel
+// (o is gpu.AcqRel), or fence.sc (gpu.SeqCst), which is a fence.acq_rel
+// that also synchronizes with the morally strong fence.sc operations
+// before it in the engine's fence.sc order (see scOrder). It first
+// acquires what the thread's earlier strong reads found released within
+// s, then keeps what the thread knows as its release for strong writes
+// that follow it.
+func (p *Engine) Fence(t *gpu.Thread, s scope.Scope, o gpu.Order) {
+	th := p.thread(t)
+	switch {
+	case th == nil:
+	case o == gpu.SeqCst:
+		th.fenceSC(s)
+	default:
 		th.fence(s)
 	}
 }

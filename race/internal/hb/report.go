@@ -104,7 +104,7 @@ func fix(s scope.Scope) string {
 	case scope.Warp:
 		return "The two are lanes of one warp: put a __syncwarp (SyncWarp with both lanes in its mask) or a __syncthreads both pass between the accesses."
 	case scope.Block:
-		return "The two are threads of one block: put a __syncthreads (SyncThreads) both pass between the accesses. A __threadfence_block alone orders no other thread: it orders only through a flag written after it and acquired by the reader."
+		return "The two are threads of one block: put a __syncthreads (SyncThreads) both pass between the accesses. A __threadfence_block alone orders another thread only if that thread's own fence ran after it (the fence.sc order), which a kernel cannot count on: order through a flag written after it and acquired by the reader."
 	}
 	return "The two are threads of different blocks: after the write, __threadfence() then a strong write of a flag (or StoreRelease of device scope); before its access, the reader acquires the flag (LoadAcquire of device scope, or a strong read then __threadfence()). In a cooperative launch, a grid sync both pass also orders them."
 }

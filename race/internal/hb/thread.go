@@ -139,15 +139,16 @@ func (th *pthread) prune(recs []prec, x *prec) []prec {
 	})
 }
 
-// acquireFrom applies strong read a of loc's value: an acquire load
-// acquires now what loc's release state holds for its scope; another
+// acquireFrom applies strong read a of loc's value: an acquire, acq_rel
+// or seq_cst load or read-modify-write acquires now what loc's release
+// state holds for its scope; another
 // strong read leaves it pending for a later fence, at each fence scope.
 func (th *pthread) acquireFrom(loc *ploc, a *gpu.Access, site gpu.Site) {
 	r := loc.rel
 	if r == nil {
 		return
 	}
-	if a.Order == gpu.Acquire {
+	if a.Order.Acquires() {
 		th.acquire(r, a.Scope)
 		return
 	}
@@ -253,12 +254,25 @@ func (th *pthread) pending(by *[scope.System + 1]*vclock, m scope.Scope) {
 // for scope s and every narrower one, and starts a new epoch, so that
 // accesses after the fence are not part of the release.
 func (th *pthread) fence(s scope.Scope) {
+	th.fenceAcquire(s)
+	th.fenceRelease(s)
+}
+
+// fenceAcquire is the acquire half of a fence of scope s: it acquires
+// the releases pending for s.
+func (th *pthread) fenceAcquire(s scope.Scope) {
 	th.mu.Lock()
 	th.foldHeld()
 	th.mu.Unlock()
 	th.know = join(th.know, th.pend[s])
 	th.settle(s)
 	th.last = nil
+}
+
+// fenceRelease is the release half of a fence of scope s: what the
+// thread knows becomes its release for scope s and every narrower one,
+// and a new epoch starts.
+func (th *pthread) fenceRelease(s scope.Scope) {
 	w := th.now()
 	for i := scope.Thread; i <= s; i++ {
 		th.fenced[i], th.fvc[i] = w, nil
@@ -280,12 +294,13 @@ func (th *pthread) settle(s scope.Scope) {
 }
 
 // releases reports whether x, an access of the thread, may release: it
-// is a release store, or a strong write after a fence of the thread (a
+// is a release, acq_rel or seq_cst store or read-modify-write, or a
+// strong write after a fence of the thread (a
 // fence of any scope sets the release of warp scope, the narrowest a
 // strong write releases at). Any other access leaves a location's
 // release state as it was, or clears it.
 func (th *pthread) releases(x *prec) bool {
-	return x.order == gpu.Release || x.write && x.strong() && th.fenced[scope.Warp].known
+	return x.order.Releases() && x.op.Writes() || x.write && x.strong() && th.fenced[scope.Warp].known
 }
 
 // released returns the thread's release for scope s as a vclock: the view

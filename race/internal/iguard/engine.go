@@ -147,9 +147,12 @@ func (d *Engine) Access(t *gpu.Thread, a *gpu.Access, site gpu.Site, path *share
 	}
 	if c := th.l.central; c != nil {
 		c.send(event{kind: evAccess, th: th, a: *a, site: site, path: path, seq: th.seq.Load()})
-		return
+	} else {
+		d.access(th, t, a, site, path, nil)
 	}
-	d.access(th, t, a, site, path, nil)
+	if a.Op.IsRMW() && a.Order.Acquires() {
+		d.fence(th, a.Scope)
+	}
 }
 
 // release counts the fence a release access makes. A release store is PTX's release pattern, a fence of
@@ -159,8 +162,13 @@ func (d *Engine) Access(t *gpu.Thread, a *gpu.Access, site gpu.Site, path *share
 // the data; an acquire of too narrow a scope fails the atomic scope check
 // on the flag itself.
 // With the central checker it is marked apart, in rel (see central.go).
+//
+// A read-modify-write that releases (release, acq_rel or seq_cst) counts
+// the same fence before it, the fence its order implies; one that
+// acquires counts a fence after it (see Access), which activates a lock
+// its CAS took, as a fence after a relaxed CAS does.
 func (th *thread) release(a *gpu.Access, central bool) {
-	if a.Order != gpu.Release {
+	if !a.Order.Releases() || !a.Op.Writes() {
 		return
 	}
 	switch i, n := th.number(a.Scope); {
@@ -269,9 +277,16 @@ func (d *Engine) siteSlot(site gpu.Site, path *shared.SiteSlot) *shared.SiteSlot
 }
 
 // Fence counts a fence of scope s by t and activates the locks it
+// validates. iGUARD's rules know one kind of fence: a fence.sc (o is
+// gpu.SeqCst) counts as a fence.acq_rel, so the total order of fence.sc
+// operations orders nothing here.
+func (d *Engine) Fence(t *gpu.Thread, s scope.Scope, _ gpu.Order) {
+	d.fence(d.threadOf(t), s)
+}
+
+// fence counts a fence of scope s by th and activates the locks it
 // validates.
-func (d *Engine) Fence(t *gpu.Thread, s scope.Scope) {
-	th := d.threadOf(t)
+func (d *Engine) fence(th *thread, s scope.Scope) {
 	if c := th.l.central; c != nil {
 		_, n := th.number(s)
 		c.send(event{kind: evFence, th: th, scope: s, seq: n})

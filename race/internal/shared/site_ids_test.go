@@ -20,12 +20,12 @@ type slotRecorder struct {
 	evict bool // fill every cache line with a foreign slot after each lookup
 }
 
-func (s *slotRecorder) LaunchStart(*gpu.Grid)          {}
-func (s *slotRecorder) LaunchEnd(*gpu.Grid, error)     {}
-func (s *slotRecorder) BlockStart(*gpu.Grid, int)      {}
-func (s *slotRecorder) BlockEnd(*gpu.Grid, int)        {}
-func (s *slotRecorder) Fence(*gpu.Thread, scope.Scope) {}
-func (s *slotRecorder) Sync(*gpu.Thread, gpu.Sync)     {}
+func (s *slotRecorder) LaunchStart(*gpu.Grid)                     {}
+func (s *slotRecorder) LaunchEnd(*gpu.Grid, error)                {}
+func (s *slotRecorder) BlockStart(*gpu.Grid, int)                 {}
+func (s *slotRecorder) BlockEnd(*gpu.Grid, int)                   {}
+func (s *slotRecorder) Fence(*gpu.Thread, scope.Scope, gpu.Order) {}
+func (s *slotRecorder) Sync(*gpu.Thread, gpu.Sync)                {}
 func (s *slotRecorder) Access(t *gpu.Thread, _ *gpu.Access) {
 	_, slot := s.c.Of(t)
 	s.mu.Lock()

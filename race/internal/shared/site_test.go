@@ -23,7 +23,7 @@ func (s *siteChecker) LaunchStart(*gpu.Grid)      {}
 func (s *siteChecker) LaunchEnd(*gpu.Grid, error) {}
 func (s *siteChecker) BlockStart(*gpu.Grid, int)  {}
 func (s *siteChecker) BlockEnd(*gpu.Grid, int)    {}
-func (s *siteChecker) Fence(*gpu.Thread, scope.Scope) {
+func (s *siteChecker) Fence(*gpu.Thread, scope.Scope, gpu.Order) {
 }
 func (s *siteChecker) Sync(*gpu.Thread, gpu.Sync) {}
 func (s *siteChecker) Access(t *gpu.Thread, _ *gpu.Access) {

@@ -1,0 +1,55 @@
+package oracle
+
+import (
+	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/scope"
+)
+
+// fenceSC adds PTX's Fence-SC edges: the fence.sc operations of a trace
+// are totally ordered in the order they were recorded (the runtime
+// reports them under one mutex of the device, gpu.Sequencer), and each
+// synchronizes with every later one that is morally strong with it:
+// each one's scope covers the other's thread. Of one thread's earlier
+// fence.sc operations of one scope only the latest needs an edge, since
+// program order reaches the others from it; the latest morally strong
+// one is among those latest per scope.
+func (g *graph) fenceSC() {
+	latest := make(map[int]*[scope.System + 1]int32) // per thread, per scope: its latest fence.sc, or -1
+	for i := range g.tr.Events {
+		f := &g.tr.Events[i]
+		if f.What != FenceEvent || f.Order != gpu.SeqCst {
+			continue
+		}
+		for t, byScope := range latest {
+			if t != f.Thread.Thread {
+				g.scEdges(int32(i), byScope)
+			}
+		}
+		g.noteSC(latest, int32(i))
+	}
+}
+
+// scEdges adds an edge to fence.sc f from each of the fences in earlier
+// (one thread's latest per scope) that is morally strong with it.
+func (g *graph) scEdges(f int32, earlier *[scope.System + 1]int32) {
+	later := &g.tr.Events[f]
+	for _, e := range earlier {
+		if e < 0 {
+			continue
+		}
+		if ev := &g.tr.Events[e]; covers(ev.Scope, ev, later) && covers(later.Scope, ev, later) {
+			g.preds[f] = append(g.preds[f], e)
+		}
+	}
+}
+
+// noteSC records fence.sc f as its thread's latest of its scope.
+func (g *graph) noteSC(latest map[int]*[scope.System + 1]int32, f int32) {
+	e := &g.tr.Events[f]
+	byScope := latest[e.Thread.Thread]
+	if byScope == nil {
+		byScope = &[scope.System + 1]int32{-1, -1, -1, -1, -1}
+		latest[e.Thread.Thread] = byScope
+	}
+	byScope[e.Scope] = f
+}
