@@ -15,7 +15,7 @@ import (
 //
 // An element starts a run if it is the first or differs from the one
 // before it; the starts are selected as by [Select], with their indices,
-// and a last launch turns the indices into lengths.
+// and a last launch turns the indices into lengths, items runs a thread.
 func RunLengthEncode[T gpu.Elem](ctx context.Context, d *gpu.Device, cfg gpu.Config, in, unique gpu.Buffer[T], counts gpu.Buffer[int32]) (int, error) {
 	r, err := newRun(ctx, d, cfg, "device.RunLengthEncode")
 	if err != nil || in.Len() == 0 {
@@ -46,9 +46,16 @@ func RunLengthEncode[T gpu.Elem](ctx context.Context, d *gpu.Device, cfg gpu.Con
 	if err != nil {
 		return 0, err
 	}
-	return runs, r.launch("lengths", (runs+r.threads-1)/r.threads, func(t *gpu.Thread) {
-		if k := t.GlobalID(); k < runs {
-			counts.Store(t, k, starts.Load(t, k+1)-starts.Load(t, k))
+	return runs, r.launch("lengths", spans(runs), func(t *gpu.Thread) {
+		lo, hi := span(t, runs)
+		if lo == hi {
+			return
+		}
+		start := starts.Load(t, lo)
+		for k := lo; k < hi; k++ {
+			next := starts.Load(t, k+1)
+			counts.Store(t, k, next-start)
+			start = next
 		}
 	})
 }
