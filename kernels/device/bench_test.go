@@ -57,7 +57,7 @@ func benchDevice(b *testing.B) *gpu.Device {
 }
 
 // emulated runs the primitive that op calls, with detection off as
-// "emulator" and under a default detector, a fresh one per call, as
+// "emulator" and under a default detector, the device's observer, as
 // "detector": setup allocates the buffers on a device and returns the
 // call, which gets the launch options.
 func emulated(b *testing.B, setup func(d *gpu.Device) func(cfg gpu.Config) error) {
@@ -66,8 +66,12 @@ func emulated(b *testing.B, setup func(d *gpu.Device) func(cfg gpu.Config) error
 		loop(b, func() error { return op(gpu.Config{}) })
 	})
 	b.Run("detector", func(b *testing.B) {
-		op := setup(benchDevice(b))
-		loop(b, func() error { return op(gpu.Config{Observer: race.New(race.Options{})}) })
+		d, err := gpu.NewDevice(gpu.DeviceConfig{Observer: race.New(race.Options{})})
+		if err != nil {
+			b.Fatal(err)
+		}
+		op := setup(d)
+		loop(b, func() error { return op(gpu.Config{}) })
 	})
 }
 

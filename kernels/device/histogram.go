@@ -8,9 +8,11 @@ import (
 	"github.com/warpguard/warpguard/scope"
 )
 
-// rowBins is the most bins a block counts in its own row of a scratch
-// buffer; more are counted with device-scope atomics on hist directly.
-const rowBins = 2048
+// rowBins is the most bins a warp counts in its own row of a scratch
+// buffer; more are counted with device-scope atomics on hist directly. A
+// warp's items*WarpSize elements are at least as many as the row's
+// cells, so summing the rows reads no more than counting them.
+const rowBins = 1024
 
 // HistogramEven counts the elements of in into hist.Len() bins of equal
 // width over [lower, upper), CUB's HistogramEven: x falls into bin
@@ -18,8 +20,10 @@ const rowBins = 2048
 // range are not counted. hist is overwritten.
 //
 // Each thread counts its items with block-scope atomic adds into its
-// block's row of bins in a zeroed scratch buffer, which no other block
-// touches, and a second launch sums each bin over the rows into hist.
+// warp's row of bins in a zeroed scratch buffer, which no other warp
+// touches, and a second launch sums each bin over the rows into hist. A
+// row per warp, not per block, keeps fewer threads on each counter, which
+// a race detector's cost for an atomic grows with.
 // With more than rowBins bins, threads add to hist with device-scope
 // atomics after a launch that zeroes it.
 func HistogramEven[T gpu.Elem, C gpu.Integer](ctx context.Context, d *gpu.Device, cfg gpu.Config, in gpu.Buffer[T], hist gpu.Buffer[C], lower, upper T) error {
@@ -41,8 +45,9 @@ func HistogramEven[T gpu.Elem, C gpu.Integer](ctx context.Context, d *gpu.Device
 		}
 		return r.launch("count", spans(in.Len()), countKernel(in, hist, bin, 0, scope.Device))
 	}
-	blocks := (spans(in.Len()) + r.threads - 1) / r.threads
-	rows := alloc[C](r, "rows", blocks*hist.Len())
+	ws := d.Config().WarpSize
+	warps := (spans(in.Len()) + r.threads - 1) / r.threads * ((r.threads + ws - 1) / ws)
+	rows := alloc[C](r, "rows", warps*hist.Len())
 	if err := r.launch("count", spans(in.Len()), countKernel(in, rows, bin, hist.Len(), scope.Block)); err != nil {
 		return err
 	}
@@ -62,11 +67,11 @@ func binner(n int, lo, hi float64) func(x float64) int {
 
 // countKernel returns the kernel whose threads add one to counts for each
 // of their items' bins, with atomics of scope sc, at the bin in their
-// block's row: block b's row starts at b*rowLen, and a rowLen of 0 makes
-// one row for all.
+// warp's row: the row of the grid's warp w starts at w*rowLen, and a
+// rowLen of 0 makes one row for all.
 func countKernel[T gpu.Elem, C gpu.Integer](in gpu.Buffer[T], counts gpu.Buffer[C], bin func(T) int, rowLen int, sc scope.Scope) gpu.Kernel {
 	return func(t *gpu.Thread) {
-		row := t.Block() * rowLen
+		row := t.GlobalWarp() * rowLen
 		lo, hi := span(t, in.Len())
 		for i := lo; i < hi; i++ {
 			if s := bin(in.Load(t, i)); s >= 0 {
