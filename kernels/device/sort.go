@@ -9,8 +9,10 @@ import (
 )
 
 // The sorts take radixBits bits of the key a pass: each thread stores a
-// count per digit a pass, so the counts a pass scans are radix/items per
-// key, and wider digits trade fewer passes for more counts.
+// count per digit a pass, so the counts a pass stores, scans and loads
+// are radix/items per key, and wider digits trade fewer passes for more
+// counts. radixBits divides 32, so the passes are even in number, and is
+// at most 6, for scatter's mask of loaded digits.
 const (
 	radixBits = 4
 	radix     = 1 << radixBits
@@ -26,8 +28,8 @@ const (
 // at counts[digit*threads+thread]; an exclusive scan of them
 // ([ExclusiveScan]) gives each digit of each thread its first place; and
 // each thread stores its keys at their places in order, so the pass is
-// stable. The passes alternate between keys and a scratch buffer, and a
-// last launch copies the keys back after an odd number of passes.
+// stable. The passes alternate between keys and a scratch buffer, an even
+// number of times.
 func SortKeys[K gpu.Integer](ctx context.Context, d *gpu.Device, cfg gpu.Config, keys gpu.Buffer[K]) error {
 	r, err := newRun(ctx, d, cfg, "device.SortKeys")
 	if err != nil {
@@ -76,10 +78,7 @@ func radixSort[K gpu.Integer, V gpu.Elem](r *run, keys gpu.Buffer[K], values gpu
 		}
 		p.srcK, p.dstK, p.srcV, p.dstV = p.dstK, p.srcK, p.dstV, p.srcV
 	}
-	if (block.KeyBits[K]()+radixBits-1)/radixBits%2 == 0 {
-		return nil
-	}
-	return r.launch("copy back", p.threads, p.copyBack)
+	return nil
 }
 
 // run is one pass: count, scan, scatter.
@@ -128,17 +127,5 @@ func (p *sortPass[K, V]) scatter(t *gpu.Thread) {
 			p.dstV.Store(t, int(at[d]), p.srcV.Load(t, i))
 		}
 		at[d]++
-	}
-}
-
-// copyBack copies the thread's keys, and values, from the scratch buffers
-// the last pass filled to the caller's.
-func (p *sortPass[K, V]) copyBack(t *gpu.Thread) {
-	lo, hi := span(t, p.srcK.Len())
-	for i := lo; i < hi; i++ {
-		p.dstK.Store(t, i, p.srcK.Load(t, i))
-		if p.pairs {
-			p.dstV.Store(t, i, p.srcV.Load(t, i))
-		}
 	}
 }
