@@ -10,19 +10,21 @@ import (
 
 	"github.com/warpguard/warpguard/gpu"
 	"github.com/warpguard/warpguard/kernels/device"
+	"github.com/warpguard/warpguard/race"
 )
 
-// The benchmarks set each primitive against what a Go user would write
-// instead, on the same input: a sequential loop, and an errgroup over
-// GOMAXPROCS chunks. Run them side by side:
+// The benchmarks set each primitive, with detection off ("emulator") and
+// under the default detector ("detector"), against what a Go user would
+// write instead on the same input: a sequential loop with the operator
+// written inline ("loop"), and an errgroup over GOMAXPROCS chunks
+// ("errgroup"). Run them side by side:
 //
-//	go test ./kernels/device -run '^$' -bench . -benchtime 3x -count 6
+//	GOMAXPROCS=2 go test ./kernels/device -run '^$' -bench . -benchtime 3x -count 6
 
-// benchN is the input size; sortN the sorts', whose emulated passes take
-// longest.
+// benchN is the input size, and the sorts' key count.
 const (
-	benchN = 1 << 16
-	sortN  = 1 << 14
+	benchN = 1 << 20
+	sortN  = 1 << 20
 )
 
 // chunks cuts n into GOMAXPROCS ranges and runs f on each in its own
@@ -54,8 +56,27 @@ func benchDevice(b *testing.B) *gpu.Device {
 	return d
 }
 
-// emulated runs op b.N times, failing b on an error.
-func emulated(b *testing.B, op func() error) {
+// emulated runs the primitive that op calls, with detection off as
+// "emulator" and under a default detector, the device's observer, as
+// "detector": setup allocates the buffers on a device and returns the
+// call, which gets the launch options.
+func emulated(b *testing.B, setup func(d *gpu.Device) func(cfg gpu.Config) error) {
+	b.Run("emulator", func(b *testing.B) {
+		op := setup(benchDevice(b))
+		loop(b, func() error { return op(gpu.Config{}) })
+	})
+	b.Run("detector", func(b *testing.B) {
+		d, err := gpu.NewDevice(gpu.DeviceConfig{Observer: race.New(race.Options{})})
+		if err != nil {
+			b.Fatal(err)
+		}
+		op := setup(d)
+		loop(b, func() error { return op(gpu.Config{}) })
+	})
+}
+
+// loop runs op b.N times, failing b on an error.
+func loop(b *testing.B, op func() error) {
 	for b.Loop() {
 		if err := op(); err != nil {
 			b.Fatal(err)
@@ -65,10 +86,9 @@ func emulated(b *testing.B, op func() error) {
 
 func BenchmarkReduce(b *testing.B) {
 	host := randInt32s(benchN, 1, 1000)
-	b.Run("emulator", func(b *testing.B) {
-		d := benchDevice(b)
+	emulated(b, func(d *gpu.Device) func(cfg gpu.Config) error {
 		in, out := gpu.FromHost(d, "in", host), gpu.Alloc[int32](d, "out", 1)
-		emulated(b, func() error { return device.Reduce(ctx, d, gpu.Config{}, in, out, 0, gpu.Add[int32]) })
+		return func(cfg gpu.Config) error { return device.Reduce(ctx, d, cfg, in, out, 0, gpu.Add[int32]) }
 	})
 	b.Run("loop", func(b *testing.B) {
 		for b.Loop() {
@@ -97,10 +117,9 @@ func sum(xs []int32) int32 {
 func BenchmarkInclusiveScan(b *testing.B) {
 	host := randInt32s(benchN, 2, 1000)
 	out := make([]int32, len(host))
-	b.Run("emulator", func(b *testing.B) {
-		d := benchDevice(b)
+	emulated(b, func(d *gpu.Device) func(cfg gpu.Config) error {
 		in, out := gpu.FromHost(d, "in", host), gpu.Alloc[int32](d, "out", len(host))
-		emulated(b, func() error { return device.InclusiveScan(ctx, d, gpu.Config{}, in, out, gpu.Add[int32]) })
+		return func(cfg gpu.Config) error { return device.InclusiveScan(ctx, d, cfg, in, out, gpu.Add[int32]) }
 	})
 	b.Run("loop", func(b *testing.B) {
 		for b.Loop() {
@@ -139,10 +158,9 @@ func BenchmarkHistogramEven(b *testing.B) {
 			}
 		}
 	}
-	b.Run("emulator", func(b *testing.B) {
-		d := benchDevice(b)
+	emulated(b, func(d *gpu.Device) func(cfg gpu.Config) error {
 		in, h := gpu.FromHost(d, "in", host), gpu.Alloc[int32](d, "hist", bins)
-		emulated(b, func() error { return device.HistogramEven(ctx, d, gpu.Config{}, in, h, -0.5, 0.5) })
+		return func(cfg gpu.Config) error { return device.HistogramEven(ctx, d, cfg, in, h, -0.5, 0.5) }
 	})
 	b.Run("loop", func(b *testing.B) {
 		for b.Loop() {
@@ -166,10 +184,9 @@ func BenchmarkHistogramEven(b *testing.B) {
 func BenchmarkSelect(b *testing.B) {
 	host := randInt32s(benchN, 4, 1000)
 	out := make([]int32, len(host))
-	b.Run("emulator", func(b *testing.B) {
-		d := benchDevice(b)
+	emulated(b, func(d *gpu.Device) func(cfg gpu.Config) error {
 		in, o := gpu.FromHost(d, "in", host), gpu.Alloc[int32](d, "out", len(host))
-		emulated(b, func() error { _, err := device.Select(ctx, d, gpu.Config{}, in, o, even); return err })
+		return func(cfg gpu.Config) error { _, err := device.Select(ctx, d, cfg, in, o, even); return err }
 	})
 	b.Run("loop", func(b *testing.B) {
 		for b.Loop() {
@@ -219,10 +236,9 @@ func BenchmarkPartition(b *testing.B) {
 			}
 		}
 	}
-	b.Run("emulator", func(b *testing.B) {
-		d := benchDevice(b)
+	emulated(b, func(d *gpu.Device) func(cfg gpu.Config) error {
 		in, o := gpu.FromHost(d, "in", host), gpu.Alloc[int32](d, "out", len(host))
-		emulated(b, func() error { _, err := device.Partition(ctx, d, gpu.Config{}, in, o, even); return err })
+		return func(cfg gpu.Config) error { _, err := device.Partition(ctx, d, cfg, in, o, even); return err }
 	})
 	b.Run("loop", func(b *testing.B) {
 		for b.Loop() {
@@ -243,11 +259,10 @@ func BenchmarkPartition(b *testing.B) {
 func BenchmarkRunLengthEncode(b *testing.B) {
 	host := randInt32s(benchN, 6, 3)
 	unique, counts := make([]int32, len(host)), make([]int32, len(host))
-	b.Run("emulator", func(b *testing.B) {
-		d := benchDevice(b)
+	emulated(b, func(d *gpu.Device) func(cfg gpu.Config) error {
 		in := gpu.FromHost(d, "in", host)
 		u, c := gpu.Alloc[int32](d, "unique", len(host)), gpu.Alloc[int32](d, "counts", len(host))
-		emulated(b, func() error { _, err := device.RunLengthEncode(ctx, d, gpu.Config{}, in, u, c); return err })
+		return func(cfg gpu.Config) error { _, err := device.RunLengthEncode(ctx, d, cfg, in, u, c); return err }
 	})
 	b.Run("loop", func(b *testing.B) {
 		for b.Loop() {
@@ -301,11 +316,12 @@ func BenchmarkSegmentedReduce(b *testing.B) {
 			out[s] = sum(host[offs[s]:offs[s+1]])
 		}
 	}
-	b.Run("emulator", func(b *testing.B) {
-		d := benchDevice(b)
+	emulated(b, func(d *gpu.Device) func(cfg gpu.Config) error {
 		in, o := gpu.FromHost(d, "in", host), gpu.Alloc[int32](d, "out", len(offs)-1)
 		offsets := gpu.FromHost(d, "offsets", offs)
-		emulated(b, func() error { return device.SegmentedReduce(ctx, d, gpu.Config{}, in, offsets, o, 0, gpu.Add[int32]) })
+		return func(cfg gpu.Config) error {
+			return device.SegmentedReduce(ctx, d, cfg, in, offsets, o, 0, gpu.Add[int32])
+		}
 	})
 	b.Run("loop", func(b *testing.B) {
 		for b.Loop() {
@@ -325,10 +341,9 @@ func BenchmarkSortKeys(b *testing.B) {
 		host[i] = uint32(v) * 2654435761
 	}
 	work := make([]uint32, len(host))
-	b.Run("emulator", func(b *testing.B) {
-		d := benchDevice(b)
+	emulated(b, func(d *gpu.Device) func(cfg gpu.Config) error {
 		keys := gpu.Alloc[uint32](d, "keys", len(host))
-		emulated(b, func() error { _ = keys.CopyIn(host); return device.SortKeys(ctx, d, gpu.Config{}, keys) })
+		return func(cfg gpu.Config) error { _ = keys.CopyIn(host); return device.SortKeys(ctx, d, cfg, keys) }
 	})
 	b.Run("loop", func(b *testing.B) {
 		for b.Loop() {
@@ -362,13 +377,12 @@ func BenchmarkSortPairs(b *testing.B) {
 		}
 	}
 	byKey := func(a, b pair) int { return cmp.Compare(a.k, b.k) }
-	b.Run("emulator", func(b *testing.B) {
-		d := benchDevice(b)
+	emulated(b, func(d *gpu.Device) func(cfg gpu.Config) error {
 		k, v := gpu.Alloc[uint32](d, "keys", len(keys)), gpu.Alloc[float32](d, "vals", len(keys))
-		emulated(b, func() error {
+		return func(cfg gpu.Config) error {
 			_, _ = k.CopyIn(keys), v.CopyIn(vals)
-			return device.SortPairs(ctx, d, gpu.Config{}, k, v)
-		})
+			return device.SortPairs(ctx, d, cfg, k, v)
+		}
 	})
 	b.Run("loop", func(b *testing.B) {
 		for b.Loop() {

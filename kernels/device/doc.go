@@ -14,6 +14,18 @@
 // sets Name, Grid, the rest of Block, DynamicShared and Cooperative
 // itself.
 //
+// The primitives have CUB's items per thread: each thread folds, counts
+// or scans 32 consecutive elements in Go locals, so a launch over n
+// elements runs n/32 threads. Where CUB then combines the threads' values
+// with warp shuffles and a block exchange, these combine them through a
+// launch boundary: each thread stores its value in a scratch buffer that
+// the next launch, 32 times smaller, takes as its input. In the emulator
+// a thread that waits at a collective moves to a coroutine, which costs
+// more than the loads it would save, while a barrier-free thread is a
+// function call; BenchmarkCombine sets the three ways side by side. The
+// primitives therefore execute no barrier or warp collective, and depend
+// on no block size.
+//
 // The primitives allocate their scratch buffers on the device, and check
 // their arguments before launching anything: a nil device, a buffer too
 // short for the output, or buffers whose lengths disagree give an error

@@ -1,30 +1,53 @@
 package device
 
-import (
-	"github.com/warpguard/warpguard/gpu"
-	"github.com/warpguard/warpguard/kernels/block"
-)
+import "github.com/warpguard/warpguard/gpu"
 
-// A flag reports whether index i of the input is selected. It runs inside
-// kernels, twice per index, so it must read only what no launch of the
-// primitive writes.
-type flag func(t *gpu.Thread, i int) bool
+// A flag selects indices of in: sel reports whether index i, holding x,
+// is selected, with prev the element before it (the zero value at index
+// 0) if usePrev. The kernels load each element once a pass, in order, so
+// prev costs one load a thread. sel runs twice per index and in must be
+// no buffer a launch of the primitive writes.
+type flag[T gpu.Elem] struct {
+	in      gpu.Buffer[T]
+	sel     func(i int, x, prev T) bool
+	usePrev bool
+}
 
-// A place moves index i of the input to its output: before is the number
-// of selected indices below i.
-type place func(t *gpu.Thread, i, before int, selected bool)
+// visit calls f for each index of [lo, hi) in order with its element and
+// whether it is selected.
+func (fl flag[T]) visit(t *gpu.Thread, lo, hi int, f func(i int, x T, sel bool)) {
+	var prev T
+	if fl.usePrev && lo > 0 {
+		prev = fl.in.Load(t, lo-1)
+	}
+	for i := lo; i < hi; i++ {
+		x := fl.in.Load(t, i)
+		f(i, x, fl.sel(i, x, prev))
+		prev = x
+	}
+}
 
-// flagged counts each tile's selected indices of n and scans the counts:
-// offsets[b] is the number selected in the tiles before b, and total the
-// number in all of them.
-func flagged(r *run, n int, f flag) (offsets gpu.Buffer[int32], total int, err error) {
-	blocks := r.tiles(n)
-	offsets = alloc[int32](r, "offsets", blocks+1) // offsets[blocks] stays 0 and scans to the total
-	tile := r.tile()
-	err = r.launch("count", blocks, func(t *gpu.Thread) {
-		c := block.Reduce(t, block.Temp[int32](t, "count"), count(t, n, tile, f), gpu.Add[int32])
-		if t.Rank() == 0 {
-			offsets.Store(t, t.Block(), c)
+// count returns how many of the indices [lo, hi) are selected.
+func (fl flag[T]) count(t *gpu.Thread, lo, hi int) int32 {
+	var c int32
+	fl.visit(t, lo, hi, func(_ int, _ T, sel bool) {
+		if sel {
+			c++
+		}
+	})
+	return c
+}
+
+// flagged counts each thread's selected indices and scans the counts:
+// offsets[g] is the number selected in the items of the threads before g,
+// and total the number in all of them.
+func flagged[T gpu.Elem](r *run, fl flag[T]) (offsets gpu.Buffer[int32], total int, err error) {
+	n := fl.in.Len()
+	threads := spans(n)
+	offsets = alloc[int32](r, "offsets", threads+1) // offsets[threads] stays 0 and scans to the total
+	err = r.launch("count", threads, func(t *gpu.Thread) {
+		if lo, hi := span(t, n); lo < hi {
+			offsets.Store(t, t.GlobalID(), fl.count(t, lo, hi))
 		}
 	})
 	if err != nil {
@@ -34,36 +57,28 @@ func flagged(r *run, n int, f flag) (offsets gpu.Buffer[int32], total int, err e
 		return offsets, 0, err
 	}
 	host := offsets.Host()
-	return offsets, int(host[blocks]), nil
+	return offsets, int(host[threads]), nil
 }
 
-// count returns how many of the thread's indices are selected.
-func count(t *gpu.Thread, n, tile int, f flag) int32 {
-	var c int32
-	first := t.Block()*tile + t.Rank()*items
-	for i := first; i < min(first+items, n); i++ {
-		if f(t, i) {
-			c++
+// A place moves index i, holding x, of the input to its output: before is
+// the number of selected indices below i.
+type place[T gpu.Elem] func(t *gpu.Thread, i, before int, x T, selected bool)
+
+// scatter places every index: each thread places its items from its
+// offset, the number selected before them.
+func scatter[T gpu.Elem](r *run, fl flag[T], offsets gpu.Buffer[int32], p place[T]) error {
+	n := fl.in.Len()
+	return r.launch("scatter", spans(n), func(t *gpu.Thread) {
+		lo, hi := span(t, n)
+		if lo == hi {
+			return
 		}
-	}
-	return c
-}
-
-// scatter places every index of n: a block scan of the threads' counts,
-// from the tile's offset, gives each thread the selected indices before
-// its own.
-func scatter(r *run, n int, offsets gpu.Buffer[int32], f flag, p place) error {
-	tile := r.tile()
-	return r.launch("scatter", r.tiles(n), func(t *gpu.Thread) {
-		c := count(t, n, tile, f)
-		before, _ := block.ExclusiveScan(t, block.Temp[int32](t, "scatter"), c, offsets.Load(t, t.Block()), gpu.Add[int32])
-		first := t.Block()*tile + t.Rank()*items
-		for i := first; i < min(first+items, n); i++ {
-			sel := f(t, i)
-			p(t, i, int(before), sel)
+		before := int(offsets.Load(t, t.GlobalID()))
+		fl.visit(t, lo, hi, func(i int, x T, sel bool) {
+			p(t, i, before, x, sel)
 			if sel {
 				before++
 			}
-		}
+		})
 	})
 }

@@ -18,10 +18,12 @@ import (
 const big = 1<<20 + 3
 
 // sizes returns the awkward sizes each primitive is tested on: empty, one
-// element, not a multiple of the block or tile, several tiles, and unless
-// -short many tiles, and big under the long build tag.
+// element, around a thread's 32 items and 32 threads' 1024 (where the
+// launches that combine the threads' values add a level), not a multiple
+// of the block or of a thread's items, several blocks, and unless -short
+// many blocks, and big under the long build tag.
 func sizes(t *testing.T) []int {
-	s := []int{0, 1, 37, 2048, 5000}
+	s := []int{0, 1, 31, 32, 33, 37, 1024, 1025, 2048, 5000}
 	if !testing.Short() {
 		s = append(s, 70_001)
 	}
@@ -56,7 +58,7 @@ func reports(det *race.Detector) []string {
 // sortSizes are smaller sizes for the sorts, whose sixteen passes over
 // 64-bit keys under the detector take longest.
 func sortSizes(t *testing.T) []int {
-	s := []int{0, 1, 37, 2048}
+	s := []int{0, 1, 33, 37, 2048}
 	if !testing.Short() {
 		s = append(s, 5000)
 	}

@@ -5,22 +5,27 @@ import (
 	"fmt"
 
 	"github.com/warpguard/warpguard/gpu"
-	"github.com/warpguard/warpguard/kernels/block"
 	"github.com/warpguard/warpguard/scope"
 )
 
-// sharedBins is the most bins a block counts in shared memory; more are
-// counted with device-scope atomics on hist directly.
-const sharedBins = 2048
+// rowBins is the most bins a warp counts in its own row of a scratch
+// buffer; more are counted with device-scope atomics on hist directly. A
+// warp's items*WarpSize elements are at least as many as the row's
+// cells, so summing the rows reads no more than counting them.
+const rowBins = 1024
 
 // HistogramEven counts the elements of in into hist.Len() bins of equal
 // width over [lower, upper), CUB's HistogramEven: x falls into bin
 // (x-lower)*bins/(upper-lower), computed in float64; elements outside the
 // range are not counted. hist is overwritten.
 //
-// Each block counts its tile into shared bins with [block.Histogram] and
-// adds its non-zero bins to hist with device-scope atomic adds, after a
-// launch that zeroes hist.
+// Each thread counts its items with block-scope atomic adds into its
+// warp's row of bins in a zeroed scratch buffer, which no other warp
+// touches, and a second launch sums each bin over the rows into hist. A
+// row per warp, not per block, keeps fewer threads on each counter, which
+// a race detector's cost for an atomic grows with.
+// With more than rowBins bins, threads add to hist with device-scope
+// atomics after a launch that zeroes it.
 func HistogramEven[T gpu.Elem, C gpu.Integer](ctx context.Context, d *gpu.Device, cfg gpu.Config, in gpu.Buffer[T], hist gpu.Buffer[C], lower, upper T) error {
 	r, err := newRun(ctx, d, cfg, "device.HistogramEven")
 	if err != nil {
@@ -32,11 +37,21 @@ func HistogramEven[T gpu.Elem, C gpu.Integer](ctx context.Context, d *gpu.Device
 	if !(lower < upper) {
 		return fmt.Errorf("%s: lower %v is not below upper %v", r.fn, lower, upper)
 	}
-	if err := fill(r, hist, 0); err != nil || in.Len() == 0 {
+	binF := binner(hist.Len(), float64(lower), float64(upper))
+	bin := func(x T) int { return binF(float64(x)) }
+	if in.Len() == 0 || hist.Len() > rowBins {
+		if err := fill(r, hist, 0); err != nil || in.Len() == 0 {
+			return err
+		}
+		return r.launch("count", spans(in.Len()), countKernel(in, hist, bin, 0, scope.Device))
+	}
+	ws := d.Config().WarpSize
+	warps := (spans(in.Len()) + r.threads - 1) / r.threads * ((r.threads + ws - 1) / ws)
+	rows := alloc[C](r, "rows", warps*hist.Len())
+	if err := r.launch("count", spans(in.Len()), countKernel(in, rows, bin, hist.Len(), scope.Block)); err != nil {
 		return err
 	}
-	bin := binner(hist.Len(), float64(lower), float64(upper))
-	return r.launch("count", r.tiles(in.Len()), countTiles(r, in, hist, func(x T) int { return bin(float64(x)) }))
+	return r.launch("sum", hist.Len(), sumRows(rows, hist))
 }
 
 // binner returns the bin of x among n over [lo, hi), or -1.
@@ -50,39 +65,36 @@ func binner(n int, lo, hi float64) func(x float64) int {
 	}
 }
 
-// countTiles returns the kernel that adds block b's tile's bins to hist.
-func countTiles[T gpu.Elem, C gpu.Integer](r *run, in gpu.Buffer[T], hist gpu.Buffer[C], bin func(T) int) gpu.Kernel {
-	tile := r.tile()
+// countKernel returns the kernel whose threads add one to counts for each
+// of their items' bins, with atomics of scope sc, at the bin in their
+// warp's row: the row of the grid's warp w starts at w*rowLen, and a
+// rowLen of 0 makes one row for all.
+func countKernel[T gpu.Elem, C gpu.Integer](in gpu.Buffer[T], counts gpu.Buffer[C], bin func(T) int, rowLen int, sc scope.Scope) gpu.Kernel {
 	return func(t *gpu.Thread) {
-		var v [items]T
-		var s [items]int
-		n := loadTile(t, in, tile, &v)
-		for j := range s {
-			s[j] = -1
-			if j < n {
-				s[j] = bin(v[j])
-			}
-		}
-		if hist.Len() > sharedBins {
-			countGlobal(t, hist, s[:])
-			return
-		}
-		bins := gpu.Shared[C](t, "bins", hist.Len())
-		block.Histogram(t, bins, s[:])
-		for i := t.Rank(); i < bins.Len(); i += t.Grid().BlockSize {
-			if c := bins.Load(t, i); c != 0 {
-				hist.AtomicAdd(t, i, c, scope.Device)
+		row := t.GlobalWarp() * rowLen
+		lo, hi := span(t, in.Len())
+		for i := lo; i < hi; i++ {
+			if s := bin(in.Load(t, i)); s >= 0 {
+				counts.AtomicAdd(t, row+s, 1, sc)
 			}
 		}
 	}
 }
 
-// countGlobal adds the samples to hist directly.
-func countGlobal[C gpu.Integer](t *gpu.Thread, hist gpu.Buffer[C], samples []int) {
-	for _, s := range samples {
-		if s >= 0 {
-			hist.AtomicAdd(t, s, 1, scope.Device)
+// sumRows returns the kernel whose thread s stores at hist[s] the sum of
+// bin s over the rows.
+func sumRows[C gpu.Integer](rows, hist gpu.Buffer[C]) gpu.Kernel {
+	bins := hist.Len()
+	return func(t *gpu.Thread) {
+		s := t.GlobalID()
+		if s >= bins {
+			return
 		}
+		var c C
+		for i := s; i < rows.Len(); i += bins {
+			c += rows.Load(t, i)
+		}
+		hist.Store(t, s, c)
 	}
 }
 
@@ -92,8 +104,9 @@ func fill[T gpu.Elem](r *run, b gpu.Buffer[T], v T) error {
 	if b.Len() == 0 {
 		return nil
 	}
-	return r.launch("fill", (b.Len()+r.threads-1)/r.threads, func(t *gpu.Thread) {
-		if i := t.GlobalID(); i < b.Len() {
+	return r.launch("fill", spans(b.Len()), func(t *gpu.Thread) {
+		lo, hi := span(t, b.Len())
+		for i := lo; i < hi; i++ {
 			b.Store(t, i, v)
 		}
 	})

@@ -41,3 +41,27 @@ func TestHistogramErrors(t *testing.T) {
 	err = device.HistogramEven(ctx, d, gpu.Config{}, in, gpu.Buffer[int32]{}, 0, 3)
 	assert.EqualError(t, err, "device.HistogramEven: hist has length 0; it needs at least 1")
 }
+
+// TestHistogramRows counts with blocks that end in a partial warp, so the
+// rows are per warp of the grid, not per full warp of the blocks, and at
+// the most bins that take rows and the fewest that do not.
+func TestHistogramRows(t *testing.T) {
+	for _, bins := range []int{1024, 1025} {
+		d, cfg, done := checked(t)
+		cfg.Block.X = 100
+		host := make([]int32, 20_000)
+		for i, v := range randInt32s(len(host), 15, 3000) {
+			host[i] = v
+		}
+		in, hist := gpu.FromHost(d, "in", host), gpu.Alloc[int32](d, "hist", bins)
+		require.NoError(t, device.HistogramEven(ctx, d, cfg, in, hist, -1000, 1000))
+		want := make([]int32, bins)
+		for _, x := range host {
+			if x >= -1000 && x < 1000 {
+				want[min(int((float64(x)+1000)*(float64(bins)/2000)), bins-1)]++ // the scale first, as HistogramEven computes it
+			}
+		}
+		assert.Equal(t, want, hist.Host(), "bins=%d", bins)
+		done()
+	}
+}

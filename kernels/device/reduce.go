@@ -4,13 +4,12 @@ import (
 	"context"
 
 	"github.com/warpguard/warpguard/gpu"
-	"github.com/warpguard/warpguard/kernels/block"
 )
 
 // Reduce stores in out[0] op folded over init and every element of in, in
-// index order: init alone if in is empty. Each block reduces a tile to one
-// partial, and the partials are reduced the same way until one block
-// holds them all.
+// index order: init alone if in is empty. Each thread folds its items to
+// one partial, and the partials, items times fewer, are reduced the same
+// way until one thread holds them all.
 func Reduce[T gpu.Elem](ctx context.Context, d *gpu.Device, cfg gpu.Config, in, out gpu.Buffer[T], init T, op func(a, b T) T) error {
 	r, err := newRun(ctx, d, cfg, "device.Reduce")
 	if err != nil {
@@ -26,41 +25,34 @@ func Reduce[T gpu.Elem](ctx context.Context, d *gpu.Device, cfg gpu.Config, in, 
 }
 
 func reduce[T gpu.Elem](r *run, in, out gpu.Buffer[T], init T, op func(a, b T) T) error {
-	if in.Len() == 0 {
-		return r.launch("init", 1, func(t *gpu.Thread) {
-			if t.Rank() == 0 {
-				out.Store(t, 0, init)
+	if in.Len() <= items {
+		return r.launch("reduce", 1, func(t *gpu.Thread) {
+			if t.GlobalID() == 0 {
+				out.Store(t, 0, foldFrom(t, in, init, op))
 			}
 		})
 	}
-	blocks := r.tiles(in.Len())
-	if blocks == 1 {
-		return r.launch("reduce", 1, reduceTiles(r, in, out, op, &init))
-	}
-	partials := alloc[T](r, "partials", blocks)
-	if err := r.launch("partials", blocks, reduceTiles(r, in, partials, op, nil)); err != nil {
+	partials := alloc[T](r, "partials", spans(in.Len()))
+	if err := r.launch("partials", partials.Len(), partialsKernel(in, partials, op)); err != nil {
 		return err
 	}
 	return reduce(r, partials, out, init, op)
 }
 
-// reduceTiles returns the kernel that stores at out[b] op folded over
-// block b's tile of in, and over *init first if init is not nil.
-func reduceTiles[T gpu.Elem](r *run, in, out gpu.Buffer[T], op func(a, b T) T, init *T) gpu.Kernel {
-	tile := r.tile()
+// foldFrom returns op folded over init and every element of in.
+func foldFrom[T gpu.Elem](t *gpu.Thread, in gpu.Buffer[T], init T, op func(a, b T) T) T {
+	for i := range in.Len() {
+		init = op(init, in.Load(t, i))
+	}
+	return init
+}
+
+// partialsKernel returns the kernel whose thread g stores at partials[g]
+// op folded over its items of in.
+func partialsKernel[T gpu.Elem](in, partials gpu.Buffer[T], op func(a, b T) T) gpu.Kernel {
 	return func(t *gpu.Thread) {
-		var v [items]T
-		var sum T
-		if n := loadTile(t, in, tile, &v); n > 0 {
-			sum = fold(&v, n, op)
-		}
-		tmp := block.Temp[T](t, "partials")
-		sum = block.ReducePartial(t, tmp, sum, validThreads(t.Block(), in.Len(), tile), op)
-		if t.Rank() == 0 {
-			if init != nil {
-				sum = op(*init, sum)
-			}
-			out.Store(t, t.Block(), sum)
+		if lo, hi := span(t, in.Len()); lo < hi {
+			partials.Store(t, t.GlobalID(), foldSpan(t, in, lo, hi, op))
 		}
 	}
 }

@@ -7,13 +7,21 @@ import (
 
 	"github.com/warpguard/warpguard/gpu"
 	"github.com/warpguard/warpguard/internal/modpath"
-	"github.com/warpguard/warpguard/kernels/block"
 )
 
-// items is the number of elements each thread of the tile primitives
-// handles, in the blocked arrangement: a thread's loop over its own items
-// is cheaper than a thread per element.
-const items = 8
+// items is the number of consecutive elements each thread of the
+// primitives handles, folded, counted or scanned in Go locals: CUB's items
+// per thread, at its largest, so a launch runs one thread per items
+// elements.
+//
+// The primitives combine the threads' values through a launch boundary
+// rather than a warp or block collective: a thread stores its value at its
+// global index in a scratch buffer, and the next launch, items times
+// smaller, treats those values as its input. In the emulator a thread
+// that waits at a collective moves to a coroutine, which costs more than
+// folding its items; a barrier-free thread is a function call, and a
+// launch boundary synchronizes every thread at once.
+const items = 32
 
 // defaultThreads is the block size when Config.Block.X is zero.
 const defaultThreads = 256
@@ -67,18 +75,23 @@ func needOp[T gpu.Elem](r *run, op func(a, b T) T) error {
 	return nil
 }
 
-// tile returns the elements one block handles.
-func (r *run) tile() int { return r.threads * items }
+// spans returns the threads that cover n elements, items apiece.
+func spans(n int) int { return (n + items - 1) / items }
 
-// tiles returns the blocks that cover n elements.
-func (r *run) tiles(n int) int { return (n + r.tile() - 1) / r.tile() }
+// span returns the elements [lo, hi) of an n-element input that thread t
+// handles: empty for a thread past the end.
+func span(t *gpu.Thread, n int) (lo, hi int) {
+	lo = min(t.GlobalID()*items, n)
+	return lo, min(lo+items, n)
+}
 
-// launch runs k over blocks blocks of the run's threads, named after the
-// primitive and step.
-func (r *run) launch(step string, blocks int, k gpu.Kernel) error {
+// launch runs k over enough blocks of the run's threads for threads
+// threads, named after the primitive and step; the surplus threads of the
+// last block must check their GlobalID.
+func (r *run) launch(step string, threads int, k gpu.Kernel) error {
 	cfg := r.cfg
 	cfg.Name = r.fn + "/" + step
-	cfg.Grid = gpu.Dim3{X: blocks}
+	cfg.Grid = gpu.Dim3{X: (threads + r.threads - 1) / r.threads}
 	cfg.Block = gpu.Dim3{X: r.threads}
 	cfg.DynamicShared, cfg.Cooperative = 0, false
 	return r.d.Launch(r.ctx, cfg, k)
@@ -106,25 +119,11 @@ func (r *run) same(a string, na int, b string, nb int) error {
 	return nil
 }
 
-// loadTile loads thread t's items of block b's tile of in, blocked, and
-// returns how many exist.
-func loadTile[T gpu.Elem](t *gpu.Thread, in gpu.Buffer[T], tile int, v *[items]T) int {
-	var zero T
-	block.LoadBlocked(t, in, t.Block()*tile, v[:], zero)
-	return max(0, min(items, in.Len()-t.Block()*tile-t.Rank()*items))
-}
-
-// fold returns op folded over v[:n], n ≥ 1.
-func fold[T gpu.Elem](v *[items]T, n int, op func(a, b T) T) T {
-	acc := v[0]
-	for _, x := range v[1:n] {
-		acc = op(acc, x)
+// foldSpan returns op folded over in[lo:hi], lo < hi, in a Go local.
+func foldSpan[T gpu.Elem](t *gpu.Thread, in gpu.Buffer[T], lo, hi int, op func(a, b T) T) T {
+	acc := in.Load(t, lo)
+	for i := lo + 1; i < hi; i++ {
+		acc = op(acc, in.Load(t, i))
 	}
 	return acc
-}
-
-// validThreads returns how many threads of block b hold items of an n
-// element buffer cut into tiles.
-func validThreads(b, n, tile int) int {
-	return (min(tile, n-b*tile) + items - 1) / items
 }

@@ -14,16 +14,18 @@ import (
 // Elements compare with ==, so every NaN is a run of its own.
 //
 // An element starts a run if it is the first or differs from the one
-// before it; the starts are selected as by [Select], with their indices,
-// and a last launch turns the indices into lengths.
+// before it; the starts are counted and placed as by [Select]. The thread
+// that places a run's start stores its length too: the distance to the
+// next start among its items, or for its last run, found by reading on
+// past its items until the value changes. Those tails are disjoint, so
+// every element is read at most once more.
 func RunLengthEncode[T gpu.Elem](ctx context.Context, d *gpu.Device, cfg gpu.Config, in, unique gpu.Buffer[T], counts gpu.Buffer[int32]) (int, error) {
 	r, err := newRun(ctx, d, cfg, "device.RunLengthEncode")
 	if err != nil || in.Len() == 0 {
 		return 0, err
 	}
-	n := in.Len()
-	head := func(t *gpu.Thread, i int) bool { return i == 0 || in.Load(t, i) != in.Load(t, i-1) }
-	offsets, runs, err := flagged(r, n, head)
+	fl := flag[T]{in: in, usePrev: true, sel: func(i int, x, prev T) bool { return i == 0 || x != prev }}
+	offsets, runs, err := flagged(r, fl)
 	if err != nil {
 		return 0, err
 	}
@@ -33,22 +35,34 @@ func RunLengthEncode[T gpu.Elem](ctx context.Context, d *gpu.Device, cfg gpu.Con
 	if err := r.atLeast("counts", counts.Len(), runs); err != nil {
 		return 0, err
 	}
-	starts := alloc[int32](r, "starts", runs+1)
-	err = scatter(r, n, offsets, head, func(t *gpu.Thread, i, before int, sel bool) {
-		if sel {
-			unique.Store(t, before, in.Load(t, i))
-			starts.Store(t, before, int32(i))
-		}
-		if i == n-1 {
-			starts.Store(t, runs, int32(n))
+	return runs, r.launch("scatter", spans(in.Len()), func(t *gpu.Thread) {
+		if lo, hi := span(t, in.Len()); lo < hi {
+			encodeRuns(t, fl, offsets, unique, counts, lo, hi)
 		}
 	})
-	if err != nil {
-		return 0, err
+}
+
+// encodeRuns stores the runs that start in [lo, hi) at their places.
+func encodeRuns[T gpu.Elem](t *gpu.Thread, fl flag[T], offsets gpu.Buffer[int32], unique gpu.Buffer[T], counts gpu.Buffer[int32], lo, hi int) {
+	first := int(offsets.Load(t, t.GlobalID()))
+	k, start := first-1, 0 // the place and index of the last run started here
+	var last T
+	fl.visit(t, lo, hi, func(i int, x T, head bool) {
+		if !head {
+			return
+		}
+		if k >= first {
+			counts.Store(t, k, int32(i-start))
+		}
+		k, start, last = k+1, i, x
+		unique.Store(t, k, x)
+	})
+	if k < first {
+		return // no run starts here
 	}
-	return runs, r.launch("lengths", (runs+r.threads-1)/r.threads, func(t *gpu.Thread) {
-		if k := t.GlobalID(); k < runs {
-			counts.Store(t, k, starts.Load(t, k+1)-starts.Load(t, k))
-		}
-	})
+	end := hi
+	for end < fl.in.Len() && fl.in.Load(t, end) == last {
+		end++
+	}
+	counts.Store(t, k, int32(end-start))
 }

@@ -12,25 +12,25 @@ import (
 // returns an error naming both lengths and writes nothing to out. pred runs
 // inside kernels, twice per element, and must be free of side effects.
 //
-// Each block counts its tile's selected elements, an exclusive scan of the
-// counts gives each tile its first place, and each block scatters its tile
-// after a block scan of its threads' counts.
+// Each thread counts the selected among its items, an exclusive scan of
+// the counts gives each thread its first place, and each thread copies
+// its selected items from there, loading each element once a launch.
 func Select[T gpu.Elem](ctx context.Context, d *gpu.Device, cfg gpu.Config, in, out gpu.Buffer[T], pred func(T) bool) (int, error) {
 	r, err := newRun(ctx, d, cfg, "device.Select")
 	if err != nil || in.Len() == 0 {
 		return 0, err
 	}
-	f := func(t *gpu.Thread, i int) bool { return pred(in.Load(t, i)) }
-	offsets, total, err := flagged(r, in.Len(), f)
+	fl := predicate(in, pred)
+	offsets, total, err := flagged(r, fl)
 	if err != nil {
 		return 0, err
 	}
 	if err := r.atLeast("out", out.Len(), total); err != nil {
 		return 0, err
 	}
-	return total, scatter(r, in.Len(), offsets, f, func(t *gpu.Thread, i, before int, sel bool) {
+	return total, scatter(r, fl, offsets, func(t *gpu.Thread, _, before int, x T, sel bool) {
 		if sel {
-			out.Store(t, before, in.Load(t, i))
+			out.Store(t, before, x)
 		}
 	})
 }
@@ -48,15 +48,21 @@ func Partition[T gpu.Elem](ctx context.Context, d *gpu.Device, cfg gpu.Config, i
 	if err := r.same("in", in.Len(), "out", out.Len()); err != nil || in.Len() == 0 {
 		return 0, err
 	}
-	f := func(t *gpu.Thread, i int) bool { return pred(in.Load(t, i)) }
-	offsets, total, err := flagged(r, in.Len(), f)
+	fl := predicate(in, pred)
+	offsets, total, err := flagged(r, fl)
 	if err != nil {
 		return 0, err
 	}
-	return total, scatter(r, in.Len(), offsets, f, func(t *gpu.Thread, i, before int, sel bool) {
+	return total, scatter(r, fl, offsets, func(t *gpu.Thread, i, before int, x T, sel bool) {
 		if !sel {
 			before = total + i - before // the rejected before i come after every selected one
 		}
-		out.Store(t, before, in.Load(t, i))
+		out.Store(t, before, x)
 	})
+}
+
+// predicate returns the flag that selects the elements of in for which
+// pred holds.
+func predicate[T gpu.Elem](in gpu.Buffer[T], pred func(T) bool) flag[T] {
+	return flag[T]{in: in, sel: func(_ int, x, _ T) bool { return pred(x) }}
 }

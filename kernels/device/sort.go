@@ -8,7 +8,11 @@ import (
 	"github.com/warpguard/warpguard/kernels/block"
 )
 
-// The sorts take radixBits bits of the key a pass.
+// The sorts take radixBits bits of the key a pass: each thread stores a
+// count per digit a pass, so the counts a pass stores, scans and loads
+// are radix/items per key, and wider digits trade fewer passes for more
+// counts. radixBits divides 32, so the passes are even in number, and is
+// at most 6, for scatter's mask of loaded digits.
 const (
 	radixBits = 4
 	radix     = 1 << radixBits
@@ -16,15 +20,16 @@ const (
 
 // SortKeys sorts keys in place in ascending order, CUB's
 // DeviceRadixSort::SortKeys, for 32- and 64-bit integer keys, signed or
-// not. It needs blocks of at least 16 threads.
+// not.
 //
 // It is a least-significant-digit radix sort, four bits a pass, three
-// steps a pass: each block counts its keys' digits with
-// [block.Histogram] and stores the counts digit-major; an exclusive scan
-// of them ([ExclusiveScan]) gives each digit of each block its first
-// place; and each block ranks its keys stably with [block.RadixRank] and
-// stores each at its place. The passes alternate between keys and a
-// scratch buffer, an even number of times.
+// steps a pass, each thread handling items consecutive keys: each thread
+// counts its keys' digits in Go locals and stores the counts digit-major,
+// at counts[digit*threads+thread]; an exclusive scan of them
+// ([ExclusiveScan]) gives each digit of each thread its first place; and
+// each thread stores its keys at their places in order, so the pass is
+// stable. The passes alternate between keys and a scratch buffer, an even
+// number of times.
 func SortKeys[K gpu.Integer](ctx context.Context, d *gpu.Device, cfg gpu.Config, keys gpu.Buffer[K]) error {
 	r, err := newRun(ctx, d, cfg, "device.SortKeys")
 	if err != nil {
@@ -53,25 +58,22 @@ type sortPass[K gpu.Integer, V gpu.Elem] struct {
 	srcV, dstV gpu.Buffer[V]
 	pairs      bool
 	shift      int
-	hist       gpu.Buffer[int32] // [digit*blocks+block]
+	threads    int               // spans(n)
+	counts     gpu.Buffer[int32] // [digit*threads+thread], and a last 0 that scans to n
 }
 
 func radixSort[K gpu.Integer, V gpu.Elem](r *run, keys gpu.Buffer[K], values gpu.Buffer[V], pairs bool) error {
-	if r.threads < radix {
-		return fmt.Errorf("%s: Config.Block.X is %d; the sorts need at least %d threads", r.fn, r.threads, radix)
-	}
 	n := keys.Len()
 	if n <= 1 {
 		return nil
 	}
-	blocks := (n + r.threads - 1) / r.threads
-	p := sortPass[K, V]{srcK: keys, dstK: alloc[K](r, "keys", n), srcV: values, pairs: pairs}
+	p := sortPass[K, V]{srcK: keys, dstK: alloc[K](r, "keys", n), srcV: values, pairs: pairs, threads: spans(n)}
 	if pairs {
 		p.dstV = alloc[V](r, "values", n)
 	}
-	p.hist = alloc[int32](r, "digit offsets", radix*blocks)
+	p.counts = alloc[int32](r, "digit offsets", radix*p.threads+1)
 	for p.shift = 0; p.shift < block.KeyBits[K](); p.shift += radixBits {
-		if err := p.run(r, blocks); err != nil {
+		if err := p.run(r); err != nil {
 			return err
 		}
 		p.srcK, p.dstK, p.srcV, p.dstV = p.dstK, p.srcK, p.dstV, p.srcV
@@ -80,51 +82,50 @@ func radixSort[K gpu.Integer, V gpu.Elem](r *run, keys gpu.Buffer[K], values gpu
 }
 
 // run is one pass: count, scan, scatter.
-func (p *sortPass[K, V]) run(r *run, blocks int) error {
+func (p *sortPass[K, V]) run(r *run) error {
 	step := fmt.Sprintf("bits %d-%d", p.shift, p.shift+radixBits-1)
-	if err := r.launch("count "+step, blocks, p.count); err != nil {
+	if err := r.launch("count "+step, p.threads, p.count); err != nil {
 		return err
 	}
-	if err := scan(r, p.hist, p.hist, new(int32(0)), gpu.Add[int32]); err != nil {
+	if err := scan(r, p.counts, p.counts, new(int32(0)), gpu.Add[int32]); err != nil {
 		return err
 	}
-	return r.launch("scatter "+step, blocks, p.scatter)
+	return r.launch("scatter "+step, p.threads, p.scatter)
 }
 
-// digit returns the thread's key and its digit, or -1 past the end.
-func (p *sortPass[K, V]) digit(t *gpu.Thread) (K, int) {
-	var k K
-	if i := t.GlobalID(); i < p.srcK.Len() {
-		k = p.srcK.Load(t, i)
-		return k, block.Digit(k, p.shift, radixBits)
-	}
-	return k, -1
-}
-
-// count stores the block's digit counts at hist[digit*blocks+block].
+// count stores the thread's digit counts at counts[digit*threads+thread].
 func (p *sortPass[K, V]) count(t *gpu.Thread) {
-	bins := gpu.Shared[int32](t, "digit counts", radix)
-	_, d := p.digit(t)
-	block.Histogram(t, bins, []int{d})
-	if d := t.Rank(); d < radix {
-		p.hist.Store(t, d*t.Grid().Blocks+t.Block(), bins.Load(t, d))
-	}
-}
-
-// scatter stores the block's keys, and values, at their places.
-func (p *sortPass[K, V]) scatter(t *gpu.Thread) {
-	k, d := p.digit(t)
-	tmp := gpu.Shared[int32](t, "rank", block.RadixRankLen(t, radix))
-	rank := block.RadixRank(t, tmp, d, radix)
-	if rank < 0 {
+	lo, hi := span(t, p.srcK.Len())
+	if lo == hi {
 		return
 	}
-	// rank counts the block's keys of smaller digits too; tmp[d*Warps]
-	// holds how many those are.
-	within := rank - int(tmp.Load(t, d*t.Grid().Warps))
-	at := int(p.hist.Load(t, d*t.Grid().Blocks+t.Block())) + within
-	p.dstK.Store(t, at, k)
-	if p.pairs {
-		p.dstV.Store(t, at, p.srcV.Load(t, t.GlobalID()))
+	var c [radix]int32
+	for i := lo; i < hi; i++ {
+		c[block.Digit(p.srcK.Load(t, i), p.shift, radixBits)]++
+	}
+	for d, n := range c {
+		p.counts.Store(t, d*p.threads+t.GlobalID(), n)
+	}
+}
+
+// scatter stores the thread's keys, and values, at their places: the
+// first key of digit d at counts[d*threads+thread], the scanned count,
+// each next one after the last. A digit's place is loaded when the thread
+// meets its first key.
+func (p *sortPass[K, V]) scatter(t *gpu.Thread) {
+	lo, hi := span(t, p.srcK.Len())
+	var at [radix]int32
+	var loaded uint64 // bit d: at[d] is loaded
+	for i := lo; i < hi; i++ {
+		k := p.srcK.Load(t, i)
+		d := block.Digit(k, p.shift, radixBits)
+		if loaded&(1<<d) == 0 {
+			at[d], loaded = p.counts.Load(t, d*p.threads+t.GlobalID()), loaded|1<<d
+		}
+		p.dstK.Store(t, int(at[d]), k)
+		if p.pairs {
+			p.dstV.Store(t, int(at[d]), p.srcV.Load(t, i))
+		}
+		at[d]++
 	}
 }

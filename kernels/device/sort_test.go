@@ -72,6 +72,17 @@ func TestSortErrors(t *testing.T) {
 	keys := gpu.Alloc[uint32](d, "keys", 5)
 	err := device.SortPairs(ctx, d, gpu.Config{}, keys, gpu.Alloc[int32](d, "values", 4))
 	assert.EqualError(t, err, "device.SortPairs: keys has length 5 but values has length 4; they must agree")
-	err = device.SortKeys(ctx, d, gpu.Config{Block: gpu.Dim3{X: 8}}, keys)
-	assert.EqualError(t, err, "device.SortKeys: Config.Block.X is 8; the sorts need at least 16 threads")
+}
+
+// TestSortSmallBlocks sorts with blocks smaller than the radix and than a
+// warp, which the sorts' launches need nothing of.
+func TestSortSmallBlocks(t *testing.T) {
+	d, cfg, done := checked(t)
+	cfg.Block.X = 3
+	host := randInt32s(1000, 13, 1<<30)
+	keys := gpu.FromHost(d, "keys", host)
+	require.NoError(t, device.SortKeys(ctx, d, cfg, keys))
+	slices.Sort(host)
+	assert.Equal(t, host, keys.Host())
+	done()
 }
