@@ -164,7 +164,7 @@ func (t *Thread) tileSync(lo, n int) {
 		t.check()
 		return
 	}
-	t.at = waitInfo{op: fmt.Sprintf("tile.sync(ranks %d-%d)", lo, lo+n-1)}
+	t.at = waitInfo{kind: waitTile, lo: lo, n: n}
 	ex.wait(t)
 	t.at = waitInfo{}
 	t.check()

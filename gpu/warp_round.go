@@ -131,7 +131,7 @@ func (t *Thread) warpCollective(op collOp, mask, v uint64) *round {
 		t.check()
 		return r
 	}
-	t.at = waitInfo{op: op.String(), mask: r.mask}
+	t.at = waitInfo{kind: waitWarp, op: op, mask: r.mask}
 	ex.wait(t)
 	t.at = waitInfo{}
 	t.check()
