@@ -39,8 +39,8 @@ type block struct {
 
 // barrier is the state of a block's __syncthreads.
 type barrier struct {
-	arrived int       // threads waiting in this round
-	count   int       // of which passed a true predicate
+	arrived int // threads waiting in this round
+	count   int // of which passed a true predicate
 	// waiters are the ranks of the arrived threads other than the last,
 	// in arrival order: ranks rather than pointers, so that recording an
 	// arrival writes no pointer the collector must see.
@@ -149,8 +149,6 @@ func (b *block) release(by *Thread) []int32 {
 // block makes before a barrier round "synchronizes before" every access any
 // thread of the block makes after that round.
 //
-// [the Go memory model]: https://go.dev/ref/mem
-//
 // The exported barriers all wait the same way, in two lines of their own
 // rather than a shared function: a thread that waits on a fiber suspends
 // from the exported function's frame, so that, resumed, it returns through
@@ -158,6 +156,8 @@ func (b *block) release(by *Thread) []int32 {
 // frame between would cost a return the processor mispredicts after a
 // coroutine switch. The releaser clears what the thread waits at (see
 // release).
+//
+// [the Go memory model]: https://go.dev/ref/mem
 //
 //go:noinline
 func (t *Thread) SyncThreads() {
@@ -206,7 +206,6 @@ func (t *Thread) SyncThreadsOr(pred bool) bool {
 	}
 	return t.blk.bar.lastCount > 0
 }
-
 
 // sitesDiffer reports whether the threads of a barrier round reached it at
 // different call sites.

@@ -19,11 +19,11 @@ import (
 // handoff, so the block state needs no lock.
 type fiberExec struct {
 	s       *slot
-	all     []*fiber  // every fiber the slot took from the pool, for close
-	pool    []*fiber  // idle fibers
-	runq    []int32 // ranks of waiting threads that may go on, in FIFO order
-	head    int       // first live entry of runq
-	started int       // threads of the block started so far
+	all     []*fiber // every fiber the slot took from the pool, for close
+	pool    []*fiber // idle fibers
+	runq    []int32  // ranks of waiting threads that may go on, in FIFO order
+	head    int      // first live entry of runq
+	started int      // threads of the block started so far
 	// spins counts the yields of a streak without progress; see
 	// spinRound.
 	spins int

@@ -67,8 +67,8 @@ type syncState struct {
 	spinOp  Op
 	// yieldSeq numbers the thread's last yield among its block's, for the
 	// livelock watch.
-	yieldSeq  uint64
-	weak      weakPoll
+	yieldSeq uint64
+	weak     weakPoll
 	// flt is the thread's latest fault (a failed access check: see at),
 	// recorded before the access panics with a pointer to it, so that a
 	// kernel that recovers the panic cannot lose the error. err is the
