@@ -149,18 +149,17 @@ func (b *block) release(by *Thread) []int32 {
 // block makes before a barrier round "synchronizes before" every access any
 // thread of the block makes after that round.
 //
-// The exported barriers all wait the same way, in two lines of their own
-// rather than a shared function: a thread that waits on a fiber suspends
-// from the exported function's frame, so that, resumed, it returns through
-// the coroutine runtime's frames and that one to the kernel, where every
-// frame between would cost a return the processor mispredicts after a
-// coroutine switch. The releaser clears what the thread waits at (see
-// release).
-//
 // [the Go memory model]: https://go.dev/ref/mem
 //
 //go:noinline
 func (t *Thread) SyncThreads() {
+	// The exported barriers all wait the same way, in two lines of their
+	// own rather than a shared function: a thread that waits on a fiber
+	// suspends from the exported function's frame, so that, resumed, it
+	// returns through the coroutine runtime's frames and this one to the
+	// kernel, where every frame between would cost a return the processor
+	// mispredicts after a coroutine switch. The releaser clears what the
+	// thread waits at (see release).
 	t.own("SyncThreads")
 	t.mark()
 	if t.blk.exec.barrier(t, false) {
