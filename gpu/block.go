@@ -19,6 +19,11 @@ type block struct {
 	warpOps bool        // a warp collective ran: warps is tracked
 	warps   []warpState // per warp, once warpOps
 	tiles   []*tileRound
+	// freeRounds and freeTiles are completed rounds no thread reads any
+	// more, for the block's next collectives and tile syncs: a block
+	// ends with every round free, as every thread lets go at its exit.
+	freeRounds []*round
+	freeTiles  []*tileRound
 	conv    []*Thread // threads waiting at a convergence point
 	warned  []Site    // sites already warned about (DivergenceWarn)
 	order   []int     // thread start order under a non-default Schedule

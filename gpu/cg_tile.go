@@ -187,7 +187,7 @@ func (b *block) arriveTile(t *Thread, lo, n int, pc callSite) bool {
 		}
 	}
 	if r == nil {
-		r = &tileRound{lo: lo, n: n}
+		r = b.newTile(lo, n)
 		b.tiles = append(b.tiles, r)
 	}
 	r.arrived++
@@ -199,6 +199,20 @@ func (b *block) arriveTile(t *Thread, lo, n int, pc callSite) bool {
 	r.waiters = append(r.waiters, t)
 	b.park(t)
 	return false
+}
+
+// newTile returns an empty sync of the tile [lo, lo+n), one of the
+// block's free ones if it has one. Preconditions: block locked.
+func (b *block) newTile(lo, n int) *tileRound {
+	k := len(b.freeTiles)
+	if k == 0 {
+		return &tileRound{lo: lo, n: n}
+	}
+	r := b.freeTiles[k-1]
+	b.freeTiles = b.freeTiles[:k-1]
+	r.lo, r.n, r.arrived = lo, n, 0
+	r.waiters, r.pcs, r.ranks = r.waiters[:0], r.pcs[:0], r.ranks[:0]
+	return r
 }
 
 // blockingTile returns a tile sync in progress, of other ranks than
@@ -250,6 +264,7 @@ func (b *block) completeTile(r *tileRound, by *Thread) {
 		b.unpark(w)
 		b.exec.wakeOne(w)
 	}
+	b.freeTiles = append(b.freeTiles, r) // its waiters read nothing of it
 }
 
 // checkTile reports threads of r's tile that exited or synced at another
