@@ -24,13 +24,13 @@ type block struct {
 	// ends with every round free, as every thread lets go at its exit.
 	freeRounds []*round
 	freeTiles  []*tileRound
-	conv    []*Thread // threads waiting at a convergence point
-	warned  []Site    // sites already warned about (DivergenceWarn)
-	order   []int     // thread start order under a non-default Schedule
-	rounds  int       // barriers and collectives completed: progress, for the watches
-	quiet   quiet
-	ll      livelock
-	slot    int // the index of the slot running the block
+	conv       []*Thread // threads waiting at a convergence point
+	warned     []Site    // sites already warned about (DivergenceWarn)
+	order      []int     // thread start order under a non-default Schedule
+	rounds     int       // barriers and collectives completed: progress, for the watches
+	quiet      quiet
+	ll         livelock
+	slot       int // the index of the slot running the block
 
 	// Guarded by the launch's coop.mu, in cooperative launches.
 	gridWait    int  // threads of the block waiting at a grid sync
