@@ -136,9 +136,18 @@ func (t *Thread) warpCollective(op collOp, mask, v uint64) *round {
 		return r
 	}
 	t.at = waitInfo{kind: waitWarp, op: op, mask: r.mask}
-	ex.wait(t)
+	if f := t.fib; f != nil {
+		// The fiber executor's wait (its lock is none), here rather than
+		// through ex.wait and park: resumed, the lane returns through one
+		// frame fewer to its kernel, each a return the processor
+		// mispredicts after a coroutine switch (see Thread.SyncThreads).
+		f.parked = true
+		t.resume(f.yield(struct{}{}))
+	} else {
+		ex.wait(t)
+		t.check()
+	}
 	t.at = waitInfo{}
-	t.check()
 	return t.coll
 }
 
