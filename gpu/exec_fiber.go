@@ -262,8 +262,13 @@ func (e *fiberExec) barrier(t *Thread, pred bool) bool {
 	return true
 }
 
-// wake queues the threads of ranks ws to resume.
-func (e *fiberExec) wake(ws []int32) { e.runq = append(e.runq, ws...) }
+// wake queues the threads of ranks ws to resume. An exit that releases
+// nobody, every exit of a barrier-free kernel, writes nothing.
+func (e *fiberExec) wake(ws []int32) {
+	if len(ws) > 0 {
+		e.runq = append(e.runq, ws...)
+	}
+}
 
 func (e *fiberExec) exit(t *Thread) { e.wake(e.s.blk.depart(t)) }
 
