@@ -141,7 +141,7 @@ var ErrThreadShared = errors.New("gpu: Thread used by a goroutine other than its
 // It is check with the parked test beside the stop's, small enough to
 // inline into every barrier and collective.
 func (t *Thread) own(what string) {
-	if t.parked || t.stop.Load() {
+	if t.stop.Load() || t.parked { // the stop first, as check comes first
 		t.ownSlow(what)
 	}
 	t.weakN = 0 // what check does besides
