@@ -3,6 +3,7 @@ package gpu
 import (
 	"fmt"
 	"math/bits"
+	"slices"
 )
 
 // A Tile is cooperative groups' thread_block_tile: one of the groups of
@@ -175,9 +176,9 @@ func (t *Thread) tileSync(lo, n int) {
 func (b *block) arriveTile(t *Thread, lo, n int, pc callSite) bool {
 	if p := b.blockingTile(t.rank, lo, n); p != nil {
 		b.mismatch(&DivergenceError{Block: b.id, Warp: -1, Barrier: fmt.Sprintf("tile.sync(ranks %d-%d)", p.lo, p.lo+p.n-1),
-			Site: b.l.d.site(p.pcs[0]), Waiting: p.ranks,
+			Site: b.l.d.site(p.pcs[0]), Waiting: slices.Clone(p.ranks),
 			Elsewhere: []Divergent{{What: fmt.Sprintf("tile.sync(ranks %d-%d)", lo, lo+n-1), Site: b.l.d.site(pc), Threads: []int{t.rank}}}})
-		return true
+		return true // the error has its own copy of p's ranks: p is reused once it completes
 	}
 	var r *tileRound
 	for _, p := range b.tiles {
