@@ -2,6 +2,7 @@ package gpu_test
 
 import (
 	"context"
+	"iter"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -96,8 +97,11 @@ func BenchmarkEmptyLaunch(b *testing.B) {
 }
 
 // BenchmarkSyncThreads measures __syncthreads in 256-thread blocks, in ns
-// per thread per barrier round, beside a goroutine-per-thread block with a
-// sync.Cond barrier.
+// per thread per barrier round, beside the floor of the fiber executor's
+// design (an iter.Pull next/yield round trip among 256 live coroutines
+// per thread per round, blocks spread over GOMAXPROCS goroutines as the
+// slots spread them) and a goroutine-per-thread block with a sync.Cond
+// barrier.
 func BenchmarkSyncThreads(b *testing.B) {
 	const blocks, bs, rounds = 16, 256, 32
 	d := newDevice(b)
@@ -124,6 +128,31 @@ func BenchmarkSyncThreads(b *testing.B) {
 			})
 		}
 	}
+	b.Run("baseline=iter-pull-round-trip", func(b *testing.B) {
+		workers := runtime.GOMAXPROCS(0)
+		cos := make([][]func() (struct{}, bool), workers)
+		for w := range cos {
+			cos[w] = pullBlock(b, bs)
+		}
+		for b.Loop() {
+			var g errgroup.Group
+			next := make(chan int, blocks)
+			for i := range blocks {
+				next <- i
+			}
+			close(next)
+			for w := range workers {
+				g.Go(func() error {
+					for range next {
+						pullRounds(cos[w], rounds)
+					}
+					return nil
+				})
+			}
+			_ = g.Wait()
+		}
+		perRound(b)
+	})
 	b.Run("baseline=cond-goroutine-per-thread", func(b *testing.B) {
 		for b.Loop() {
 			var g errgroup.Group
@@ -135,6 +164,32 @@ func BenchmarkSyncThreads(b *testing.B) {
 		}
 		perRound(b)
 	})
+}
+
+// pullBlock returns the next functions of n live iter.Pull coroutines
+// that yield forever, stopped when b ends.
+func pullBlock(b *testing.B, n int) []func() (struct{}, bool) {
+	nexts := make([]func() (struct{}, bool), n)
+	for i := range nexts {
+		next, stop := iter.Pull(func(yield func(struct{}) bool) {
+			for yield(struct{}{}) {
+			}
+		})
+		b.Cleanup(stop)
+		nexts[i] = next
+	}
+	return nexts
+}
+
+// pullRounds resumes every coroutine of nexts once per round: one
+// next/yield round trip per coroutine per round, the floor of a barrier
+// that parks each thread on a coroutine of its own.
+func pullRounds(nexts []func() (struct{}, bool), rounds int) {
+	for range rounds {
+		for _, next := range nexts {
+			next()
+		}
+	}
 }
 
 // condBlock runs n goroutines meeting at a sync.Cond barrier rounds times:

@@ -19,13 +19,18 @@ type block struct {
 	warpOps bool        // a warp collective ran: warps is tracked
 	warps   []warpState // per warp, once warpOps
 	tiles   []*tileRound
-	conv    []*Thread // threads waiting at a convergence point
-	warned  []Site    // sites already warned about (DivergenceWarn)
-	order   []int     // thread start order under a non-default Schedule
-	rounds  int       // barriers and collectives completed: progress, for the watches
-	quiet   quiet
-	ll      livelock
-	slot    int // the index of the slot running the block
+	// freeRounds and freeTiles are completed rounds no thread reads any
+	// more, for the block's next collectives and tile syncs: a block
+	// ends with every round free, as every thread lets go at its exit.
+	freeRounds []*round
+	freeTiles  []*tileRound
+	conv       []*Thread // threads waiting at a convergence point
+	warned     []Site    // sites already warned about (DivergenceWarn)
+	order      []int     // thread start order under a non-default Schedule
+	rounds     int       // barriers and collectives completed: progress, for the watches
+	quiet      quiet
+	ll         livelock
+	slot       int // the index of the slot running the block
 
 	// Guarded by the launch's coop.mu, in cooperative launches.
 	gridWait    int  // threads of the block waiting at a grid sync
@@ -39,10 +44,18 @@ type block struct {
 
 // barrier is the state of a block's __syncthreads.
 type barrier struct {
-	arrived int       // threads waiting in this round
-	count   int       // of which passed a true predicate
-	waiters []*Thread // arrived threads other than the last
-	spare   []*Thread // the previous round's waiters, reused
+	arrived int // threads waiting in this round
+	count   int // of which passed a true predicate
+	// waiters are the ranks of the arrived threads other than the last,
+	// in arrival order: ranks rather than pointers, so that recording an
+	// arrival writes no pointer the collector must see.
+	waiters []int32
+	spare   []int32 // the previous round's waiters, reused
+	// lastCount and lastN are the true predicates and the participants
+	// of the last completed round. A thread reads them after it leaves
+	// a round and before it arrives at the next, which cannot complete
+	// without it, so they are still its round's.
+	lastCount, lastN int
 }
 
 func (b *block) reset(id int) {
@@ -65,8 +78,8 @@ func (b *block) arrive(t *Thread, pred bool) bool {
 		b.bar.count++
 	}
 	if b.bar.arrived < b.live {
-		b.bar.waiters = append(b.bar.waiters, t)
-		t.at = waitInfo{op: "syncthreads"}
+		b.bar.waiters = append(b.bar.waiters, int32(t.rank))
+		t.at = waitInfo{kind: waitSyncThreads}
 		b.park(t)
 		return false
 	}
@@ -78,7 +91,7 @@ func (b *block) arrive(t *Thread, pred bool) bool {
 // arrived, so the barrier completes once every live thread is waiting; it
 // reports the released waiters, if that happened. It is small enough to
 // inline: a block no thread waits in pays a few compares per exit.
-func (b *block) depart(t *Thread) []*Thread {
+func (b *block) depart(t *Thread) []int32 {
 	b.live--
 	t.done, t.stop = true, &b.l.ended
 	if b.slow {
@@ -92,14 +105,14 @@ func (b *block) depart(t *Thread) []*Thread {
 // see the stop themselves and report where they waited, where a round
 // completed by the exits of stopped threads would let them leave it
 // first.
-func (b *block) departSlow(t *Thread) []*Thread {
+func (b *block) departSlow(t *Thread) []int32 {
 	stopped := b.l.stop.Load()
 	if b.warpOps {
 		b.exitWarp(t, stopped)
 	}
-	var ws []*Thread
+	var ws []int32
 	if b.bar.arrived > 0 && b.bar.arrived >= b.live && !stopped {
-		ws = b.release(b.bar.waiters[0])
+		ws = b.release(&b.threads[b.bar.waiters[0]])
 	}
 	if b.l.coop != nil {
 		b.l.coop.exit(b)
@@ -109,19 +122,22 @@ func (b *block) departSlow(t *Thread) []*Thread {
 	return ws
 }
 
-// release completes the barrier round: it hands every participant the
-// round's results, reports the round to the observer and returns the
-// waiters to wake. The returned slice stays valid until the next release.
-func (b *block) release(by *Thread) []*Thread {
+// release completes the barrier round: it records the round's results
+// for every participant, marks the waiters as running (clearing what they
+// wait at, which a stopped thread keeps to report), reports the round to
+// the observer and returns the ranks of the waiters to wake. The returned
+// slice stays valid until the next release.
+func (b *block) release(by *Thread) []int32 {
 	ws := b.bar.waiters
 	if b.l.checks() && (b.live < b.l.g.BlockSize || b.sitesDiffer(by, ws)) {
 		b.barrierDiverged(by, ws)
 	}
-	for _, w := range ws {
-		w.barResult, w.barN = b.bar.count, b.bar.arrived
+	for _, r := range ws {
+		w := &b.threads[r]
+		w.at = waitInfo{}
 		b.unpark(w)
 	}
-	by.barResult, by.barN = b.bar.count, b.bar.arrived
+	b.bar.lastCount, b.bar.lastN = b.bar.count, b.bar.arrived
 	if by.obs != nil {
 		b.l.syncObserved(by, Sync{Kind: SyncThreads, Block: b.id, Warp: -1})
 	}
@@ -142,9 +158,18 @@ func (b *block) release(by *Thread) []*Thread {
 //
 //go:noinline
 func (t *Thread) SyncThreads() {
+	// The exported barriers all wait the same way, in two lines of their
+	// own rather than a shared function: a thread that waits on a fiber
+	// suspends from the exported function's frame, so that, resumed, it
+	// returns through the coroutine runtime's frames and this one to the
+	// kernel, where every frame between would cost a return the processor
+	// mispredicts after a coroutine switch. The releaser clears what the
+	// thread waits at (see release).
 	t.own("SyncThreads")
 	t.mark()
-	t.syncThreads(false)
+	if t.blk.exec.barrier(t, false) {
+		t.resume(t.fib.yield(struct{}{}))
+	}
 }
 
 // SyncThreadsCount is __syncthreads_count: SyncThreads that returns how
@@ -154,8 +179,10 @@ func (t *Thread) SyncThreads() {
 func (t *Thread) SyncThreadsCount(pred bool) int {
 	t.own("SyncThreadsCount")
 	t.mark()
-	t.syncThreads(pred)
-	return t.barResult
+	if t.blk.exec.barrier(t, pred) {
+		t.resume(t.fib.yield(struct{}{}))
+	}
+	return t.blk.bar.lastCount
 }
 
 // SyncThreadsAnd is __syncthreads_and: SyncThreads that reports whether
@@ -165,8 +192,10 @@ func (t *Thread) SyncThreadsCount(pred bool) int {
 func (t *Thread) SyncThreadsAnd(pred bool) bool {
 	t.own("SyncThreadsAnd")
 	t.mark()
-	t.syncThreads(pred)
-	return t.barResult == t.barN
+	if t.blk.exec.barrier(t, pred) {
+		t.resume(t.fib.yield(struct{}{}))
+	}
+	return t.blk.bar.lastCount == t.blk.bar.lastN
 }
 
 // SyncThreadsOr is __syncthreads_or: SyncThreads that reports whether any
@@ -176,22 +205,17 @@ func (t *Thread) SyncThreadsAnd(pred bool) bool {
 func (t *Thread) SyncThreadsOr(pred bool) bool {
 	t.own("SyncThreadsOr")
 	t.mark()
-	t.syncThreads(pred)
-	return t.barResult > 0
-}
-
-func (t *Thread) syncThreads(pred bool) {
-	t.check()
-	t.blk.exec.barrier(t, pred)
-	t.at = waitInfo{}
-	t.check()
+	if t.blk.exec.barrier(t, pred) {
+		t.resume(t.fib.yield(struct{}{}))
+	}
+	return t.blk.bar.lastCount > 0
 }
 
 // sitesDiffer reports whether the threads of a barrier round reached it at
 // different call sites.
-func (b *block) sitesDiffer(by *Thread, ws []*Thread) bool {
-	for _, w := range ws {
-		if w.waitPC != by.waitPC {
+func (b *block) sitesDiffer(by *Thread, ws []int32) bool {
+	for _, r := range ws {
+		if b.threads[r].waitPC != by.waitPC {
 			return true
 		}
 	}
@@ -200,14 +224,14 @@ func (b *block) sitesDiffer(by *Thread, ws []*Thread) bool {
 
 // barrierDiverged reports a SyncThreads round that some threads of the
 // block reached at another call site, or missed because they exited.
-func (b *block) barrierDiverged(by *Thread, ws []*Thread) {
+func (b *block) barrierDiverged(by *Thread, ws []int32) {
 	var ids []int
 	var pcs []callSite
-	if by.at.op == "" { // by arrived last, rather than exiting
+	if !by.at.waiting() { // by arrived last, rather than exiting
 		ids, pcs = append(ids, by.rank), append(pcs, by.waitPC)
 	}
-	for _, w := range ws {
-		ids, pcs = append(ids, w.rank), append(pcs, w.waitPC)
+	for _, r := range ws {
+		ids, pcs = append(ids, int(r)), append(pcs, b.threads[r].waitPC)
 	}
 	e := &DivergenceError{Block: b.id, Warp: -1, Barrier: "syncthreads"}
 	b.l.d.split(e, "syncthreads", ids, pcs, 0, len(b.threads), func(r int) bool { return b.threads[r].done })

@@ -12,8 +12,12 @@ func ThisBlock(t *Thread) BlockGroup { return BlockGroup{t} }
 //
 //go:noinline
 func (g BlockGroup) Sync() {
-	g.t.mark()
-	g.t.syncThreads(false)
+	t := g.t
+	t.check()
+	t.mark()
+	if t.blk.exec.barrier(t, false) {
+		t.resume(t.fib.yield(struct{}{})) // as in SyncThreads
+	}
 }
 
 // ThreadRank returns the thread's rank in the block, x fastest.

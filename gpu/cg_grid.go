@@ -80,7 +80,7 @@ func (c *coop) arrive(t *Thread) bool {
 	}
 	c.waiters = append(c.waiters, t)
 	b.gridWait++
-	t.at, t.parked = waitInfo{op: "grid.sync"}, true
+	t.at, t.parked = waitInfo{kind: waitGrid}, true
 	if b.warpOps {
 		w := &b.warps[t.Warp()]
 		w.parked |= 1 << t.Lane()

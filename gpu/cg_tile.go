@@ -3,6 +3,7 @@ package gpu
 import (
 	"fmt"
 	"math/bits"
+	"slices"
 )
 
 // A Tile is cooperative groups' thread_block_tile: one of the groups of
@@ -164,7 +165,7 @@ func (t *Thread) tileSync(lo, n int) {
 		t.check()
 		return
 	}
-	t.at = waitInfo{op: fmt.Sprintf("tile.sync(ranks %d-%d)", lo, lo+n-1)}
+	t.at = waitInfo{kind: waitTile, lo: lo, n: n}
 	ex.wait(t)
 	t.at = waitInfo{}
 	t.check()
@@ -175,9 +176,9 @@ func (t *Thread) tileSync(lo, n int) {
 func (b *block) arriveTile(t *Thread, lo, n int, pc callSite) bool {
 	if p := b.blockingTile(t.rank, lo, n); p != nil {
 		b.mismatch(&DivergenceError{Block: b.id, Warp: -1, Barrier: fmt.Sprintf("tile.sync(ranks %d-%d)", p.lo, p.lo+p.n-1),
-			Site: b.l.d.site(p.pcs[0]), Waiting: p.ranks,
+			Site: b.l.d.site(p.pcs[0]), Waiting: slices.Clone(p.ranks),
 			Elsewhere: []Divergent{{What: fmt.Sprintf("tile.sync(ranks %d-%d)", lo, lo+n-1), Site: b.l.d.site(pc), Threads: []int{t.rank}}}})
-		return true
+		return true // the error has its own copy of p's ranks: p is reused once it completes
 	}
 	var r *tileRound
 	for _, p := range b.tiles {
@@ -187,7 +188,7 @@ func (b *block) arriveTile(t *Thread, lo, n int, pc callSite) bool {
 		}
 	}
 	if r == nil {
-		r = &tileRound{lo: lo, n: n}
+		r = b.newTile(lo, n)
 		b.tiles = append(b.tiles, r)
 	}
 	r.arrived++
@@ -199,6 +200,20 @@ func (b *block) arriveTile(t *Thread, lo, n int, pc callSite) bool {
 	r.waiters = append(r.waiters, t)
 	b.park(t)
 	return false
+}
+
+// newTile returns an empty sync of the tile [lo, lo+n), one of the
+// block's free ones if it has one. Preconditions: block locked.
+func (b *block) newTile(lo, n int) *tileRound {
+	k := len(b.freeTiles)
+	if k == 0 {
+		return &tileRound{lo: lo, n: n}
+	}
+	r := b.freeTiles[k-1]
+	b.freeTiles = b.freeTiles[:k-1]
+	r.lo, r.n, r.arrived = lo, n, 0
+	r.waiters, r.pcs, r.ranks = r.waiters[:0], r.pcs[:0], r.ranks[:0]
+	return r
 }
 
 // blockingTile returns a tile sync in progress, of other ranks than
@@ -250,6 +265,7 @@ func (b *block) completeTile(r *tileRound, by *Thread) {
 		b.unpark(w)
 		b.exec.wakeOne(w)
 	}
+	b.freeTiles = append(b.freeTiles, r) // its waiters read nothing of it
 }
 
 // checkTile reports threads of r's tile that exited or synced at another

@@ -146,7 +146,18 @@ var ErrThreadShared = errors.New("gpu: Thread used by a goroutine other than its
 // stop woke from a wait is still counted as waiting, and a releaser may
 // write that count meanwhile; a thread that was not stopped was woken by
 // its releaser, whose write synchronizes before the wake.
+//
+// It is check with the parked test beside the stop's, small enough to
+// inline into every barrier and collective.
 func (t *Thread) own(what string) {
+	if t.stop.Load() || t.parked { // the stop first, as check comes first
+		t.ownSlow(what)
+	}
+	t.weakN = 0 // what check does besides
+}
+
+// ownSlow is own for a thread that is stopped or parked.
+func (t *Thread) ownSlow(what string) {
 	t.check()
 	if t.parked {
 		t.shared(what)
@@ -156,7 +167,7 @@ func (t *Thread) own(what string) {
 // shared fails a call described by what, made on t while t waits at a
 // barrier or collective: another goroutine uses t.
 func (t *Thread) shared(what string) {
-	err := t.threadError(fmt.Errorf("%s while the thread waits at %s: %w", what, t.at.op, ErrThreadShared))
+	err := t.threadError(fmt.Errorf("%s while the thread waits at %s: %w", what, t.at.name(), ErrThreadShared))
 	panic(abort{t: t, err: err, named: true})
 }
 

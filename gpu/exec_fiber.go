@@ -19,11 +19,11 @@ import (
 // handoff, so the block state needs no lock.
 type fiberExec struct {
 	s       *slot
-	all     []*fiber  // every fiber the slot took from the pool, for close
-	pool    []*fiber  // idle fibers
-	runq    []*Thread // waiting threads that may go on, in FIFO order
-	head    int       // first live entry of runq
-	started int       // threads of the block started so far
+	all     []*fiber // every fiber the slot took from the pool, for close
+	pool    []*fiber // idle fibers
+	runq    []int32  // ranks of waiting threads that may go on, in FIFO order
+	head    int      // first live entry of runq
+	started int      // threads of the block started so far
 	// spins counts the yields of a streak without progress; see
 	// spinRound.
 	spins int
@@ -61,12 +61,16 @@ func (e *fiberExec) run() {
 		if e.ext > 0 {
 			e.drain()
 		}
+		if e.started == n && l.sched.kind == ScheduleDefault && l.turns == nil {
+			e.resumeQueued()
+		}
 		var f *fiber
 		switch {
 		case e.started < n && !l.stop.Load():
 			f = e.idle()
 		case e.head < len(e.runq):
 			f = e.pop().fib
+			f.parked = false
 		case e.ext > 0 && !l.stop.Load():
 			e.awaitOutside()
 			continue
@@ -82,6 +86,25 @@ func (e *fiberExec) run() {
 		}
 		if l.turns != nil {
 			l.turns.pass(e.s.index)
+		}
+	}
+}
+
+// resumeQueued resumes queued threads in FIFO order for as long as
+// nothing else needs the driver: every thread has started, the launch runs
+// on and no thread waits outside the block. run calls it, under the default
+// schedule with no turns to pass, to run a barrier-heavy block's rounds in
+// a loop of its own, without run's other cases.
+func (e *fiberExec) resumeQueued() {
+	l := e.s.l
+	for e.head < len(e.runq) && e.ext == 0 && !l.stop.Load() {
+		f := e.s.threads[e.runq[e.head]].fib
+		e.head++
+		e.compact()
+		f.parked = false
+		f.next()
+		if !f.parked {
+			e.pool = append(e.pool, f)
 		}
 	}
 }
@@ -166,7 +189,9 @@ func (e *fiberExec) idle() *fiber {
 	return f
 }
 
-func (e *fiberExec) push(t *Thread) { e.runq = append(e.runq, t) }
+// push queues t to resume. runq holds ranks rather than pointers, so
+// that queueing writes no pointer the collector must see.
+func (e *fiberExec) push(t *Thread) { e.runq = append(e.runq, int32(t.rank)) }
 
 func (e *fiberExec) pop() *Thread {
 	switch e.s.l.sched.kind {
@@ -175,7 +200,7 @@ func (e *fiberExec) pop() *Thread {
 	case ScheduleRandom:
 		return e.popAt(e.head + e.s.rng.IntN(len(e.runq)-e.head))
 	}
-	t := e.runq[e.head]
+	t := &e.s.threads[e.runq[e.head]]
 	e.head++
 	e.compact()
 	return t
@@ -193,14 +218,13 @@ func (e *fiberExec) compact() {
 		e.runq, e.head = e.runq[:0], 0
 	case e.head >= 16 && 2*e.head >= len(e.runq):
 		n := copy(e.runq, e.runq[e.head:])
-		clear(e.runq[n:])
 		e.runq, e.head = e.runq[:n], 0
 	}
 }
 
 // popAt removes and returns runq entry i, keeping the others in order.
 func (e *fiberExec) popAt(i int) *Thread {
-	t := e.runq[i]
+	t := &e.s.threads[e.runq[i]]
 	e.runq = append(e.runq[:i], e.runq[i+1:]...)
 	if e.head == len(e.runq) {
 		e.runq, e.head = e.runq[:0], 0
@@ -209,30 +233,40 @@ func (e *fiberExec) popAt(i int) *Thread {
 }
 
 // park suspends t's fiber until the driver resumes it, then ends t if the
-// launch stopped meanwhile.
+// launch stopped meanwhile. The driver clears f.parked before it resumes
+// f, so that the resumed thread writes nothing of its fiber.
 func (t *Thread) park() {
-	f := t.fib
-	f.parked = true
-	ok := f.yield(struct{}{})
-	f.parked = false
-	if !ok {
-		t.stopped()
-	}
-	t.check()
+	t.fib.parked = true
+	t.resume(t.fib.yield(struct{}{}))
 }
 
-func (e *fiberExec) barrier(t *Thread, pred bool) {
+// resume ends t, just resumed from a suspension whose yield reported ok,
+// if its fiber is being stopped or its launch stopped meanwhile.
+func (t *Thread) resume(ok bool) {
+	if !ok || t.stop.Load() {
+		t.stopped()
+	}
+	t.weakN = 0 // what check does besides
+}
+
+// barrier counts t at the barrier. If t must wait, it marks t's fiber
+// parked and reports true: the caller suspends the fiber (see
+// Thread.SyncThreads).
+func (e *fiberExec) barrier(t *Thread, pred bool) bool {
 	b := &e.s.blk
 	if b.arrive(t, pred) {
 		e.wake(b.bar.spare)
-		return
+		return false
 	}
-	t.park()
+	t.fib.parked = true
+	return true
 }
 
-func (e *fiberExec) wake(ws []*Thread) {
-	for _, w := range ws {
-		e.push(w)
+// wake queues the threads of ranks ws to resume. An exit that releases
+// nobody, every exit of a barrier-free kernel, writes nothing.
+func (e *fiberExec) wake(ws []int32) {
+	if len(ws) > 0 {
+		e.runq = append(e.runq, ws...)
 	}
 }
 
@@ -264,10 +298,10 @@ func (e *fiberExec) pushYielder(t *Thread) {
 	}
 	if e.head > 0 {
 		e.head--
-		e.runq[e.head] = t
+		e.runq[e.head] = int32(t.rank)
 		return
 	}
-	e.runq = slices.Insert(e.runq, 0, t)
+	e.runq = slices.Insert(e.runq, 0, int32(t.rank))
 }
 
 // spinRound gives up the processor when the block's threads seem to spin

@@ -28,12 +28,12 @@ func (e *goExec) run() {
 	wg.Wait()
 }
 
-func (e *goExec) barrier(t *Thread, pred bool) {
+func (e *goExec) barrier(t *Thread, pred bool) bool {
 	e.mu.Lock()
 	if e.s.blk.arrive(t, pred) {
 		e.next()
 		e.mu.Unlock()
-		return
+		return false
 	}
 	ch := e.gen
 	e.mu.Unlock()
@@ -42,6 +42,8 @@ func (e *goExec) barrier(t *Thread, pred bool) {
 	case <-e.s.l.stopCh:
 		t.stopped()
 	}
+	t.check()
+	return false
 }
 
 // next wakes the waiters of the completed round. Preconditions: e.mu held.

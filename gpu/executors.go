@@ -39,8 +39,11 @@ func (e Executor) String() string {
 type executor interface {
 	// run runs every thread of the slot's current block to completion.
 	run()
-	// barrier makes t wait until every live thread of its block has arrived.
-	barrier(t *Thread, pred bool)
+	// barrier makes t wait until every live thread of its block has
+	// arrived. It reports whether t must still suspend on its fiber (see
+	// Thread.suspend) for the wait, which the fiber executor leaves to its
+	// caller; the goroutine executor waits itself and reports false.
+	barrier(t *Thread, pred bool) bool
 	// exit records that t's kernel returned or failed.
 	exit(t *Thread)
 	// yield lets other threads run while t spins.

@@ -47,11 +47,14 @@ type Thread struct {
 // syncState is the state of a thread that only barriers, collectives and
 // observer reports touch. It lives beside the slot's threads, so that the
 // barrier-free path does not stride over it.
+//
+// Its first fields are those every barrier touches, together in its first
+// cache line.
 type syncState struct {
-	acc    Access        // the access being reported to the observer
-	at     waitInfo      // what the thread waits at, while it waits; written by the thread itself
+	at     waitInfo      // what the thread waits at, while it waits; set by the thread, cleared by it or its releaser
 	waitPC callSite      // the call site of its last barrier, when divergence is checked
 	coll   *round        // the warp collective it last completed
+	acc    Access        // the access being reported to the observer
 	conv   uint64        // the group its last convergence point found
 	wakeCh chan struct{} // Goroutines: wakes it from wait
 	pollAt uintptr       // the element of the thread's last observed access if a strong load, else 0 (see polled)
@@ -64,10 +67,8 @@ type syncState struct {
 	spinOp  Op
 	// yieldSeq numbers the thread's last yield among its block's, for the
 	// livelock watch.
-	yieldSeq  uint64
-	barResult int // true predicates in the barrier round the thread last left
-	barN      int // participants in that round
-	weak      weakPoll
+	yieldSeq uint64
+	weak     weakPoll
 	// flt is the thread's latest fault (a failed access check: see at),
 	// recorded before the access panics with a pointer to it, so that a
 	// kernel that recovers the panic cannot lose the error. err is the

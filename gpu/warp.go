@@ -68,7 +68,7 @@ func (t *Thread) converge() uint64 {
 		ex.unlock()
 		return t.conv
 	}
-	t.at = waitInfo{op: "convergence point"}
+	t.at = waitInfo{kind: waitConverge}
 	b.checkStall()
 	ex.wait(t)
 	t.at = waitInfo{}

@@ -41,13 +41,16 @@ func (o collOp) String() string { return collNames[o] }
 
 // A round is one warp collective in progress or done: the lanes it names,
 // those that arrived, and the value each contributed. A completed round is
-// never changed again, so every participant reads its result from it after
-// waking.
+// not changed until every participant has read its result from it: each
+// holds it as its coll until its next collective or its exit, and the last
+// to let go returns it to its block's free rounds (see letGo), so that a
+// collective allocates no round once its warps have run a few.
 type round struct {
 	op      collOp
 	warp    int    // warp index in the block
 	mask    uint64 // member lanes that exist
 	arrived uint64
+	holders int // participants of a completed round that still hold it
 	vals    [64]uint64
 }
 
@@ -125,16 +128,26 @@ func (t *Thread) warpCollective(op collOp, mask, v uint64) *round {
 	if !b.warpOps {
 		b.enableWarps()
 	}
+	b.letGo(t)
 	r, done := b.arriveWarp(t, op, mask, v)
 	if done {
 		ex.unlock()
 		t.check()
 		return r
 	}
-	t.at = waitInfo{op: op.String(), mask: r.mask}
-	ex.wait(t)
+	t.at = waitInfo{kind: waitWarp, op: op, mask: r.mask}
+	if f := t.fib; f != nil {
+		// The fiber executor's wait (its lock is none), here rather than
+		// through ex.wait and park: resumed, the lane returns through one
+		// frame fewer to its kernel, each a return the processor
+		// mispredicts after a coroutine switch (see Thread.SyncThreads).
+		f.parked = true
+		t.resume(f.yield(struct{}{}))
+	} else {
+		ex.wait(t)
+		t.check()
+	}
 	t.at = waitInfo{}
-	t.check()
 	return t.coll
 }
 
@@ -159,7 +172,7 @@ func (b *block) arriveWarp(t *Thread, op collOp, mask, v uint64) (*round, bool) 
 	}
 	r := w.roundOf(op, mask)
 	if r == nil {
-		r = &round{op: op, warp: t.Warp(), mask: mask}
+		r = b.newRound(op, t.Warp(), mask)
 		w.rounds = append(w.rounds, r)
 	}
 	r.arrived |= bit
@@ -170,6 +183,36 @@ func (b *block) arriveWarp(t *Thread, op collOp, mask, v uint64) (*round, bool) 
 	}
 	b.park(t)
 	return r, false
+}
+
+// newRound returns an empty round of op over mask in warp w, one of the
+// block's free rounds if it has one. Preconditions: block locked.
+func (b *block) newRound(op collOp, w int, mask uint64) *round {
+	n := len(b.freeRounds)
+	if n == 0 {
+		return &round{op: op, warp: w, mask: mask}
+	}
+	r := b.freeRounds[n-1]
+	b.freeRounds = b.freeRounds[:n-1]
+	r.op, r.warp, r.mask, r.arrived, r.holders = op, w, mask, 0, 0
+	return r
+}
+
+// letGo ends t's hold on the round it last completed, which it has read:
+// the last participant to let go returns the round to the block's free
+// rounds. Every participant lets go under the block's lock, after its
+// reads, and a round is reused under that lock, so each read of a round
+// synchronizes before the writes that reuse it. Preconditions: block
+// locked.
+func (b *block) letGo(t *Thread) {
+	r := t.coll
+	if r == nil {
+		return
+	}
+	t.coll = nil
+	if r.holders--; r.holders == 0 {
+		b.freeRounds = append(b.freeRounds, r)
+	}
 }
 
 // roundOf returns the round in progress of op over mask, or nil.
@@ -212,6 +255,7 @@ func (b *block) completeWarp(w *warpState, r *round, self *Thread) {
 		gw := b.id*b.l.g.Warps + r.warp
 		b.l.syncObserved(by, Sync{Kind: SyncWarp, Block: b.id, Warp: gw, Mask: r.arrived, Op: r.op.String()})
 	}
+	r.holders = bits.OnesCount64(r.arrived)
 	for m := r.arrived; m != 0; m &= m - 1 {
 		t := b.lane(r, bits.TrailingZeros64(m))
 		t.coll = r
@@ -285,6 +329,7 @@ func (b *block) exitWarp(t *Thread, stopped bool) {
 	w := &b.warps[t.Warp()]
 	bit := uint64(1) << t.Lane()
 	w.exited |= bit
+	b.letGo(t)
 	if stopped {
 		return
 	}

@@ -128,10 +128,10 @@ func (l *launch) stall(cause error) {
 // unwinding stack, so the stack still shows the kernel's line.
 func (l *launch) noteStuck(t *Thread, r any) {
 	s := Stuck{Block: t.blk.idx, Thread: t.ThreadIdx(), BlockID: t.blk.id, Rank: t.rank, GlobalID: t.gid, At: "running"}
-	if t.at.op != "" {
-		s.At = t.at.op
+	if t.at.waiting() {
+		s.At = t.at.name()
 		if t.at.mask != 0 {
-			s.At = fmt.Sprintf("%s(mask %#x)", t.at.op, t.at.mask)
+			s.At = fmt.Sprintf("%s(mask %#x)", s.At, t.at.mask)
 		}
 	}
 	if t.weakSpinning(r) {
