@@ -50,6 +50,38 @@
 //     [github.com/warpguard/warpguard/bench/gorace] holds plain-Go twins of
 //     the large kernels, timed with and without Go's -race.
 //
+// # Names
+//
+// One rule: a name is CUDA's name for the thing at the level its package
+// stands for, and the package names the level.
+//
+//   - Inside a kernel (package gpu), CUDA's spelling in Go case. A Dim3 takes
+//     the built-in variable's name (ThreadIdx, BlockIdx, BlockDim, GridDim);
+//     a linear number takes cooperative groups' name for it, "rank" within
+//     what it names: Thread.ThreadRank (thread_block::thread_rank),
+//     Thread.BlockRank (grid_group::block_rank), Tile.MetaGroupRank; the
+//     thread's number in the grid is GlobalID, the warp's Warp and
+//     GlobalWarp, the lane's Lane. Intrinsics keep CUDA's names (ShflSync,
+//     BallotSync, SyncThreads, ThreadFence); cooperative-groups calls keep
+//     cg::'s (Reduce, InclusiveScan on a group). A launch is described by a
+//     LaunchConfig (cudaLaunchConfig_t), a device by a DeviceConfig.
+//   - Primitives take CUB's names, the package standing for CUB's class
+//     prefix: warp.Reduce is WarpReduce, block.Reduce BlockReduce,
+//     device.Reduce DeviceReduce::Reduce.
+//   - A catalog entry of package kernels is built by a function named for
+//     its catalog name, group first: kernels.LibReduce is "lib/reduce",
+//     kernels.ScorReduction "scor/reduction", kernels.IguardThreadLock
+//     "iguard/thread-lock". An Entry is one catalog entry; a kernels.Run is
+//     an entry's input prepared on a device.
+//   - Package bench measures a Case (one configuration of one entry) and
+//     gets an Outcome (what running it once gave). An interface a package
+//     declares for another package's type takes that type's name
+//     (bench.Detector is what bench needs of a race.Detector).
+//
+// Renamed identifiers of package gpu stay as deprecated aliases
+// (Thread.Rank, Thread.Block, Config); the catalog and harness names
+// changed outright.
+//
 // # Where to start
 //
 // Read the examples of package gpu (ExampleDevice_Launch, a SAXPY), then

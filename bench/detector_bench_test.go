@@ -15,7 +15,7 @@ import (
 func suiteKernels() kernels.Catalog {
 	c := kernels.All()
 	for _, k := range kernels.Contention() {
-		if !slices.ContainsFunc(c, func(o *kernels.Kernel) bool { return o.Name == k.Name }) {
+		if !slices.ContainsFunc(c, func(o *kernels.Entry) bool { return o.Name == k.Name }) {
 			c = append(c, k)
 		}
 	}
@@ -42,12 +42,12 @@ func BenchmarkDetector(b *testing.B) {
 	}
 }
 
-func benchKernel(b *testing.B, k *kernels.Kernel, config string) {
+func benchKernel(b *testing.B, k *kernels.Entry, config string) {
 	opt, err := race.Config(config)
 	if err != nil {
 		b.Fatal(err)
 	}
-	c := bench.Config{Kernel: k}
+	c := bench.Case{Kernel: k}
 	var det *race.Detector // one per configuration, as a test would keep
 	if !opt.Off {
 		det = race.New(opt)
@@ -55,7 +55,7 @@ func benchKernel(b *testing.B, k *kernels.Kernel, config string) {
 	var launches int64
 	b.ReportAllocs()
 	for b.Loop() {
-		var r bench.Run
+		var r bench.Outcome
 		if det == nil {
 			r = bench.Once(context.Background(), c, nil)
 		} else {

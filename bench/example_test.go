@@ -12,7 +12,7 @@ import (
 // race: the output check, the race kinds reported, false positives and
 // misses, as `warpguard suite` prints them.
 func ExampleEvaluate() {
-	k := kernels.Conv1D()
+	k := kernels.Scor1DConv()
 	for _, c := range bench.Configs(kernels.Catalog{k}, kernels.Default, 1) {
 		r := bench.Evaluate(context.Background(), c)
 		fmt.Printf("%q: output ok %v, reported %v, false positives %d, missed %d, ok %v\n",

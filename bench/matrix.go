@@ -122,14 +122,14 @@ func (m Matrix) withDefaults() Matrix {
 
 // prime runs k untimed under every configuration in turn until m.Prime
 // has passed, with detectors of its own.
-func (m Matrix) prime(ctx context.Context, k *kernels.Kernel, opts []race.Options) {
+func (m Matrix) prime(ctx context.Context, k *kernels.Entry, opts []race.Options) {
 	if m.Prime <= 0 {
 		return
 	}
 	if m.Progress != nil {
 		fmt.Fprintf(m.Progress, "priming for %s with %s\n", FormatDuration(m.Prime), k.Name)
 	}
-	c := Config{Kernel: k, Size: m.Size, Seed: m.Seed, Executor: m.Executor}
+	c := Case{Kernel: k, Size: m.Size, Seed: m.Seed, Executor: m.Executor}
 	dets := detectors(opts)
 	for start := time.Now(); time.Since(start) < m.Prime && ctx.Err() == nil; {
 		for _, det := range dets {
@@ -150,13 +150,13 @@ func detectors(opts []race.Options) []*race.Detector {
 }
 
 // kernel measures k under every configuration.
-func (m Matrix) kernel(ctx context.Context, k *kernels.Kernel, opts []race.Options) []Cell {
+func (m Matrix) kernel(ctx context.Context, k *kernels.Entry, opts []race.Options) []Cell {
 	cells := make([]Cell, len(opts))
 	dets := detectors(opts)
 	for i := range cells {
 		cells[i] = Cell{Kernel: k.Name, Config: m.Configs[i], CPUs: runtime.GOMAXPROCS(0)}
 	}
-	c := Config{Kernel: k, Size: m.Size, Seed: m.Seed, Executor: m.Executor}
+	c := Case{Kernel: k, Size: m.Size, Seed: m.Seed, Executor: m.Executor}
 	for rep := -max(m.Warmup, 0); rep < m.Runs; rep++ {
 		for _, i := range m.order(rep, len(cells)) {
 			mean, n, err := m.sample(ctx, c, dets[i])
@@ -191,7 +191,7 @@ func (m Matrix) order(rep, n int) []int {
 // sample is one run of c under det: launches until they add up to
 // m.MinTime, or the first that fails. It returns their mean launch time
 // and how many there were.
-func (m Matrix) sample(ctx context.Context, c Config, det *race.Detector) (time.Duration, int, error) {
+func (m Matrix) sample(ctx context.Context, c Case, det *race.Detector) (time.Duration, int, error) {
 	var total time.Duration
 	for n := 1; ; n++ {
 		r := once(ctx, c, det)
@@ -203,7 +203,7 @@ func (m Matrix) sample(ctx context.Context, c Config, det *race.Detector) (time.
 }
 
 // once runs c once under det, which may be nil.
-func once(ctx context.Context, c Config, det *race.Detector) Run {
+func once(ctx context.Context, c Case, det *race.Detector) Outcome {
 	if det == nil {
 		return Once(ctx, c, nil)
 	}

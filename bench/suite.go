@@ -34,9 +34,10 @@ func NewDetectorFor(opt race.Options) func() Detector {
 	return func() Detector { return race.New(opt) }
 }
 
-// A Config is one configuration of one kernel.
-type Config struct {
-	Kernel   *kernels.Kernel
+// A Case is one configuration of one kernel: which kernel, which injection,
+// size, seed and executor, and which detector judges it.
+type Case struct {
+	Kernel   *kernels.Entry
 	Inject   string // an injection's name, or "" for the clean kernel
 	Size     kernels.Size
 	Seed     int64
@@ -45,7 +46,7 @@ type Config struct {
 	// means NewDetector.
 	Detector func() Detector
 	// Family is the detector family whose expected verdicts judge the
-	// run (kernels.Kernel.ExpectedIn: an injection's Precise verdict is
+	// run (kernels.Entry.ExpectedIn: an injection's Precise verdict is
 	// the Exact family's), and that checks it when Detector is nil:
 	// race.Exact, the default, or race.IGUARD.
 	Family race.Family
@@ -63,8 +64,8 @@ type Config struct {
 	trial *kernels.Trial // the schedule of a run of Evaluate's search; nil for the executor's own
 }
 
-// A Run is the outcome of running one configuration once.
-type Run struct {
+// A Outcome is the outcome of running one configuration once.
+type Outcome struct {
 	Elapsed   time.Duration // the launches alone, not the input setup
 	LaunchErr error
 	CheckErr  error
@@ -72,14 +73,14 @@ type Run struct {
 }
 
 // Once runs c once, with the detector det (nil for none).
-func Once(ctx context.Context, c Config, det Detector) Run {
+func Once(ctx context.Context, c Case, det Detector) Outcome {
 	d, err := gpu.NewDevice(gpu.DeviceConfig{})
 	if err != nil {
-		return Run{LaunchErr: err}
+		return Outcome{LaunchErr: err}
 	}
 	r, err := c.Kernel.Prepare(d, kernels.Params{Size: c.Size, Seed: c.Seed, Inject: c.Inject})
 	if err != nil {
-		return Run{LaunchErr: err}
+		return Outcome{LaunchErr: err}
 	}
 	timeout := c.Timeout
 	switch {
@@ -96,14 +97,14 @@ func Once(ctx context.Context, c Config, det Detector) Run {
 		obs = det
 	}
 	start := time.Now()
-	launchErr := r.Launch(ctx, func(ctx context.Context, cfg gpu.Config, k gpu.Kernel) error {
+	launchErr := r.Launch(ctx, func(ctx context.Context, cfg gpu.LaunchConfig, k gpu.Kernel) error {
 		cfg.Executor, cfg.Observer = c.Executor, obs
 		if c.trial != nil {
 			c.trial.Apply(&cfg)
 		}
 		return d.Launch(ctx, cfg, k)
 	})
-	out := Run{Elapsed: time.Since(start), LaunchErr: launchErr}
+	out := Outcome{Elapsed: time.Since(start), LaunchErr: launchErr}
 	if launchErr == nil {
 		out.CheckErr = r.Check()
 	}
@@ -120,7 +121,7 @@ type Result struct {
 	Expect         []race.Kind // kinds the detector must report; none for a clean kernel
 	Where          string      // the function holding the injected code; "" for the whole kernel
 	Corrupts       bool        // the injection may spoil the output (see kernels.Injection)
-	Off, On        Run
+	Off, On        Outcome
 	// Matched counts the reports of an expected kind with a site in the
 	// injected code, in the last run with detection on; FalsePositives
 	// every other report, summed over all attempts, so that a retry after
@@ -136,7 +137,7 @@ type Result struct {
 // configuration that expects a race runs with detection on under the
 // schedules of kernels.Expose until one shows the race, a launch fails,
 // or c.Attempts runs have; the result is the last run's.
-func Evaluate(ctx context.Context, c Config) Result {
+func Evaluate(ctx context.Context, c Case) Result {
 	res := newResult(c)
 	newDet := c.Detector
 	if newDet == nil {
@@ -160,7 +161,7 @@ func Evaluate(ctx context.Context, c Config) Result {
 
 // newResult returns c's result before any run: what it expects, and
 // where.
-func newResult(c Config) Result {
+func newResult(c Case) Result {
 	res := Result{Kernel: c.Kernel.Name, Inject: c.Inject, Expect: c.Kernel.ExpectedIn(c.Inject, c.Family == race.Exact)}
 	if in, ok := c.Kernel.Injection(c.Inject); ok {
 		res.Where, res.Corrupts = in.Where, in.Corrupts
@@ -243,7 +244,7 @@ func (res *Result) Overhead() float64 {
 // Problem describes why the configuration is not OK, or returns "".
 func (res *Result) Problem() string {
 	var p []string
-	for _, r := range []Run{res.Off, res.On} {
+	for _, r := range []Outcome{res.Off, res.On} {
 		if r.LaunchErr != nil {
 			p = append(p, "launch: "+r.LaunchErr.Error())
 		} else if r.CheckErr != nil && !res.Corrupts {
@@ -268,12 +269,12 @@ func orKernel(where string) string {
 
 // Configs returns every configuration of the suite for the kernels of c:
 // each kernel clean, then with each of its injections.
-func Configs(c kernels.Catalog, size kernels.Size, seed int64) []Config {
-	var out []Config
+func Configs(c kernels.Catalog, size kernels.Size, seed int64) []Case {
+	var out []Case
 	for _, k := range c {
-		out = append(out, Config{Kernel: k, Size: size, Seed: seed})
+		out = append(out, Case{Kernel: k, Size: size, Seed: seed})
 		for _, in := range k.Injections {
-			out = append(out, Config{Kernel: k, Inject: in.Name, Size: size, Seed: seed})
+			out = append(out, Case{Kernel: k, Inject: in.Name, Size: size, Seed: seed})
 		}
 	}
 	return out

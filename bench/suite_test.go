@@ -11,7 +11,7 @@ import (
 	"github.com/warpguard/warpguard/race"
 )
 
-func kernel(t *testing.T, name string) *kernels.Kernel {
+func kernel(t *testing.T, name string) *kernels.Entry {
 	t.Helper()
 	k, ok := kernels.All().Lookup(name)
 	require.True(t, ok, "no kernel %s", name)
@@ -19,7 +19,7 @@ func kernel(t *testing.T, name string) *kernels.Kernel {
 }
 
 func TestEvaluateClean(t *testing.T) {
-	r := bench.Evaluate(context.Background(), bench.Config{Kernel: kernel(t, "scor/1dconv"), Seed: 1})
+	r := bench.Evaluate(context.Background(), bench.Case{Kernel: kernel(t, "scor/1dconv"), Seed: 1})
 	require.True(t, r.OK(), r.Problem())
 	require.Zero(t, r.Matched)
 	require.Zero(t, r.FalsePositives)
@@ -31,7 +31,7 @@ func TestEvaluateClean(t *testing.T) {
 }
 
 func TestEvaluateInjection(t *testing.T) {
-	r := bench.Evaluate(context.Background(), bench.Config{Kernel: kernel(t, "scor/1dconv"), Inject: "all-block-atomics", Seed: 1})
+	r := bench.Evaluate(context.Background(), bench.Case{Kernel: kernel(t, "scor/1dconv"), Inject: "all-block-atomics", Seed: 1})
 	require.True(t, r.OK(), r.Problem())
 	require.NotZero(t, r.Matched)
 	require.Equal(t, race.ScopedAtomic, r.Found()[0])
@@ -43,10 +43,10 @@ func TestEvaluateInjection(t *testing.T) {
 // count as a false positive and fail the configuration.
 func TestEvaluateCountsFalsePositives(t *testing.T) {
 	racy := kernel(t, "scor/1dconv")
-	inj := bench.Config{Kernel: racy, Inject: "all-block-atomics", Seed: 1}
+	inj := bench.Case{Kernel: racy, Inject: "all-block-atomics", Seed: 1}
 	reports := bench.Once(context.Background(), inj, bench.NewDetector()).Reports
 	require.NotEmpty(t, reports, "injected run")
-	clean := bench.Config{Kernel: racy, Seed: 1, Detector: func() bench.Detector { return canned{bench.NewDetector(), reports} }}
+	clean := bench.Case{Kernel: racy, Seed: 1, Detector: func() bench.Detector { return canned{bench.NewDetector(), reports} }}
 	r := bench.Evaluate(context.Background(), clean)
 	require.False(t, r.OK(), "clean run with canned reports")
 	require.Equal(t, len(reports), r.FalsePositives)
@@ -61,7 +61,7 @@ type canned struct {
 func (c canned) Reports() []race.Report { return c.reps }
 
 func TestEvaluateBadInjection(t *testing.T) {
-	r := bench.Evaluate(context.Background(), bench.Config{Kernel: kernel(t, "scor/1dconv"), Inject: "nosuch"})
+	r := bench.Evaluate(context.Background(), bench.Case{Kernel: kernel(t, "scor/1dconv"), Inject: "nosuch"})
 	require.False(t, r.OK(), "unknown injection")
 	require.Error(t, r.Off.LaunchErr)
 }
@@ -79,7 +79,7 @@ func TestConfigs(t *testing.T) {
 // one, and its problem names them.
 func TestEvaluateSearchesSchedules(t *testing.T) {
 	blind := func() bench.Detector { return canned{bench.NewDetector(), nil} }
-	c := bench.Config{Kernel: kernel(t, "scor/1dconv"), Inject: "all-block-atomics", Seed: 1, Detector: blind, Attempts: 3}
+	c := bench.Case{Kernel: kernel(t, "scor/1dconv"), Inject: "all-block-atomics", Seed: 1, Detector: blind, Attempts: 3}
 	r := bench.Evaluate(context.Background(), c)
 	require.False(t, r.OK())
 	require.Equal(t, 3, r.Attempts)
@@ -93,7 +93,7 @@ func TestEvaluateSearchesSchedules(t *testing.T) {
 // evaluation's runs are deterministic, so both find the race under the
 // same schedule and report the same races, to the sites and threads.
 func TestEvaluateReplays(t *testing.T) {
-	c := bench.Config{Kernel: kernel(t, "scor/uts"), Inject: "steal-top-block-exch", Seed: 1}
+	c := bench.Case{Kernel: kernel(t, "scor/uts"), Inject: "steal-top-block-exch", Seed: 1}
 	var got []string
 	for range 2 {
 		r := bench.Evaluate(context.Background(), c)

@@ -31,7 +31,7 @@ func (v verdict) String() string { return strings.Join(slices.Sorted(maps.Keys(v
 // may report a race the suite does not hold there. Without history a
 // report names no previous site, and only a current site that is not
 // at the injected code fails that test.
-func (v verdict) addRun(t *testing.T, c bench.Config, opt race.Options) bool {
+func (v verdict) addRun(t *testing.T, c bench.Case, opt race.Options) bool {
 	t.Helper()
 	r := bench.Once(context.Background(), c, race.New(opt))
 	require.NoError(t, r.LaunchErr, "%s [%s]", c.Kernel.Name, c.Inject)
@@ -88,7 +88,7 @@ func (v verdict) addRun(t *testing.T, c bench.Config, opt race.Options) bool {
 // under every configuration), and the whole suite under every
 // configuration outgrew this project's 24 GB machine.
 func TestConfigsSameVerdicts(t *testing.T) {
-	var cs []bench.Config
+	var cs []bench.Case
 	var groups []string
 	for _, c := range bench.Configs(suiteKernels(), kernels.Default, 1) {
 		if (!long || testing.Short()) && c.Inject != "" && !strings.HasPrefix(c.Kernel.Name, "contention/") {
@@ -147,7 +147,7 @@ func comparedConfigs(history bool) []string {
 
 // defaultModeConfigs returns the configurations of the IGUARD family,
 // which must agree with each other; the Exact family has verdicts of its
-// own (kernels.Kernel.ExpectedIn), which the suite checks.
+// own (kernels.Entry.ExpectedIn), which the suite checks.
 func defaultModeConfigs() []string {
 	return slices.DeleteFunc(race.Configs(), func(n string) bool {
 		o, _ := race.Config(n)
@@ -157,7 +157,7 @@ func defaultModeConfigs() []string {
 
 // sameVerdict compares configuration name with plain on c, whose union
 // so far is want; it adds plain's further runs to want.
-func sameVerdict(t *testing.T, c bench.Config, name string, opt, plain race.Options, want verdict) {
+func sameVerdict(t *testing.T, c bench.Case, name string, opt, plain race.Options, want verdict) {
 	t.Helper()
 	got := verdict{}
 	for i := range 5 {

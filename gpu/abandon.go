@@ -11,7 +11,7 @@ const abandonGrace = 2 * time.Second
 
 // await waits for done, closed when the launch's slots have returned. Once
 // the launch has stopped, however it stopped (its context ended,
-// Config.Timeout, the watchdog, a deadlock, a panic), it waits at most
+// LaunchConfig.Timeout, the watchdog, a deadlock, a panic), it waits at most
 // abandonGrace more, and if slots still run then, it records their blocks
 // as left running and returns anyway: Launch returns even if the context
 // has no deadline.

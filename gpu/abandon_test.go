@@ -16,7 +16,7 @@ import (
 // launchWithin runs a launch on its own goroutine and fails the test if it
 // has not returned within limit, so that a launch that hangs fails the
 // test instead of the test binary's timeout.
-func launchWithin(t *testing.T, d *gpu.Device, cfg gpu.Config, k gpu.Kernel, limit time.Duration) error {
+func launchWithin(t *testing.T, d *gpu.Device, cfg gpu.LaunchConfig, k gpu.Kernel, limit time.Duration) error {
 	t.Helper()
 	res := make(chan error, 1)
 	go func() { res <- d.Launch(context.Background(), cfg, k) }()
@@ -55,7 +55,7 @@ func TestSwallowedStop(t *testing.T) {
 			cfg := watchdogCfg(c.ex, 2, 4)
 			cfg.Deterministic = c.det
 			err := launchWithin(t, d, cfg, func(t *gpu.Thread) {
-				if t.Block() == 1 && t.Rank() == 2 {
+				if t.BlockRank() == 1 && t.ThreadRank() == 2 {
 					for !release.Load() {
 						swallow(func() { flag.AtomicLoad(t, 0, scope.Device) })
 					}
@@ -78,9 +78,9 @@ func TestSwallowedStopAtBarrier(t *testing.T) {
 		d := newDevice(t)
 		var release, stopped atomic.Bool
 		defer release.Store(true)
-		cfg := gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 4}, Executor: ex}
+		cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 4}, Executor: ex}
 		err := launchWithin(t, d, cfg, func(t *gpu.Thread) {
-			if t.Rank() != 0 {
+			if t.ThreadRank() != 0 {
 				return
 			}
 			for !release.Load() {
@@ -112,7 +112,7 @@ func TestSwallowedFault(t *testing.T) {
 			case 7:
 				swallow(func() { t.Fence(scope.Scope(42)) })
 			}
-			buf.Store(t, t.Rank(), 1) // the thread goes on, and ends normally
+			buf.Store(t, t.ThreadRank(), 1) // the thread goes on, and ends normally
 		})
 		require.Error(t, err)
 		var re *gpu.RangeError

@@ -30,7 +30,7 @@ func runRMW[T gpu.Elem](t *testing.T, cases []rmwCase[T]) {
 	buf := gpu.FromHost(d, "x", init)
 	olds := gpu.Alloc[T](d, "old", len(cases))
 	require.NoError(t, launch1D(d, gpu.Fibers, 1, len(cases), func(t *gpu.Thread) {
-		r := t.Rank()
+		r := t.ThreadRank()
 		olds.Store(t, r, cases[r].op(buf, t)) // case r uses element r
 	}))
 	got, gotOld := buf.Host(), olds.Host()
@@ -46,7 +46,7 @@ func TestAtomicsUint32(t *testing.T) {
 	t.Parallel()
 	type B = gpu.Buffer[uint32]
 	at := func(f func(b B, t *gpu.Thread, i int) uint32) func(B, *gpu.Thread) uint32 {
-		return func(b B, t *gpu.Thread) uint32 { return f(b, t, t.Rank()) }
+		return func(b B, t *gpu.Thread) uint32 { return f(b, t, t.ThreadRank()) }
 	}
 	runRMW(t, []rmwCase[uint32]{
 		{"add wraps", math.MaxUint32, at(func(b B, t *gpu.Thread, i int) uint32 { return b.AtomicAdd(t, i, 2, dev) }), math.MaxUint32, 1},
@@ -72,7 +72,7 @@ func TestAtomicsInt32(t *testing.T) {
 	t.Parallel()
 	type B = gpu.Buffer[int32]
 	at := func(f func(b B, t *gpu.Thread, i int) int32) func(B, *gpu.Thread) int32 {
-		return func(b B, t *gpu.Thread) int32 { return f(b, t, t.Rank()) }
+		return func(b B, t *gpu.Thread) int32 { return f(b, t, t.ThreadRank()) }
 	}
 	runRMW(t, []rmwCase[int32]{
 		{"add wraps", math.MaxInt32, at(func(b B, t *gpu.Thread, i int) int32 { return b.AtomicAdd(t, i, 1, dev) }), math.MaxInt32, math.MinInt32},
@@ -90,15 +90,15 @@ func TestAtomics64(t *testing.T) {
 	t.Parallel()
 	type U = gpu.Buffer[uint64]
 	runRMW(t, []rmwCase[uint64]{
-		{"add wraps", math.MaxUint64, func(b U, t *gpu.Thread) uint64 { return b.AtomicAdd(t, t.Rank(), 1, dev) }, math.MaxUint64, 0},
-		{"high bits", 1 << 40, func(b U, t *gpu.Thread) uint64 { return b.AtomicOr(t, t.Rank(), 1<<63, dev) }, 1 << 40, 1<<40 | 1<<63},
-		{"cas", 1 << 33, func(b U, t *gpu.Thread) uint64 { return b.AtomicCAS(t, t.Rank(), 1<<33, 3, dev) }, 1 << 33, 3},
+		{"add wraps", math.MaxUint64, func(b U, t *gpu.Thread) uint64 { return b.AtomicAdd(t, t.ThreadRank(), 1, dev) }, math.MaxUint64, 0},
+		{"high bits", 1 << 40, func(b U, t *gpu.Thread) uint64 { return b.AtomicOr(t, t.ThreadRank(), 1<<63, dev) }, 1 << 40, 1<<40 | 1<<63},
+		{"cas", 1 << 33, func(b U, t *gpu.Thread) uint64 { return b.AtomicCAS(t, t.ThreadRank(), 1<<33, 3, dev) }, 1 << 33, 3},
 	})
 	type I = gpu.Buffer[int64]
 	runRMW(t, []rmwCase[int64]{
-		{"add wraps", math.MaxInt64, func(b I, t *gpu.Thread) int64 { return b.AtomicAdd(t, t.Rank(), 1, dev) }, math.MaxInt64, math.MinInt64},
-		{"min", -1, func(b I, t *gpu.Thread) int64 { return b.AtomicMin(t, t.Rank(), math.MinInt64, dev) }, -1, math.MinInt64},
-		{"exch", 4, func(b I, t *gpu.Thread) int64 { return b.AtomicExch(t, t.Rank(), -4, scope.System) }, 4, -4},
+		{"add wraps", math.MaxInt64, func(b I, t *gpu.Thread) int64 { return b.AtomicAdd(t, t.ThreadRank(), 1, dev) }, math.MaxInt64, math.MinInt64},
+		{"min", -1, func(b I, t *gpu.Thread) int64 { return b.AtomicMin(t, t.ThreadRank(), math.MinInt64, dev) }, -1, math.MinInt64},
+		{"exch", 4, func(b I, t *gpu.Thread) int64 { return b.AtomicExch(t, t.ThreadRank(), -4, scope.System) }, 4, -4},
 	})
 }
 
@@ -106,19 +106,19 @@ func TestAtomicsFloat(t *testing.T) {
 	t.Parallel()
 	type F = gpu.Buffer[float32]
 	runRMW(t, []rmwCase[float32]{
-		{"add", 1.5, func(b F, t *gpu.Thread) float32 { return b.AtomicAdd(t, t.Rank(), 2.25, dev) }, 1.5, 3.75},
-		{"sub", 1.5, func(b F, t *gpu.Thread) float32 { return b.AtomicSub(t, t.Rank(), 2, dev) }, 1.5, -0.5},
-		{"min", 1.5, func(b F, t *gpu.Thread) float32 { return b.AtomicMin(t, t.Rank(), -2, dev) }, 1.5, -2},
-		{"max", 1.5, func(b F, t *gpu.Thread) float32 { return b.AtomicMax(t, t.Rank(), 2, dev) }, 1.5, 2},
-		{"exch", 1.5, func(b F, t *gpu.Thread) float32 { return b.AtomicExch(t, t.Rank(), 8, dev) }, 1.5, 8},
+		{"add", 1.5, func(b F, t *gpu.Thread) float32 { return b.AtomicAdd(t, t.ThreadRank(), 2.25, dev) }, 1.5, 3.75},
+		{"sub", 1.5, func(b F, t *gpu.Thread) float32 { return b.AtomicSub(t, t.ThreadRank(), 2, dev) }, 1.5, -0.5},
+		{"min", 1.5, func(b F, t *gpu.Thread) float32 { return b.AtomicMin(t, t.ThreadRank(), -2, dev) }, 1.5, -2},
+		{"max", 1.5, func(b F, t *gpu.Thread) float32 { return b.AtomicMax(t, t.ThreadRank(), 2, dev) }, 1.5, 2},
+		{"exch", 1.5, func(b F, t *gpu.Thread) float32 { return b.AtomicExch(t, t.ThreadRank(), 8, dev) }, 1.5, 8},
 		// atomicCAS compares bits: +0 does not match -0.
-		{"cas compares bits", float32(math.Copysign(0, -1)), func(b F, t *gpu.Thread) float32 { return b.AtomicCAS(t, t.Rank(), 0, 1, dev) }, float32(math.Copysign(0, -1)), float32(math.Copysign(0, -1))},
+		{"cas compares bits", float32(math.Copysign(0, -1)), func(b F, t *gpu.Thread) float32 { return b.AtomicCAS(t, t.ThreadRank(), 0, 1, dev) }, float32(math.Copysign(0, -1)), float32(math.Copysign(0, -1))},
 	})
 	type D = gpu.Buffer[float64]
 	tenth := 0.1 // a variable, so the sum rounds as float64 arithmetic does
 	runRMW(t, []rmwCase[float64]{
-		{"add", 0.1, func(b D, t *gpu.Thread) float64 { return b.AtomicAdd(t, t.Rank(), 0.2, dev) }, 0.1, tenth + 0.2},
-		{"cas", 2, func(b D, t *gpu.Thread) float64 { return b.AtomicCAS(t, t.Rank(), 2, 3, dev) }, 2, 3},
+		{"add", 0.1, func(b D, t *gpu.Thread) float64 { return b.AtomicAdd(t, t.ThreadRank(), 0.2, dev) }, 0.1, tenth + 0.2},
+		{"cas", 2, func(b D, t *gpu.Thread) float64 { return b.AtomicCAS(t, t.ThreadRank(), 2, 3, dev) }, 2, 3},
 	})
 }
 
@@ -169,12 +169,12 @@ func TestIncDecUnsigned(t *testing.T) {
 	t.Parallel()
 	type B = gpu.Buffer[int32]
 	runRMW(t, []rmwCase[int32]{
-		{"dec of -1 (0xffffffff > 5) gives the limit", -1, func(b B, t *gpu.Thread) int32 { return b.AtomicDec(t, t.Rank(), 5, dev) }, -1, 5},
-		{"inc below a 'negative' limit (0xfffffffe)", 3, func(b B, t *gpu.Thread) int32 { return b.AtomicInc(t, t.Rank(), -2, dev) }, 3, 4},
-		{"inc at limit -1 wraps to 0", -1, func(b B, t *gpu.Thread) int32 { return b.AtomicInc(t, t.Rank(), -1, dev) }, -1, 0},
+		{"dec of -1 (0xffffffff > 5) gives the limit", -1, func(b B, t *gpu.Thread) int32 { return b.AtomicDec(t, t.ThreadRank(), 5, dev) }, -1, 5},
+		{"inc below a 'negative' limit (0xfffffffe)", 3, func(b B, t *gpu.Thread) int32 { return b.AtomicInc(t, t.ThreadRank(), -2, dev) }, 3, 4},
+		{"inc at limit -1 wraps to 0", -1, func(b B, t *gpu.Thread) int32 { return b.AtomicInc(t, t.ThreadRank(), -1, dev) }, -1, 0},
 	})
 	type U = gpu.Buffer[uint64]
 	runRMW(t, []rmwCase[uint64]{
-		{"64-bit inc wraps past 2^32", 1<<32 - 1, func(b U, t *gpu.Thread) uint64 { return b.AtomicInc(t, t.Rank(), 1<<40, dev) }, 1<<32 - 1, 1 << 32},
+		{"64-bit inc wraps past 2^32", 1<<32 - 1, func(b U, t *gpu.Thread) uint64 { return b.AtomicInc(t, t.ThreadRank(), 1<<40, dev) }, 1<<32 - 1, 1 << 32},
 	})
 }

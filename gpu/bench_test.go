@@ -26,7 +26,7 @@ func BenchmarkLaunch(b *testing.B) {
 	perThread := func(b *testing.B) { b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/thread") }
 	for _, ex := range benchExecutors {
 		b.Run("executor="+ex.String(), func(b *testing.B) {
-			cfg := gpu.Config{Grid: gpu.Dim3{X: n / bs}, Block: gpu.Dim3{X: bs}, Executor: ex}
+			cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: n / bs}, Block: gpu.Dim3{X: bs}, Executor: ex}
 			k := func(t *gpu.Thread) { out.Store(t, t.GlobalID(), uint32(t.GlobalID())) }
 			for b.Loop() {
 				if err := d.Launch(context.Background(), cfg, k); err != nil {
@@ -79,7 +79,7 @@ func BenchmarkEmptyLaunch(b *testing.B) {
 	d := newDevice(b)
 	for _, ex := range benchExecutors {
 		b.Run("executor="+ex.String(), func(b *testing.B) {
-			cfg := gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Executor: ex}
+			cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Executor: ex}
 			for b.Loop() {
 				if err := d.Launch(context.Background(), cfg, func(*gpu.Thread) {}); err != nil {
 					b.Fatal(err)
@@ -118,7 +118,7 @@ func BenchmarkSyncThreads(b *testing.B) {
 		// allow shows the bare barrier.
 		for _, mode := range []gpu.DivergenceMode{gpu.DivergenceFail, gpu.DivergenceAllow} {
 			b.Run("executor="+ex.String()+"/divergence="+mode.String(), func(b *testing.B) {
-				cfg := gpu.Config{Grid: gpu.Dim3{X: blocks}, Block: gpu.Dim3{X: bs}, Executor: ex, Divergence: mode}
+				cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: blocks}, Block: gpu.Dim3{X: bs}, Executor: ex, Divergence: mode}
 				for b.Loop() {
 					if err := d.Launch(context.Background(), cfg, k); err != nil {
 						b.Fatal(err)
@@ -272,7 +272,7 @@ func BenchmarkAccess(b *testing.B) {
 	for _, ex := range benchExecutors {
 		for _, kind := range kinds {
 			b.Run("executor="+ex.String()+"/op="+kind.name, func(b *testing.B) {
-				cfg := gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Executor: ex}
+				cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Executor: ex}
 				for b.Loop() {
 					if err := d.Launch(context.Background(), cfg, kind.k); err != nil {
 						b.Fatal(err)

@@ -14,11 +14,11 @@ func TestSyncThreadsVariants(t *testing.T) {
 		const bs = 100
 		out := gpu.Alloc[int32](d, "out", 2*bs*4)
 		require.NoError(t, launch1D(d, ex, 2, bs, func(t *gpu.Thread) {
-			r, g := t.Rank(), t.GlobalID()
+			r, g := t.ThreadRank(), t.GlobalID()
 			out.Store(t, 4*g, int32(t.SyncThreadsCount(r%3 == 0)))
 			out.Store(t, 4*g+1, int32(btoi(t.SyncThreadsAnd(r >= 0))))
 			out.Store(t, 4*g+2, int32(btoi(t.SyncThreadsAnd(r != 57))))
-			out.Store(t, 4*g+3, int32(btoi(t.SyncThreadsOr(r == 99 && t.Block() == 1))))
+			out.Store(t, 4*g+3, int32(btoi(t.SyncThreadsOr(r == 99 && t.BlockRank() == 1))))
 		}))
 		h := out.Host()
 		for g := range 2 * bs {
@@ -37,7 +37,7 @@ func TestSyncThreadsOrders(t *testing.T) {
 		bad := gpu.Alloc[int32](d, "bad", 1)
 		require.NoError(t, launch1D(d, ex, 4, bs, func(t *gpu.Thread) {
 			s := gpu.Shared[int32](t, "s", bs)
-			r := t.Rank()
+			r := t.ThreadRank()
 			for k := range rounds {
 				s.Store(t, r, int32(k*bs+r))
 				t.SyncThreads()

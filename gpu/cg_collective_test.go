@@ -37,7 +37,7 @@ func TestNilOperatorNamesTheKernelLine(t *testing.T) {
 	for name, call := range calls {
 		d := newDevice(t)
 		var line atomic.Int64
-		cfg := gpu.Config{Name: name, Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 32}}
+		cfg := gpu.LaunchConfig{Name: name, Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 32}}
 		err := d.Launch(t.Context(), cfg, func(t *gpu.Thread) { call(gpu.TiledPartition(t, 32), &line) })
 		require.Error(t, err, name)
 		var te *gpu.ThreadError

@@ -26,7 +26,7 @@ func (g GridGroup) IsValid() bool { return g.t.blk.l.coop != nil }
 
 // Sync is grid_group::sync: the thread waits until every thread of the
 // grid that has not exited reaches a grid Sync. It needs a cooperative
-// launch (Config.Cooperative), whose blocks are all resident at once;
+// launch (LaunchConfig.Cooperative), whose blocks are all resident at once;
 // elsewhere it fails the thread.
 //
 // In the terminology of [the Go memory model], every access any thread of
@@ -42,7 +42,7 @@ func (g GridGroup) Sync() {
 	t.check()
 	l := t.blk.l
 	if l.coop == nil {
-		t.failf("grid sync in a launch that is not cooperative (set Config.Cooperative)")
+		t.failf("grid sync in a launch that is not cooperative (set LaunchConfig.Cooperative)")
 	}
 	t.mark()
 	if l.coop.arrive(t) {

@@ -19,7 +19,7 @@ func TestThisBlock(t *testing.T) {
 		d := newDevice(t)
 		block := gpu.Dim3{X: 4, Y: 3, Z: 2}
 		out := gpu.Alloc[int32](d, "out", 2*24*4)
-		cfg := gpu.Config{Grid: gpu.Dim3{X: 2}, Block: block, Executor: ex}
+		cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 2}, Block: block, Executor: ex}
 		require.NoError(t, d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
 			b := gpu.ThisBlock(t)
 			s := gpu.Shared[int32](t, "s", 24)
@@ -48,8 +48,8 @@ func TestTiles(t *testing.T) {
 			got := make([]res, bs)
 			require.NoError(t, launch1D(d, ex, 1, bs, func(t *gpu.Thread) {
 				g := gpu.TiledPartition(t, size)
-				v := int32(t.Rank())
-				got[t.Rank()] = res{
+				v := int32(t.ThreadRank())
+				got[t.ThreadRank()] = res{
 					int32(g.ThreadRank()), int32(g.Size()), int32(g.MetaGroupRank()), int32(g.MetaGroupSize()),
 					gpu.Shfl(g, v, 1), gpu.ShflDown(g, v, 1), gpu.ShflUp(g, v, 1), gpu.ShflXor(g, v, 1),
 					gpu.Reduce(g, v, gpu.Add[int32]), gpu.InclusiveScan(g, v, gpu.Add[int32]), gpu.ExclusiveScan(g, v, gpu.Add[int32]),
@@ -85,9 +85,9 @@ func TestStaticTileAndVotes(t *testing.T) {
 	got := make([][4]uint64, 64)
 	require.NoError(t, launch1D(d, gpu.Fibers, 1, 64, func(t *gpu.Thread) {
 		g := gpu.StaticTile[gpu.Size8](t)
-		pred := t.Rank()%3 == 0
-		m, ok := gpu.MatchAll(g, int32(t.Rank()/8))
-		got[t.Rank()] = [4]uint64{gpu.Ballot(g, pred), b2u(gpu.Any(g, pred)) | b2u(gpu.All(g, true))<<1, gpu.MatchAny(g, int32(t.Rank()%2)), m | b2u(ok)<<32}
+		pred := t.ThreadRank()%3 == 0
+		m, ok := gpu.MatchAll(g, int32(t.ThreadRank()/8))
+		got[t.ThreadRank()] = [4]uint64{gpu.Ballot(g, pred), b2u(gpu.Any(g, pred)) | b2u(gpu.All(g, true))<<1, gpu.MatchAny(g, int32(t.ThreadRank()%2)), m | b2u(ok)<<32}
 	}))
 	for r := range 64 {
 		var ballot uint64
@@ -114,7 +114,7 @@ func TestTilePartitionOfTile(t *testing.T) {
 	got := make([][3]int, 64)
 	require.NoError(t, launch1D(d, gpu.Goroutines, 1, 64, func(t *gpu.Thread) {
 		sub := gpu.TiledPartition(t, 32).Partition(4)
-		got[t.Rank()] = [3]int{sub.ThreadRank(), sub.MetaGroupRank(), sub.MetaGroupSize()}
+		got[t.ThreadRank()] = [3]int{sub.ThreadRank(), sub.MetaGroupRank(), sub.MetaGroupSize()}
 		sub.Sync()
 	}))
 	for r := range 64 {
@@ -127,11 +127,11 @@ func TestLargeTiles(t *testing.T) {
 		d := newDevice(t)
 		rec := &syncRecorder{}
 		bad := gpu.Alloc[int32](d, "bad", 1)
-		cfg := gpu.Config{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 256}, Executor: ex, Observer: rec}
+		cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 256}, Executor: ex, Observer: rec}
 		require.NoError(t, d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
 			g := gpu.TiledPartition(t, 128)
 			s := gpu.Shared[int32](t, "s", 256)
-			r := t.Rank()
+			r := t.ThreadRank()
 			for k := range 4 {
 				s.Store(t, r, int32(k+r))
 				g.Sync()
@@ -249,7 +249,7 @@ func TestGridSync(t *testing.T) {
 		data := gpu.Alloc[int32](d, "data", blocks*bs)
 		bad := gpu.Alloc[int32](d, "bad", 1)
 		rec := &syncRecorder{}
-		cfg := gpu.Config{Grid: gpu.Dim3{X: blocks}, Block: gpu.Dim3{X: bs}, Executor: ex, Cooperative: true, Observer: rec}
+		cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: blocks}, Block: gpu.Dim3{X: bs}, Executor: ex, Cooperative: true, Observer: rec}
 		require.NoError(t, d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
 			grid := gpu.ThisGrid(t)
 			n, i := grid.Size(), grid.ThreadRank()
@@ -277,18 +277,18 @@ func TestGridSyncNeedsCooperative(t *testing.T) {
 	var wrong atomic.Bool
 	err := launch1D(d, gpu.Fibers, 2, 32, func(t *gpu.Thread) {
 		g := gpu.ThisGrid(t)
-		if g.IsValid() || g.NumBlocks() != 2 || g.BlockRank() != t.Block() || g.Size() != 64 {
+		if g.IsValid() || g.NumBlocks() != 2 || g.BlockRank() != t.BlockRank() || g.Size() != 64 {
 			wrong.Store(true)
 		}
 		gpu.ThisGrid(t).Sync()
 	})
 	require.False(t, wrong.Load())
-	require.ErrorContains(t, err, "grid sync in a launch that is not cooperative (set Config.Cooperative)")
+	require.ErrorContains(t, err, "grid sync in a launch that is not cooperative (set LaunchConfig.Cooperative)")
 	// A grid larger than the resident slots is refused before it runs.
 	d, err = gpu.NewDevice(gpu.DeviceConfig{SMs: 1, MaxBlocksPerSM: 3})
 	require.NoError(t, err)
 	closeAtEnd(t, d)
-	err = d.Launch(context.Background(), gpu.Config{Grid: gpu.Dim3{X: 4}, Block: gpu.Dim3{X: 32}, Cooperative: true},
+	err = d.Launch(context.Background(), gpu.LaunchConfig{Grid: gpu.Dim3{X: 4}, Block: gpu.Dim3{X: 32}, Cooperative: true},
 		func(t *gpu.Thread) { gpu.ThisGrid(t).Sync() })
 	require.ErrorIs(t, err, gpu.ErrCooperativeLaunchTooLarge)
 }
@@ -298,9 +298,9 @@ func TestGridSyncNeedsCooperative(t *testing.T) {
 func TestGridDeadlock(t *testing.T) {
 	eachExecutor(t, func(t *testing.T, ex gpu.Executor) {
 		d := newDevice(t)
-		cfg := gpu.Config{Grid: gpu.Dim3{X: 8}, Block: gpu.Dim3{X: 32}, Executor: ex, Cooperative: true}
+		cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 8}, Block: gpu.Dim3{X: 32}, Executor: ex, Cooperative: true}
 		err := d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
-			if t.Block() == 3 && t.Rank() > 0 {
+			if t.BlockRank() == 3 && t.ThreadRank() > 0 {
 				t.SyncThreads()
 				return
 			}
@@ -321,7 +321,7 @@ func TestSizeTypes(t *testing.T) {
 	d := newDevice(t)
 	sizes := make([]int, 11)
 	require.NoError(t, launch1D(d, gpu.Fibers, 1, 1024, func(t *gpu.Thread) {
-		if t.Rank() != 0 {
+		if t.ThreadRank() != 0 {
 			return
 		}
 		for i, g := range []gpu.Tile{
@@ -347,7 +347,7 @@ func TestSpinBlocksGridSync(t *testing.T) {
 	eachExecutor(t, func(t *testing.T, ex gpu.Executor) {
 		d := newDevice(t)
 		flag := gpu.Alloc[int32](d, "flag", 1)
-		cfg := gpu.Config{Grid: gpu.Dim3{X: 4}, Block: gpu.Dim3{X: 32}, Executor: ex, Cooperative: true, Timeout: 50 * time.Millisecond}
+		cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 4}, Block: gpu.Dim3{X: 32}, Executor: ex, Cooperative: true, Timeout: 50 * time.Millisecond}
 		err := d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
 			if t.GlobalID() == 0 {
 				for flag.AtomicLoad(t, 0, scope.Device) == 0 {

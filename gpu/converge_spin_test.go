@@ -21,7 +21,7 @@ func TestActiveMaskWithSpinningLane(t *testing.T) {
 		mask := gpu.Alloc[uint64](d, "mask", 1)
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		cfg := gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 2}, Executor: ex}
+		cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 2}, Executor: ex}
 		err := d.Launch(ctx, cfg, func(t *gpu.Thread) {
 			if t.Lane() == 1 {
 				for flag.AtomicLoad(t, 0, scope.Device) == 0 {

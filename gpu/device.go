@@ -27,18 +27,18 @@ type DeviceConfig struct {
 	WarpSize           int    // 32; a power of two from 1 to 64
 	SharedMemPerBlock  int    // bytes of shared memory a block may use: 48 KiB
 	// Watchdog is the default livelock window of launches on the device
-	// (see [ErrLivelock] and Config.Watchdog): DefaultWatchdog if zero;
+	// (see [ErrLivelock] and LaunchConfig.Watchdog): DefaultWatchdog if zero;
 	// a negative value turns the watchdog off.
 	Watchdog time.Duration
-	// Timeout, if positive, is the Config.Timeout of the device's
+	// Timeout, if positive, is the LaunchConfig.Timeout of the device's
 	// launches whose Config sets none; zero sets none, and a negative
 	// value is an error, as it is in Config.
 	Timeout time.Duration
 	// Observer, if not nil, observes every launch on the device, as if
-	// each set it in Config.Observer: attaching a race detector here
+	// each set it in LaunchConfig.Observer: attaching a race detector here
 	// checks code whose launches are out of reach, unchanged. A launch
 	// whose Config names another observer is observed by both, the
-	// device's first (see [Config]).
+	// device's first (see [LaunchConfig]).
 	Observer Observer
 }
 

@@ -43,7 +43,7 @@ func TestLaunchAfterClose(t *testing.T) {
 	require.NoError(t, d.Close())
 	require.NoError(t, d.Close(), "a second Close")
 	ran := false
-	cfg := gpu.Config{Name: "late", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}}
+	cfg := gpu.LaunchConfig{Name: "late", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}}
 	err = d.Launch(context.Background(), cfg, func(*gpu.Thread) { ran = true })
 	require.ErrorIs(t, err, gpu.ErrDeviceClosed)
 	require.EqualError(t, err, "gpu: late: not started on tiny: gpu: device closed")
@@ -71,7 +71,7 @@ func TestCloseDuringLaunch(t *testing.T) {
 	var once sync.Once
 	done := make(chan error, 1)
 	go func() {
-		cfg := gpu.Config{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 64}, Watchdog: -1}
+		cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 64}, Watchdog: -1}
 		done <- d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
 			if t.GlobalID() == 0 {
 				once.Do(func() { close(started) })

@@ -28,7 +28,7 @@ func TestDeviceTimeout(t *testing.T) {
 		}
 	}
 	for _, own := range []time.Duration{0, 80 * time.Millisecond} {
-		cfg := gpu.Config{Name: "spin", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Timeout: own}
+		cfg := gpu.LaunchConfig{Name: "spin", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Timeout: own}
 		err := d.Launch(context.Background(), cfg, spin)
 		require.ErrorIs(t, err, gpu.ErrTimeout)
 		var se *gpu.StallError
@@ -79,9 +79,9 @@ func TestDeviceAtBounds(t *testing.T) {
 	closeAtEnd(t, d)
 	n := gpu.Alloc[int64](d, "n", 1)
 	count := func(t *gpu.Thread) { n.AtomicAdd(t, 0, 1, scope.Device) }
-	require.NoError(t, d.Launch(context.Background(), gpu.Config{Grid: gpu.Dim3{X: 1 << 15}, Block: gpu.Dim3{X: 2}}, count))
+	require.NoError(t, d.Launch(context.Background(), gpu.LaunchConfig{Grid: gpu.Dim3{X: 1 << 15}, Block: gpu.Dim3{X: 2}}, count))
 	require.Equal(t, []int64{1 << 16}, n.Host())
-	cfg := gpu.Config{Grid: gpu.Dim3{X: 1 << 14}, Block: gpu.Dim3{X: 1}, Cooperative: true}
+	cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 1 << 14}, Block: gpu.Dim3{X: 1}, Cooperative: true}
 	require.NoError(t, d.Launch(context.Background(), cfg, count))
 	require.Equal(t, []int64{1<<16 + 1<<14}, n.Host())
 	cfg.Grid.X++
@@ -89,13 +89,13 @@ func TestDeviceAtBounds(t *testing.T) {
 }
 
 // TestDeviceTimeoutNegative: a negative DeviceConfig.Timeout is rejected,
-// as a negative Config.Timeout is, rather than silently meaning none.
+// as a negative LaunchConfig.Timeout is, rather than silently meaning none.
 func TestDeviceTimeoutNegative(t *testing.T) {
 	t.Parallel()
 	_, err := gpu.NewDevice(gpu.DeviceConfig{Timeout: -1})
 	require.EqualError(t, err, "gpu: device Timeout = -1ns; want >= 0 (0 for none)")
 	d := newDevice(t)
-	err = d.Launch(context.Background(), gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Timeout: -1}, func(*gpu.Thread) {})
+	err = d.Launch(context.Background(), gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Timeout: -1}, func(*gpu.Thread) {})
 	require.ErrorContains(t, err, "negative timeout")
 }
 
@@ -115,7 +115,7 @@ func TestDeviceIdentity(t *testing.T) {
 	require.Equal(t, a.ID(), x.Memory().DeviceID)
 	require.Same(t, a, x.Memory().Device())
 	var shared, dynamic *gpu.Memory
-	cfg := gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, DynamicShared: 8}
+	cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, DynamicShared: 8}
 	require.NoError(t, b.Launch(context.Background(), cfg, func(t *gpu.Thread) {
 		shared, dynamic = gpu.Shared[int32](t, "s", 1).Memory(), gpu.DynamicShared[int32](t).Memory()
 	}))

@@ -40,7 +40,7 @@ var divergenceShapes = []divergenceShape{
 		name: "exit at syncthreads", threads: 64, warnOK: true,
 		kernel: func(site *atomic.Int64) gpu.Kernel {
 			return func(t *gpu.Thread) {
-				if t.Rank() >= 60 {
+				if t.ThreadRank() >= 60 {
 					return
 				}
 				site.Store(int64(line() + 1))
@@ -53,7 +53,7 @@ var divergenceShapes = []divergenceShape{
 		name: "syncthreads at two sites", threads: 64, warnOK: true,
 		kernel: func(site *atomic.Int64) gpu.Kernel {
 			return func(t *gpu.Thread) {
-				if t.Rank() < 32 {
+				if t.ThreadRank() < 32 {
 					site.Store(int64(line() + 1))
 					t.SyncThreads()
 				} else {
@@ -94,7 +94,7 @@ var divergenceShapes = []divergenceShape{
 		kernel: func(site *atomic.Int64) gpu.Kernel {
 			return func(t *gpu.Thread) {
 				tile := gpu.TiledPartition(t, 64)
-				if t.Rank() == 70 {
+				if t.ThreadRank() == 70 {
 					return
 				}
 				site.Store(int64(line() + 1))
@@ -125,7 +125,7 @@ func TestDivergence(t *testing.T) {
 				eachExecutor(t, func(t *testing.T, ex gpu.Executor) {
 					d := newDevice(t)
 					var site atomic.Int64
-					cfg := gpu.Config{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: sh.threads}, Executor: ex, Divergence: mode, Cooperative: sh.coop}
+					cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: sh.threads}, Executor: ex, Divergence: mode, Cooperative: sh.coop}
 					if !sh.coop {
 						cfg.Grid.X = 1
 					}
@@ -163,10 +163,10 @@ func TestDivergenceDeadlock(t *testing.T) {
 	eachExecutor(t, func(t *testing.T, ex gpu.Executor) {
 		d := newDevice(t)
 		var warpLine, blockLine atomic.Int64
-		cfg := gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 64}, Executor: ex}
+		cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 64}, Executor: ex}
 		start := time.Now()
 		err := d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
-			if t.Rank() == 0 {
+			if t.ThreadRank() == 0 {
 				warpLine.Store(int64(line() + 1))
 				t.SyncWarp(gpu.FullMask) // lanes 1-31 are at the block barrier
 				return
@@ -195,7 +195,7 @@ func TestDivergenceModeString(t *testing.T) {
 	t.Parallel()
 	require.Equal(t, "divergence(9)", gpu.DivergenceMode(9).String())
 	d := newDevice(t)
-	err := d.Launch(context.Background(), gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Divergence: 9}, func(*gpu.Thread) {})
+	err := d.Launch(context.Background(), gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Divergence: 9}, func(*gpu.Thread) {})
 	require.ErrorContains(t, err, "unknown divergence(9) mode")
 	require.False(t, errors.Is(err, gpu.ErrDeadlock))
 }

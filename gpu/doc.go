@@ -8,7 +8,7 @@
 // coordinates from the Thread (ThreadIdx, BlockIdx, Lane, GlobalID, ...)
 // and touches memory through [Buffer] methods that take the Thread first:
 //
-//	err := d.Launch(ctx, gpu.Config{Grid: gpu.Dim3{X: n / 256}, Block: gpu.Dim3{X: 256}},
+//	err := d.Launch(ctx, gpu.LaunchConfig{Grid: gpu.Dim3{X: n / 256}, Block: gpu.Dim3{X: 256}},
 //		func(t *gpu.Thread) {
 //			i := t.GlobalID()
 //			y.Store(t, i, a*x.Load(t, i)+y.Load(t, i))
@@ -49,7 +49,7 @@
 // BallotSync, MatchAnySync, ReduceAddSync, ...) take a member mask, as
 // CUDA's do, and synchronize exactly the lanes it names. Cooperative
 // groups mirror cg:: — [ThisBlock], [ThisGrid] (whose Sync needs
-// Config.Cooperative), [TiledPartition] and [StaticTile], [CoalescedThreads],
+// LaunchConfig.Cooperative), [TiledPartition] and [StaticTile], [CoalescedThreads],
 // LabeledPartition and BinaryPartition — with [Reduce], [InclusiveScan] and
 // [ExclusiveScan] on tiles. [ActiveMask] and CoalescedThreads decide which
 // lanes are converged deterministically, as their docs say.
@@ -58,7 +58,7 @@
 //
 // A thread that exits or waits at a different barrier while others wait at
 // a barrier or collective is a divergence, reported as a [DivergenceError]
-// naming the barrier's file:line and the threads on each side; Config.Divergence
+// naming the barrier's file:line and the threads on each side; LaunchConfig.Divergence
 // chooses to fail (the default), warn or allow. Lanes may reach
 // collectives whose masks overlap at different times, as CUDA allows (a
 // reduce over 8-lane tiles, then one over the warp); only lanes that wait
@@ -73,7 +73,7 @@
 // accesses, or polls with weak loads, as below) or waits, and no thread
 // changes memory, completes a barrier or collective, or exits: the error
 // wraps [ErrLivelock]. The window is [DefaultWatchdog] unless
-// DeviceConfig.Watchdog or Config.Watchdog sets it; a negative one turns
+// DeviceConfig.Watchdog or LaunchConfig.Watchdog sets it; a negative one turns
 // the watchdog off. A thread computing without runtime calls never counts
 // as spinning, so a long correct kernel does not trip it.
 //
@@ -90,7 +90,7 @@
 // AtomicLoad; under package race's detector the poll stays a reported
 // race with the store that ends it.
 //
-// A launch still running at its context's deadline or Config.Timeout
+// A launch still running at its context's deadline or LaunchConfig.Timeout
 // stops the same way. Each of these gives a [StallError] that lists, per
 // block, where every unfinished thread is: the barrier or collective and
 // its line, or the access it spun on. A stopped thread stays stopped: each
@@ -113,14 +113,14 @@
 //
 // # Schedules
 //
-// Config.Schedule runs blocks, thread starts and wake-ups in default,
+// LaunchConfig.Schedule runs blocks, thread starts and wake-ups in default,
 // reverse or seeded random order, to shake out order-dependent kernels;
-// with Config.Deterministic the same seed gives the same interleaving on
+// with LaunchConfig.Deterministic the same seed gives the same interleaving on
 // every run, so a race report can be reproduced.
 //
 // # Observing
 //
-// An [Observer] set in [Config] sees every access, fence, completed barrier
+// An [Observer] set in [LaunchConfig] sees every access, fence, completed barrier
 // and the start and end of each launch and block, inline on the thread's
 // goroutine. Package race implements it; with none set, an access pays one
 // nil check. A device's observer (DeviceConfig.Observer) that is also a

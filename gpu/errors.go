@@ -15,7 +15,7 @@ import (
 // thread of a misused grid sync does, give one ThreadError: it names the
 // first of them, in global thread order, and Threads counts them all.
 type ThreadError struct {
-	Launch   string // Config.Name, or "kernel"
+	Launch   string // LaunchConfig.Name, or "kernel"
 	Block    Dim3   // blockIdx
 	Thread   Dim3   // threadIdx
 	BlockID  int    // linear block id

@@ -15,8 +15,8 @@ func ExampleBuffer_bytes() {
 	d, _ := gpu.NewDevice(gpu.DeviceConfig{})
 	defer d.Close()
 	odd := gpu.Alloc[uint8](d, "odd", 10)
-	_ = d.Launch(context.Background(), gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 10}}, func(t *gpu.Thread) {
-		odd.Store(t, t.Rank(), uint8(t.Rank()%2))
+	_ = d.Launch(context.Background(), gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 10}}, func(t *gpu.Thread) {
+		odd.Store(t, t.ThreadRank(), uint8(t.ThreadRank()%2))
 	})
 	fmt.Println(odd.Host())
 	// Output: [0 1 0 1 0 1 0 1 0 1]
@@ -30,7 +30,7 @@ func ExampleHalfFromFloat32() {
 	defer d.Close()
 	fmt.Printf("%#04x %#04x %v\n", uint16(gpu.HalfFromFloat32(1)), uint16(gpu.HalfFromFloat32(-2)), gpu.HalfFromFloat32(0.1))
 	sum := gpu.Alloc[gpu.Half](d, "sum", 1)
-	_ = d.Launch(context.Background(), gpu.Config{Grid: gpu.Dim3{X: 4}, Block: gpu.Dim3{X: 64}}, func(t *gpu.Thread) {
+	_ = d.Launch(context.Background(), gpu.LaunchConfig{Grid: gpu.Dim3{X: 4}, Block: gpu.Dim3{X: 64}}, func(t *gpu.Thread) {
 		sum.AtomicAdd(t, 0, gpu.HalfFromFloat32(0.25), scope.Device)
 	})
 	fmt.Println(sum.Host()[0].Float32())
@@ -49,11 +49,11 @@ func ExampleBuffer_Slice() {
 	mid := x.Slice(2, 6)
 	_ = mid.CopyIn([]int32{1, 2, 3, 4})
 	x.Slice(6, 8).Fill(-1)
-	_ = d.Launch(context.Background(), gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 4}}, func(t *gpu.Thread) {
-		mid.Store(t, t.Rank(), 10*mid.Load(t, t.Rank()))
+	_ = d.Launch(context.Background(), gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 4}}, func(t *gpu.Thread) {
+		mid.Store(t, t.ThreadRank(), 10*mid.Load(t, t.ThreadRank()))
 	})
 	fmt.Println(x.Host(), mid.Offset(), mid.Len())
-	err := d.Launch(context.Background(), gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}}, func(t *gpu.Thread) {
+	err := d.Launch(context.Background(), gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}}, func(t *gpu.Thread) {
 		mid.Load(t, 4)
 	})
 	fmt.Println(err)

@@ -20,7 +20,7 @@ func ExampleDevice_Launch() {
 	}
 	x, y := gpu.FromHost(d, "x", hx), gpu.FromHost(d, "y", hy)
 	const a = 2
-	cfg := gpu.Config{Grid: gpu.Dim3{X: (n + 255) / 256}, Block: gpu.Dim3{X: 256}}
+	cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: (n + 255) / 256}, Block: gpu.Dim3{X: 256}}
 	err := d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
 		if i := t.GlobalID(); i < n {
 			y.Store(t, i, a*x.Load(t, i)+y.Load(t, i))
@@ -43,10 +43,10 @@ func Example_blockReduce() {
 		host[i] = int32(i)
 	}
 	in, total := gpu.FromHost(d, "in", host), gpu.Alloc[int32](d, "total", 1)
-	cfg := gpu.Config{Grid: gpu.Dim3{X: n / bs}, Block: gpu.Dim3{X: bs}}
+	cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: n / bs}, Block: gpu.Dim3{X: bs}}
 	err := d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
 		s := gpu.Shared[int32](t, "partial", bs)
-		r := t.Rank()
+		r := t.ThreadRank()
 		s.Store(t, r, in.Load(t, t.GlobalID()))
 		t.SyncThreads()
 		for stride := bs / 2; stride > 0; stride /= 2 {

@@ -22,7 +22,7 @@ func Example_warpShuffleReduce() {
 		host[i] = int32(i)
 	}
 	in, total := gpu.FromHost(d, "in", host), gpu.Alloc[int32](d, "total", 1)
-	cfg := gpu.Config{Grid: gpu.Dim3{X: n / 256}, Block: gpu.Dim3{X: 256}}
+	cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: n / 256}, Block: gpu.Dim3{X: 256}}
 	err := d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
 		v := in.Load(t, t.GlobalID())
 		for offset := 16; offset > 0; offset /= 2 {
@@ -49,12 +49,12 @@ func Example_gridReduce() {
 	}
 	in := gpu.FromHost(d, "in", host)
 	partial, total := gpu.Alloc[int64](d, "partial", blocks), gpu.Alloc[int64](d, "total", 1)
-	cfg := gpu.Config{Grid: gpu.Dim3{X: blocks}, Block: gpu.Dim3{X: bs}, Cooperative: true}
+	cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: blocks}, Block: gpu.Dim3{X: bs}, Cooperative: true}
 	err := d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
 		warp := gpu.TiledPartition(t, 32)
 		v := gpu.Reduce(warp, in.Load(t, t.GlobalID()), gpu.Add[int64])
 		if warp.ThreadRank() == 0 {
-			partial.AtomicAdd(t, t.Block(), v, scope.Device)
+			partial.AtomicAdd(t, t.BlockRank(), v, scope.Device)
 		}
 		gpu.ThisGrid(t).Sync()
 		if t.GlobalID() == 0 {
@@ -74,9 +74,9 @@ func Example_gridReduce() {
 func Example_divergence() {
 	d, _ := gpu.NewDevice(gpu.DeviceConfig{})
 	defer d.Close()
-	cfg := gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 64}}
+	cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 64}}
 	err := d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
-		if t.Rank() >= 48 {
+		if t.ThreadRank() >= 48 {
 			return // these threads never reach the barrier
 		}
 		t.SyncThreads()

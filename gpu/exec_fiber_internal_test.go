@@ -20,8 +20,8 @@ func TestFiberRunQueueBounded(t *testing.T) {
 	flag := Alloc[int32](d, "flag", 1)
 	const spins = 1 << 16
 	var maxCap [2]int
-	err = d.Launch(context.Background(), Config{Grid: Dim3{X: 1}, Block: Dim3{X: 2}}, func(th *Thread) {
-		if th.Rank() == 0 {
+	err = d.Launch(context.Background(), LaunchConfig{Grid: Dim3{X: 1}, Block: Dim3{X: 2}}, func(th *Thread) {
+		if th.ThreadRank() == 0 {
 			for i := 0; i < spins; i++ {
 				flag.LoadVolatile(th, 0)
 				maxCap[0] = max(maxCap[0], cap(th.fib.ex.runq))

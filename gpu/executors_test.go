@@ -38,6 +38,6 @@ func closeAtEnd(tb testing.TB, d *gpu.Device) {
 
 // launch1D runs k over blocks x threads on ex.
 func launch1D(d *gpu.Device, ex gpu.Executor, blocks, threads int, k gpu.Kernel) error {
-	cfg := gpu.Config{Grid: gpu.Dim3{X: blocks}, Block: gpu.Dim3{X: threads}, Executor: ex}
+	cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: blocks}, Block: gpu.Dim3{X: threads}, Executor: ex}
 	return d.Launch(context.Background(), cfg, k)
 }

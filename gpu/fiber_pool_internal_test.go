@@ -16,7 +16,7 @@ func TestFibersReusedAcrossLaunches(t *testing.T) {
 	d, err := NewDevice(DeviceConfig{})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, d.Close()) })
-	cfg := Config{Grid: Dim3{X: 1}, Block: Dim3{X: 64}}
+	cfg := LaunchConfig{Grid: Dim3{X: 1}, Block: Dim3{X: 64}}
 	k := func(t *Thread) { t.SyncThreads() }
 	idle := func() map[*fiber]bool {
 		set := map[*fiber]bool{}

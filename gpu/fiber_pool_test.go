@@ -73,9 +73,9 @@ func TestFibersSharedByConcurrentLaunches(t *testing.T) {
 			for n := range launches {
 				errs[i] = launch1D(d, gpu.Fibers, blocks, threads, func(t *gpu.Thread) {
 					s := gpu.Shared[int32](t, "s", threads)
-					s.Store(t, t.Rank(), int32(t.GlobalID()+n))
+					s.Store(t, t.ThreadRank(), int32(t.GlobalID()+n))
 					t.SyncThreads()
-					outs[i].Store(t, t.GlobalID(), s.Load(t, (t.Rank()+1)%threads))
+					outs[i].Store(t, t.GlobalID(), s.Load(t, (t.ThreadRank()+1)%threads))
 				})
 				if errs[i] != nil {
 					return

@@ -35,7 +35,7 @@ func TestForeignBuffer(t *testing.T) {
 		}
 		for name, k := range accesses {
 			err := launch1D(b, ex, 2, 3, func(t *gpu.Thread) {
-				if t.Block() == 1 && t.Rank() == 2 {
+				if t.BlockRank() == 1 && t.ThreadRank() == 2 {
 					k(t)
 				}
 			})
@@ -77,7 +77,7 @@ func TestForeignBufferObserved(t *testing.T) {
 	a, b := newDevice(t), newDevice(t)
 	x := gpu.Alloc[int32](a, "x", 1)
 	rec := &recorder{}
-	cfg := gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Observer: rec}
+	cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Observer: rec}
 	err := b.Launch(context.Background(), cfg, func(t *gpu.Thread) { x.Store(t, 0, 1) })
 	var fe *gpu.ForeignError
 	require.ErrorAs(t, err, &fe)

@@ -35,7 +35,7 @@ func FuzzLaunchConfig(f *testing.F) {
 	out := gpu.Alloc[int32](d, "out", 1<<12)
 	f.Fuzz(func(t *testing.T, gx, gy, gz, bx, by, bz, dyn int, ex, div, sched uint8, seed uint64, det, coop bool) {
 		baseline := goleak.IgnoreCurrent()
-		cfg := gpu.Config{
+		cfg := gpu.LaunchConfig{
 			Grid: gpu.Dim3{X: gx, Y: gy, Z: gz}, Block: gpu.Dim3{X: bx, Y: by, Z: bz}, DynamicShared: dyn,
 			Executor: gpu.Executor(ex), Divergence: gpu.DivergenceMode(div), Schedule: gpu.Schedule(sched),
 			Seed: seed, Deterministic: det, Cooperative: coop, Timeout: fuzzTimeout,
@@ -43,7 +43,7 @@ func FuzzLaunchConfig(f *testing.F) {
 		start := time.Now()
 		err := d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
 			s := gpu.Shared[int32](t, "s", 4)
-			s.AtomicAdd(t, t.Rank()%4, 1, scope.Block)
+			s.AtomicAdd(t, t.ThreadRank()%4, 1, scope.Block)
 			t.SyncThreads()
 			out.AtomicAdd(t, t.GlobalID()%out.Len(), s.Load(t, 0), scope.Device)
 			if dyn > 0 {
@@ -83,7 +83,7 @@ func FuzzAccess(f *testing.F) {
 		baseline := goleak.IgnoreCurrent()
 		s := scope.Scope(sc)
 		inRange := i >= 0 && i < buf.Len() && s <= scope.System
-		cfg := gpu.Config{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 64}, Timeout: fuzzTimeout}
+		cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 64}, Timeout: fuzzTimeout}
 		err := d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
 			switch op % 8 {
 			case 0:

@@ -11,9 +11,15 @@ import (
 	"time"
 )
 
-// Config describes one launch: CUDA's <<<grid, block, sharedBytes>>> plus
-// the emulator's choices.
-type Config struct {
+// Config is LaunchConfig.
+//
+// Deprecated: use [LaunchConfig]; package race and package bench have
+// configurations of their own.
+type Config = LaunchConfig
+
+// LaunchConfig describes one launch, as cudaLaunchConfig_t does: CUDA's
+// <<<grid, block, sharedBytes>>> plus the emulator's choices.
+type LaunchConfig struct {
 	Name          string // names the launch in errors; "kernel" if empty
 	Grid          Dim3   // blocks in the grid; zero Y and Z mean 1
 	Block         Dim3   // threads per block; zero Y and Z mean 1
@@ -58,7 +64,7 @@ const maxErrors = 64
 type launch struct {
 	d      *Device
 	g      Grid
-	cfg    Config
+	cfg    LaunchConfig
 	kernel Kernel
 	slots  int
 
@@ -118,12 +124,12 @@ type slotWatch struct {
 // collective together give a *[DivergenceError] (see [DivergenceMode]). If
 // every live thread waits at a barrier or collective no other can complete,
 // the launch stops at once with a *[StallError] wrapping [ErrDeadlock].
-// Cancelling ctx, its deadline passing or Config.Timeout elapsing stops
+// Cancelling ctx, its deadline passing or LaunchConfig.Timeout elapsing stops
 // the launch the same way, and the *StallError wraps ctx.Err() and its
 // cause; either way it lists, per block, where each unfinished thread was:
 // the barrier or collective and its file:line, or the line (and access) it
 // was running, as a spinning thread is. With no deadline, the livelock
-// watchdog (Config.Watchdog) stops a launch whose threads all spin or
+// watchdog (LaunchConfig.Watchdog) stops a launch whose threads all spin or
 // wait without progress, with a *StallError wrapping [ErrLivelock].
 //
 // In the terminology of [the Go memory model], every write made by every
@@ -140,7 +146,7 @@ type slotWatch struct {
 // A launch on a closed device returns an error wrapping [ErrDeviceClosed].
 //
 // [the Go memory model]: https://go.dev/ref/mem
-func (d *Device) Launch(ctx context.Context, cfg Config, k Kernel) error {
+func (d *Device) Launch(ctx context.Context, cfg LaunchConfig, k Kernel) error {
 	if err := d.usable(ctx); err != nil {
 		return err
 	}

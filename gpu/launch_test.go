@@ -20,10 +20,10 @@ func TestIndices3D(t *testing.T) {
 		grid, block := gpu.Dim3{X: 3, Y: 2, Z: 2}, gpu.Dim3{X: 4, Y: 2, Z: 3}
 		n := grid.Size() * block.Size()
 		got := gpu.Alloc[int32](d, "coords", n*9)
-		err := d.Launch(context.Background(), gpu.Config{Grid: grid, Block: block, Executor: ex}, func(t *gpu.Thread) {
+		err := d.Launch(context.Background(), gpu.LaunchConfig{Grid: grid, Block: block, Executor: ex}, func(t *gpu.Thread) {
 			ti, bi := t.ThreadIdx(), t.BlockIdx()
 			g := t.GlobalID()
-			for k, v := range []int{ti.X, ti.Y, ti.Z, bi.X, bi.Y, bi.Z, t.Rank(), t.Block(), t.Lane()} {
+			for k, v := range []int{ti.X, ti.Y, ti.Z, bi.X, bi.Y, bi.Z, t.ThreadRank(), t.BlockRank(), t.Lane()} {
 				got.Store(t, g*9+k, int32(v))
 			}
 		})
@@ -70,19 +70,19 @@ func TestInvalidConfig(t *testing.T) {
 	nop := func(*gpu.Thread) {}
 	cases := []struct {
 		name string
-		cfg  gpu.Config
+		cfg  gpu.LaunchConfig
 		k    gpu.Kernel
 		want string
 	}{
-		{"nil kernel", gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}}, nil, "nil kernel"},
-		{"zero block", gpu.Config{Grid: gpu.Dim3{X: 1}}, nop, "block dimensions (0,0,0) must be positive"},
-		{"negative grid", gpu.Config{Grid: gpu.Dim3{X: -1}, Block: gpu.Dim3{X: 1}}, nop, "grid dimensions (-1,0,0) must be positive"},
-		{"block too big", gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1025}}, nop, "exceed the limits"},
-		{"block z", gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1, Y: 1, Z: 65}}, nop, "exceed the limits"},
-		{"too many threads", gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 64, Y: 32}}, nop, "has 2048 threads; the device allows 1024"},
-		{"grid y", gpu.Config{Grid: gpu.Dim3{X: 1, Y: 65536}, Block: gpu.Dim3{X: 1}}, nop, "exceed the limits"},
-		{"dynamic shared", gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, DynamicShared: 1 << 20}, nop, "dynamic shared memory"},
-		{"executor", gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Executor: 9}, nop, "unknown executor(9)"},
+		{"nil kernel", gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}}, nil, "nil kernel"},
+		{"zero block", gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}}, nop, "block dimensions (0,0,0) must be positive"},
+		{"negative grid", gpu.LaunchConfig{Grid: gpu.Dim3{X: -1}, Block: gpu.Dim3{X: 1}}, nop, "grid dimensions (-1,0,0) must be positive"},
+		{"block too big", gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1025}}, nop, "exceed the limits"},
+		{"block z", gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1, Y: 1, Z: 65}}, nop, "exceed the limits"},
+		{"too many threads", gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 64, Y: 32}}, nop, "has 2048 threads; the device allows 1024"},
+		{"grid y", gpu.LaunchConfig{Grid: gpu.Dim3{X: 1, Y: 65536}, Block: gpu.Dim3{X: 1}}, nop, "exceed the limits"},
+		{"dynamic shared", gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, DynamicShared: 1 << 20}, nop, "dynamic shared memory"},
+		{"executor", gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Executor: 9}, nop, "unknown executor(9)"},
 	}
 	for _, c := range cases {
 		ran := false
@@ -122,7 +122,7 @@ func TestCooperativeTooLarge(t *testing.T) {
 	d, err := gpu.NewDevice(gpu.DeviceConfig{SMs: 2, MaxBlocksPerSM: 2})
 	require.NoError(t, err)
 	closeAtEnd(t, d)
-	cfg := gpu.Config{Grid: gpu.Dim3{X: 5}, Block: gpu.Dim3{X: 32}, Cooperative: true}
+	cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 5}, Block: gpu.Dim3{X: 32}, Cooperative: true}
 	err = d.Launch(context.Background(), cfg, func(*gpu.Thread) {})
 	require.ErrorIs(t, err, gpu.ErrCooperativeLaunchTooLarge)
 	require.ErrorContains(t, err, "5 blocks of 32 threads, but the device holds 4")
@@ -229,7 +229,7 @@ func TestCancel(t *testing.T) {
 		defer cancel()
 		start := time.Now()
 		// Every thread spins on a flag nobody sets: only the deadline ends it.
-		err := d.Launch(ctx, gpu.Config{Grid: gpu.Dim3{X: 4}, Block: gpu.Dim3{X: 64}, Executor: ex}, func(t *gpu.Thread) {
+		err := d.Launch(ctx, gpu.LaunchConfig{Grid: gpu.Dim3{X: 4}, Block: gpu.Dim3{X: 64}, Executor: ex}, func(t *gpu.Thread) {
 			for flag.LoadVolatile(t, 0) == 0 {
 			}
 		})
@@ -245,7 +245,7 @@ func TestCanceledBeforeStart(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	ran := false
-	err := d.Launch(ctx, gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}}, func(*gpu.Thread) { ran = true })
+	err := d.Launch(ctx, gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}}, func(*gpu.Thread) { ran = true })
 	require.ErrorIs(t, err, context.Canceled)
 	require.False(t, ran)
 }
@@ -257,7 +257,7 @@ func TestCancelWeakSpin(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 	// A weak-load spin never yields, but every access checks for the stop.
-	err := d.Launch(ctx, gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 32}}, func(t *gpu.Thread) {
+	err := d.Launch(ctx, gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 32}}, func(t *gpu.Thread) {
 		for flag.Load(t, 0) == 0 {
 		}
 	})
@@ -273,18 +273,18 @@ func TestSpinProgress(t *testing.T) {
 		seen := gpu.Alloc[int32](d, "seen", 1)
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		cfg := gpu.Config{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 64}, Executor: ex}
+		cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 64}, Executor: ex}
 		err := d.Launch(ctx, cfg, func(t *gpu.Thread) {
 			switch {
-			case t.Block() == 0 && t.Rank() == 63: // the last thread of block 0 releases its block
+			case t.BlockRank() == 0 && t.ThreadRank() == 63: // the last thread of block 0 releases its block
 				flags.StoreVolatile(t, 0, 1)
-			case t.Block() == 0:
+			case t.BlockRank() == 0:
 				for flags.LoadVolatile(t, 0) == 0 {
 				}
 				for flags.AtomicLoad(t, 1, scope.Device) == 0 { // then waits on block 1
 				}
 				seen.AtomicAdd(t, 0, 1, scope.Device)
-			case t.Rank() == 0:
+			case t.ThreadRank() == 0:
 				flags.AtomicStore(t, 1, 1, scope.Device)
 			}
 		})

@@ -24,14 +24,14 @@ func TestNoLeakAfterFailures(t *testing.T) {
 	flag := gpu.Alloc[int32](d, "flag", 1)
 	endings := map[string]gpu.Kernel{
 		"normal":       func(t *gpu.Thread) { t.SyncThreads() },
-		"panic":        func(t *gpu.Thread) { t.SyncThreads(); panicIf(t.Rank() == 5) },
-		"out of range": func(t *gpu.Thread) { flag.Load(t, t.Rank()) },
+		"panic":        func(t *gpu.Thread) { t.SyncThreads(); panicIf(t.ThreadRank() == 5) },
+		"out of range": func(t *gpu.Thread) { flag.Load(t, t.ThreadRank()) },
 		"spin until deadline": func(t *gpu.Thread) {
 			for flag.AtomicLoad(t, 0, scope.Device) == 0 {
 			}
 		},
 		"barrier until deadline": func(t *gpu.Thread) {
-			if t.Rank() == 0 {
+			if t.ThreadRank() == 0 {
 				for flag.LoadVolatile(t, 0) == 0 {
 				}
 			}
@@ -41,7 +41,7 @@ func TestNoLeakAfterFailures(t *testing.T) {
 	for _, ex := range []gpu.Executor{gpu.Fibers, gpu.Goroutines} {
 		for name, k := range endings {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
-			cfg := gpu.Config{Grid: gpu.Dim3{X: 20}, Block: gpu.Dim3{X: 64}, Executor: ex}
+			cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 20}, Block: gpu.Dim3{X: 64}, Executor: ex}
 			err := d.Launch(ctx, cfg, k)
 			cancel()
 			if name != "normal" {

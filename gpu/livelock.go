@@ -120,7 +120,7 @@ func (l *launch) checkLivelock(now time.Time) {
 	if !l.ends.still(l.ends.blocks.Load()+int64(done), now, l.window/2) {
 		return
 	}
-	l.stall(fmt.Errorf("%w for %v: every unfinished thread spun or waited, and none changed memory, completed a barrier or exited (Config.Watchdog sets the window; a negative one turns the watchdog off)",
+	l.stall(fmt.Errorf("%w for %v: every unfinished thread spun or waited, and none changed memory, completed a barrier or exited (LaunchConfig.Watchdog sets the window; a negative one turns the watchdog off)",
 		ErrLivelock, l.window))
 }
 
@@ -146,7 +146,7 @@ func (e *endMarks) still(n int64, now time.Time, d time.Duration) bool {
 
 // watchdog returns the livelock window of a launch of cfg on d, or 0 if
 // the watchdog is off.
-func (d *Device) watchdog(cfg Config) time.Duration {
+func (d *Device) watchdog(cfg LaunchConfig) time.Duration {
 	w := cfg.Watchdog
 	if w == 0 {
 		w = d.cfg.Watchdog

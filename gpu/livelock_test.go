@@ -25,10 +25,10 @@ func TestLivelockDefault(t *testing.T) {
 		require.Equal(t, gpu.DefaultWatchdog, d.Config().Watchdog)
 		flag := gpu.Alloc[int32](d, "flag", 4)
 		var spin, bar atomic.Int64
-		cfg := gpu.Config{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 64}, Executor: ex}
+		cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 64}, Executor: ex}
 		start := time.Now()
 		err := d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
-			if t.Rank() == 0 {
+			if t.ThreadRank() == 0 {
 				spin.Store(int64(line() + 1))
 				for flag.AtomicLoad(t, 2, scope.Device) == 0 {
 				}
@@ -56,12 +56,12 @@ func TestLivelockDefault(t *testing.T) {
 
 // watchdogCfg is a launch with a short livelock window, so that tests of
 // what trips it, and what must not, run fast.
-func watchdogCfg(ex gpu.Executor, blocks, threads int) gpu.Config {
-	return gpu.Config{Grid: gpu.Dim3{X: blocks}, Block: gpu.Dim3{X: threads}, Executor: ex, Watchdog: 100 * time.Millisecond}
+func watchdogCfg(ex gpu.Executor, blocks, threads int) gpu.LaunchConfig {
+	return gpu.LaunchConfig{Grid: gpu.Dim3{X: blocks}, Block: gpu.Dim3{X: threads}, Executor: ex, Watchdog: 100 * time.Millisecond}
 }
 
 // TestLivelockWindow: every thread of every block spins on CAS that never
-// succeeds; Config.Watchdog sets the window, and the error names it.
+// succeeds; LaunchConfig.Watchdog sets the window, and the error names it.
 func TestLivelockWindow(t *testing.T) {
 	eachExecutor(t, func(t *testing.T, ex gpu.Executor) {
 		d := newDevice(t)
@@ -84,7 +84,7 @@ func TestLivelockWindow(t *testing.T) {
 	})
 }
 
-// TestLivelockOff: a negative Config.Watchdog, or DeviceConfig.Watchdog,
+// TestLivelockOff: a negative LaunchConfig.Watchdog, or DeviceConfig.Watchdog,
 // turns the watchdog off; the launch then runs to its deadline.
 func TestLivelockOff(t *testing.T) {
 	for _, devOff := range []bool{false, true} {
@@ -131,8 +131,8 @@ func TestLivelockLongCorrectKernels(t *testing.T) {
 			k               gpu.Kernel
 		}{
 			"spin while another block computes": {2, 32, func(t *gpu.Thread) {
-				if t.Block() == 1 {
-					if t.Rank() == 0 {
+				if t.BlockRank() == 1 {
+					if t.ThreadRank() == 0 {
 						busy(long)
 						flag.AtomicStore(t, 0, 1, scope.Device)
 					}
@@ -142,7 +142,7 @@ func TestLivelockLongCorrectKernels(t *testing.T) {
 				}
 			}},
 			"spin while a thread of the block computes": {1, 32, func(t *gpu.Thread) {
-				if t.Rank() == 31 {
+				if t.ThreadRank() == 31 {
 					busy(long)
 					flag.AtomicStore(t, 0, 1, scope.Device)
 					return
@@ -156,7 +156,7 @@ func TestLivelockLongCorrectKernels(t *testing.T) {
 				}
 				for flag.AtomicLoad(t, 0, scope.Device) == 0 {
 				}
-				if t.Rank() == 0 {
+				if t.ThreadRank() == 0 {
 					busy(long)
 				}
 			}},
@@ -185,10 +185,10 @@ func TestLivelockLeftRunning(t *testing.T) {
 		d := newDevice(t)
 		var release atomic.Bool
 		defer release.Store(true)
-		cfg := gpu.Config{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 4}, Executor: ex, Timeout: 50 * time.Millisecond}
+		cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 4}, Executor: ex, Timeout: 50 * time.Millisecond}
 		start := time.Now()
 		err := d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
-			if t.Block() == 1 && t.Rank() == 2 {
+			if t.BlockRank() == 1 && t.ThreadRank() == 2 {
 				for !release.Load() { // no runtime call: the launch cannot stop it
 				}
 			}

@@ -44,7 +44,7 @@ func roundTrip[T gpu.Elem](t *testing.T, d *gpu.Device, vals []T) {
 	out := gpu.Alloc[T](d, "out", 4*len(vals))
 	n := len(vals)
 	require.NoError(t, launch1D(d, gpu.Fibers, 1, n, func(t *gpu.Thread) {
-		i := t.Rank()
+		i := t.ThreadRank()
 		out.Store(t, i, in.Load(t, i))
 		out.StoreVolatile(t, n+i, in.LoadVolatile(t, i))
 		out.StoreRelease(t, 2*n+i, in.LoadAcquire(t, i, scope.Device), scope.Device)

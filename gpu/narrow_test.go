@@ -96,8 +96,8 @@ func TestNarrowShared(t *testing.T) {
 	require.NoError(t, launch1D(d, gpu.Fibers, 2, n, func(t *gpu.Thread) {
 		flags := gpu.Shared[uint8](t, "flags", n)
 		halves := gpu.Shared[gpu.Half](t, "halves", n)
-		flags.Store(t, t.Rank(), uint8(t.Rank()%2))
-		halves.Store(t, t.Rank(), gpu.HalfFromFloat32(0.25))
+		flags.Store(t, t.ThreadRank(), uint8(t.ThreadRank()%2))
+		halves.Store(t, t.ThreadRank(), gpu.HalfFromFloat32(0.25))
 		t.SyncThreads()
 		sum, hs := int32(0), float32(0)
 		for i := range n {
@@ -117,11 +117,11 @@ func TestDynamicSharedBytes(t *testing.T) {
 	t.Parallel()
 	d := newDevice(t)
 	out := gpu.Alloc[uint32](d, "out", 1)
-	cfg := gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 4}, DynamicShared: 8}
+	cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 4}, DynamicShared: 8}
 	require.NoError(t, d.Launch(t.Context(), cfg, func(t *gpu.Thread) {
-		gpu.DynamicShared[uint8](t).Store(t, t.Rank(), uint8(t.Rank()+1))
+		gpu.DynamicShared[uint8](t).Store(t, t.ThreadRank(), uint8(t.ThreadRank()+1))
 		t.SyncThreads()
-		if t.Rank() == 0 {
+		if t.ThreadRank() == 0 {
 			out.Store(t, 0, gpu.DynamicShared[uint32](t).Load(t, 0))
 		}
 	}))

@@ -61,7 +61,7 @@ type Observer interface {
 // LaunchStart and never change.
 type Grid struct {
 	ID          uint64 // unique on its device
-	Name        string // Config.Name
+	Name        string // LaunchConfig.Name
 	Device      *Device
 	GridDim     Dim3
 	BlockDim    Dim3

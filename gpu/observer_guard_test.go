@@ -40,9 +40,9 @@ func TestObserverPanics(t *testing.T) {
 		x := gpu.Alloc[int32](d, "x", 64)
 		for _, method := range []string{"LaunchStart", "LaunchEnd", "BlockStart", "BlockEnd", "Access", "Fence", "Sync"} {
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-			cfg := gpu.Config{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 32}, Executor: ex, Observer: &panicky{in: method}}
+			cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 32}, Executor: ex, Observer: &panicky{in: method}}
 			err := d.Launch(ctx, cfg, func(t *gpu.Thread) {
-				x.Store(t, t.Rank(), 1)
+				x.Store(t, t.ThreadRank(), 1)
 				t.ThreadFence()
 				t.SyncThreads()
 				t.SyncWarp(gpu.FullMask)
@@ -63,8 +63,8 @@ func TestObservedErrorsStayFlat(t *testing.T) {
 	t.Parallel()
 	d := newDevice(t)
 	x := gpu.Alloc[int32](d, "x", 1)
-	cfg := gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 3}, Observer: &recorder{}}
-	err := d.Launch(context.Background(), cfg, func(t *gpu.Thread) { x.Store(t, t.Rank(), 1) })
+	cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 3}, Observer: &recorder{}}
+	err := d.Launch(context.Background(), cfg, func(t *gpu.Thread) { x.Store(t, t.ThreadRank(), 1) })
 	errs := err.(interface{ Unwrap() []error }).Unwrap()
 	require.Len(t, errs, 2)
 	var te *gpu.ThreadError

@@ -7,7 +7,7 @@ package gpu
 // no launch, so the runtime calls HostAccess only on a device's observer
 // (DeviceConfig.Observer) that implements HostObserver, for the host
 // accesses to memories allocated on that device; a launch's own
-// Config.Observer is not told of them.
+// LaunchConfig.Observer is not told of them.
 //
 // HostAccess is called on the goroutine that called the host function,
 // once per call ([Copy]: twice, its source read, then its destination

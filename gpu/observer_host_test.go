@@ -96,7 +96,7 @@ func TestHostObserverOnlyTheDevices(t *testing.T) {
 	closeAtEnd(t, d)
 	own := &hostRecorder{}
 	x := gpu.FromHost(d, "x", []int32{1})
-	cfg := gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Observer: own}
+	cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Observer: own}
 	require.NoError(t, d.Launch(context.Background(), cfg, func(t *gpu.Thread) { x.Store(t, 0, 2) }))
 	require.Equal(t, []int32{2}, x.Host())
 	require.Empty(t, own.host)

@@ -57,7 +57,7 @@ func TestObserverEvents(t *testing.T) {
 	d := newDevice(t)
 	x := gpu.FromHost(d, "x", []uint32{5, 0})
 	rec := &recorder{}
-	cfg := gpu.Config{Name: "obs", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Observer: rec}
+	cfg := gpu.LaunchConfig{Name: "obs", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Observer: rec}
 	require.NoError(t, d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
 		x.Store(t, 1, x.Load(t, 0))
 		t.ThreadFence()
@@ -89,7 +89,7 @@ func TestObserverSeesEveryAccess(t *testing.T) {
 		d := newDevice(t)
 		x := gpu.Alloc[int64](d, "x", 1)
 		rec := &recorder{}
-		cfg := gpu.Config{Grid: gpu.Dim3{X: 3}, Block: gpu.Dim3{X: 50}, Observer: rec, Executor: ex}
+		cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 3}, Block: gpu.Dim3{X: 50}, Observer: rec, Executor: ex}
 		require.NoError(t, d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
 			x.AtomicAdd(t, 0, 1, scope.Device)
 			t.SyncThreads()
@@ -108,10 +108,10 @@ func TestCallerSite(t *testing.T) {
 	d := newDevice(t)
 	x := gpu.Alloc[int32](d, "x", 2)
 	rec := &recorder{sites: true}
-	cfg := gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 2}, Observer: rec}
+	cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 2}, Observer: rec}
 	_, _, line, _ := runtime.Caller(0)
 	require.NoError(t, d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
-		x.Store(t, t.Rank(), 1)            // line+2
+		x.Store(t, t.ThreadRank(), 1)      // line+2
 		storeVia(t, x)                     // line+3: the helper's own line is reported
 		x.AtomicAdd(t, 0, 1, scope.Device) // line+4
 	}))
@@ -151,7 +151,7 @@ func TestSiteInterning(t *testing.T) {
 	d := newDevice(t)
 	x := gpu.Alloc[int32](d, "x", 2)
 	obs := &siteObserver{}
-	cfg := gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Observer: obs}
+	cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Observer: obs}
 	require.NoError(t, d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
 		storeVia(t, x)
 		func() { storeVia(t, x) }()
@@ -198,7 +198,7 @@ func TestReleaseReportedBeforeItsStore(t *testing.T) {
 	d := newDevice(t)
 	x := gpu.Alloc[uint32](d, "x", 3)
 	obs := &memoryAtAccess{buf: x, seen: map[gpu.Order]uint32{}}
-	cfg := gpu.Config{Name: "release", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Observer: obs}
+	cfg := gpu.LaunchConfig{Name: "release", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Observer: obs}
 	require.NoError(t, d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
 		x.StoreRelease(t, 0, 7, scope.Device)
 		x.AtomicStore(t, 1, 8, scope.Device)

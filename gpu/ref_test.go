@@ -18,7 +18,7 @@ func TestRefReportsOrders(t *testing.T) {
 	d := newDevice(t)
 	x := gpu.FromHost(d, "x", []uint32{5})
 	rec := &recorder{}
-	cfg := gpu.Config{Name: "ref", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Observer: rec}
+	cfg := gpu.LaunchConfig{Name: "ref", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Observer: rec}
 	var got [4]uint32
 	var swapped bool
 	require.NoError(t, d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
@@ -65,7 +65,7 @@ func TestRefRejectsOrders(t *testing.T) {
 	} {
 		d := newDevice(t)
 		x := gpu.Alloc[int32](d, "x", 2)
-		err := d.Launch(context.Background(), gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}}, func(t *gpu.Thread) {
+		err := d.Launch(context.Background(), gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}}, func(t *gpu.Thread) {
 			c.k(x.Ref(t, 1, scope.Device))
 		})
 		require.ErrorContains(t, err, c.want, c.name)

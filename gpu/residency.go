@@ -58,7 +58,7 @@ func (b *block) setStuck(stuck bool) {
 	}
 	if int(b.l.stuckSlots.Add(1)) == b.l.slots {
 		pending := b.l.g.Blocks - int(min(b.l.next.Load(), int64(b.l.g.Blocks)))
-		b.l.stall(fmt.Errorf("%w: every one of the %d resident blocks spun for %v with no thread finishing while %d of %d blocks were never scheduled; blocks that wait on each other must all be resident (launch with Config.Cooperative, which checks it, or with fewer blocks)",
+		b.l.stall(fmt.Errorf("%w: every one of the %d resident blocks spun for %v with no thread finishing while %d of %d blocks were never scheduled; blocks that wait on each other must all be resident (launch with LaunchConfig.Cooperative, which checks it, or with fewer blocks)",
 			ErrNotResident, b.l.slots, residencyGrace, pending, b.l.g.Blocks))
 	}
 }

@@ -23,9 +23,9 @@ func TestNotResident(t *testing.T) {
 		flag := gpu.Alloc[int32](d, "flag", 1)
 		done := make(chan error, 1)
 		go func() {
-			cfg := gpu.Config{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 32}, Executor: ex}
+			cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 32}, Executor: ex}
 			done <- d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
-				if t.Block() == 1 {
+				if t.BlockRank() == 1 {
 					flag.AtomicStore(t, 0, 1, scope.Device)
 					return
 				}
@@ -55,15 +55,15 @@ func TestResidentSpinIsFine(t *testing.T) {
 		require.NoError(t, err)
 		closeAtEnd(t, d)
 		flags := gpu.Alloc[int32](d, "flags", 8)
-		cfg := gpu.Config{Grid: gpu.Dim3{X: 8}, Block: gpu.Dim3{X: 32}, Executor: ex}
+		cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 8}, Block: gpu.Dim3{X: 32}, Executor: ex}
 		require.NoError(t, d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
-			b := t.Block()
+			b := t.BlockRank()
 			if b > 0 {
 				for flags.AtomicLoad(t, b-1, scope.Device) == 0 {
 				}
 			}
 			t.SyncThreads()
-			if t.Rank() == 0 {
+			if t.ThreadRank() == 0 {
 				flags.AtomicStore(t, b, 1, scope.Device)
 			}
 		}))

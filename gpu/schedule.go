@@ -10,7 +10,7 @@ import (
 // free slot runs next, in which order a block's threads start, and which
 // waiting thread resumes next. A correct kernel gives the same results
 // under every schedule; a kernel whose results change has an
-// order-dependent bug. Combined with Config.Deterministic, a schedule and
+// order-dependent bug. Combined with LaunchConfig.Deterministic, a schedule and
 // seed reproduce one interleaving exactly. Under the Goroutines executor
 // only the block and start orders apply: the Go scheduler picks who runs.
 type Schedule uint8
@@ -26,7 +26,7 @@ const (
 	// so that it cannot starve the threads it waits for.
 	ScheduleReverse
 	// ScheduleRandom runs blocks, starts threads and resumes waiting
-	// threads in a pseudo-random order drawn from Config.Seed.
+	// threads in a pseudo-random order drawn from LaunchConfig.Seed.
 	ScheduleRandom
 )
 
@@ -51,7 +51,7 @@ type scheduler struct {
 	a, c   int // ScheduleRandom visits block (a*k + c) mod blocks k-th
 }
 
-func newScheduler(cfg Config, blocks int) scheduler {
+func newScheduler(cfg LaunchConfig, blocks int) scheduler {
 	s := scheduler{kind: cfg.Schedule, seed: cfg.Seed, blocks: blocks}
 	if s.kind == ScheduleRandom && blocks > 1 {
 		r := rand.New(rand.NewPCG(cfg.Seed, 0x9e3779b97f4a7c15))

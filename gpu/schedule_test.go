@@ -19,19 +19,19 @@ func interleaved(d *gpu.Device) gpu.Kernel {
 	return func(t *gpu.Thread) {
 		old := counter.AtomicAdd(t, 0, 1, scope.Device)
 		v := gpu.ShflXorSync(t, gpu.FullMask, old, 1, 32)
-		if t.Rank() == 0 && t.Block() > 0 {
-			for flags.AtomicLoad(t, t.Block()-1, scope.Device) == 0 {
+		if t.ThreadRank() == 0 && t.BlockRank() > 0 {
+			for flags.AtomicLoad(t, t.BlockRank()-1, scope.Device) == 0 {
 			}
 		}
 		t.SyncThreads()
 		counter.AtomicAdd(t, 0, v&1, scope.Device)
-		if t.Rank() == 63 {
-			flags.AtomicStore(t, t.Block(), 1, scope.Device)
+		if t.ThreadRank() == 63 {
+			flags.AtomicStore(t, t.BlockRank(), 1, scope.Device)
 		}
 	}
 }
 
-func runRecorded(t *testing.T, cfg gpu.Config) []string {
+func runRecorded(t *testing.T, cfg gpu.LaunchConfig) []string {
 	d := newDevice(t)
 	rec := &recorder{}
 	cfg.Grid, cfg.Block, cfg.Observer = gpu.Dim3{X: 4}, gpu.Dim3{X: 64}, rec
@@ -45,7 +45,7 @@ func runRecorded(t *testing.T, cfg gpu.Config) []string {
 func TestDeterministicReplay(t *testing.T) {
 	t.Parallel()
 	for _, s := range []gpu.Schedule{gpu.ScheduleDefault, gpu.ScheduleReverse, gpu.ScheduleRandom} {
-		cfg := gpu.Config{Deterministic: true, Schedule: s, Seed: 42}
+		cfg := gpu.LaunchConfig{Deterministic: true, Schedule: s, Seed: 42}
 		first := runRecorded(t, cfg)
 		for range 3 {
 			require.Equal(t, first, runRecorded(t, cfg), "schedule %v", s)
@@ -59,7 +59,7 @@ func TestDeterministicReplay(t *testing.T) {
 
 func TestReverseSchedule(t *testing.T) {
 	t.Parallel()
-	ev := runRecorded(t, gpu.Config{Deterministic: true, Schedule: gpu.ScheduleReverse})
+	ev := runRecorded(t, gpu.LaunchConfig{Deterministic: true, Schedule: gpu.ScheduleReverse})
 	require.Equal(t, "block 3 start", ev[1], "the last block runs first")
 	require.Contains(t, ev[2], "t255 atomicAdd", "its last thread starts first")
 }
@@ -73,10 +73,10 @@ func TestSchedulesAgree(t *testing.T) {
 				d := newDevice(t)
 				const n, bs = 4096, 128
 				out := gpu.Alloc[int64](d, "out", 1)
-				cfg := gpu.Config{Grid: gpu.Dim3{X: n / bs}, Block: gpu.Dim3{X: bs}, Executor: ex, Schedule: s, Seed: 7}
+				cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: n / bs}, Block: gpu.Dim3{X: bs}, Executor: ex, Schedule: s, Seed: 7}
 				require.NoError(t, d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
 					sh := gpu.Shared[int64](t, "s", bs)
-					r := t.Rank()
+					r := t.ThreadRank()
 					sh.Store(t, r, int64(t.GlobalID()))
 					t.SyncThreads()
 					for stride := bs / 2; stride > 0; stride /= 2 {
@@ -99,9 +99,9 @@ func TestScheduleConfig(t *testing.T) {
 	t.Parallel()
 	d := newDevice(t)
 	nop := func(*gpu.Thread) {}
-	err := d.Launch(context.Background(), gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Schedule: 7}, nop)
+	err := d.Launch(context.Background(), gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Schedule: 7}, nop)
 	require.ErrorContains(t, err, "unknown schedule(7)")
-	err = d.Launch(context.Background(), gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Deterministic: true, Executor: gpu.Goroutines}, nop)
+	err = d.Launch(context.Background(), gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Deterministic: true, Executor: gpu.Goroutines}, nop)
 	require.ErrorContains(t, err, "a deterministic launch needs the fibers executor, not goroutines")
 }
 
@@ -113,7 +113,7 @@ func TestDeterministicCooperative(t *testing.T) {
 		d := newDevice(t)
 		rec := &recorder{}
 		x := gpu.Alloc[int32](d, "x", 1)
-		cfg := gpu.Config{Grid: gpu.Dim3{X: 4}, Block: gpu.Dim3{X: 32}, Cooperative: true, Deterministic: true,
+		cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 4}, Block: gpu.Dim3{X: 32}, Cooperative: true, Deterministic: true,
 			Schedule: gpu.ScheduleRandom, Seed: 1, Observer: rec}
 		require.NoError(t, d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
 			x.AtomicAdd(t, 0, 1, scope.Device)

@@ -12,7 +12,7 @@ import (
 // and an observer that wants to know which write a read read from can
 // only guess from values. A Sequencer removes the guess.
 //
-// When a launch's observer (Config.Observer, or the device's) implements
+// When a launch's observer (LaunchConfig.Observer, or the device's) implements
 // Sequencer, the runtime performs every sequenced access of element i of
 // memory m while holding the mutex Sequence(m, i) returns, and calls
 // Access before it unlocks the mutex. The sequenced accesses are every

@@ -109,7 +109,7 @@ func TestSequencerSeesMemoryOrder(t *testing.T) {
 			d := newDevice(t)
 			ctr, flag := gpu.Alloc[uint32](d, "ctr", 2), gpu.Alloc[uint32](d, "flag", 1)
 			o := newMemoryOrder()
-			cfg := gpu.Config{Grid: gpu.Dim3{X: 8}, Block: gpu.Dim3{X: 32}, Executor: ex, Observer: o}
+			cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 8}, Block: gpu.Dim3{X: 32}, Executor: ex, Observer: o}
 			require.NoError(t, d.Launch(context.Background(), cfg, contend(ctr, flag)))
 			require.Zero(t, o.wrong.Load(), "strong reads reported out of memory order")
 			require.Zero(t, o.unheld.Load(), "accesses reported without their element's mutex")
@@ -144,7 +144,7 @@ func TestSequencerPair(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			cfg := gpu.Config{Grid: gpu.Dim3{X: 4}, Block: gpu.Dim3{X: 32}, Executor: gpu.Goroutines, Observer: run.obs}
+			cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 4}, Block: gpu.Dim3{X: 32}, Executor: gpu.Goroutines, Observer: run.obs}
 			errs[i] = run.d.Launch(context.Background(), cfg, contend(ctr, flag))
 		}()
 	}
@@ -170,7 +170,7 @@ func TestSequencerHaltUnlocks(t *testing.T) {
 			t.Halt(stop)
 		}
 	}
-	cfg := gpu.Config{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 32}, Observer: o}
+	cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 32}, Observer: o}
 	require.ErrorIs(t, d.Launch(context.Background(), cfg, contend(ctr, flag)), stop)
 	for i := range o.stripes {
 		require.True(t, o.stripes[i].TryLock(), "stripe %d left locked", i)
@@ -186,7 +186,7 @@ func TestSequencedAccessAllocs(t *testing.T) {
 	ctr := gpu.Alloc[uint32](d, "ctr", 1)
 	o := newMemoryOrder()
 	var allocs float64
-	cfg := gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Observer: o}
+	cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Observer: o}
 	require.NoError(t, d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
 		allocs = testing.AllocsPerRun(100, func() {
 			ctr.AtomicAdd(t, 0, 1, scope.Device)
@@ -213,7 +213,7 @@ func TestSequencerOptOut(t *testing.T) {
 	d := newDevice(t)
 	ctr, flag := gpu.Alloc[uint32](d, "ctr", 2), gpu.Alloc[uint32](d, "flag", 1)
 	o := idleSequencer{newMemoryOrder()}
-	cfg := gpu.Config{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 32}, Observer: o}
+	cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 32}, Observer: o}
 	require.NoError(t, d.Launch(context.Background(), cfg, contend(ctr, flag)))
 	require.Equal(t, int64(2*32*20*9), o.seen.Load())
 }

@@ -76,7 +76,7 @@ func sharedView[T Elem](t *Thread, m *Memory, n int) Buffer[T] {
 }
 
 // DynamicShared returns the block's dynamic shared memory, the
-// Config.DynamicShared bytes CUDA declares as `extern __shared__ T s[]`,
+// LaunchConfig.DynamicShared bytes CUDA declares as `extern __shared__ T s[]`,
 // viewed as elements of T. Views of different types alias the same bytes.
 func DynamicShared[T Elem](t *Thread) Buffer[T] {
 	t.check()

@@ -19,10 +19,10 @@ func TestSharedIsolation(t *testing.T) {
 		out := gpu.Alloc[int32](d, "out", blocks*bs)
 		require.NoError(t, launch1D(d, ex, blocks, bs, func(t *gpu.Thread) {
 			s := gpu.Shared[int32](t, "s", bs)
-			r := t.Rank()
+			r := t.ThreadRank()
 			stale := s.Load(t, r)
 			t.SyncThreads()
-			s.Store(t, r, int32(t.Block())+stale)
+			s.Store(t, r, int32(t.BlockRank())+stale)
 			t.SyncThreads()
 			out.Store(t, t.GlobalID(), s.Load(t, bs-1-r))
 		}))
@@ -39,8 +39,8 @@ func TestSharedIdentity(t *testing.T) {
 	require.NoError(t, launch1D(d, gpu.Fibers, 2, 2, func(t *gpu.Thread) {
 		a := gpu.Shared[float64](t, "a", 3)
 		b := gpu.Shared[int32](t, "b", 5)
-		if t.Rank() == 0 {
-			mems[2*t.Block()], mems[2*t.Block()+1] = a.Memory(), b.Memory()
+		if t.ThreadRank() == 0 {
+			mems[2*t.BlockRank()], mems[2*t.BlockRank()+1] = a.Memory(), b.Memory()
 		}
 	}))
 	require.Equal(t, gpu.SharedSpace, mems[0].Space)
@@ -56,14 +56,14 @@ func TestSharedMismatch(t *testing.T) {
 	d := newDevice(t)
 	declLine := line() + 5 // the float32 declaration
 	err := launch1D(d, gpu.Fibers, 1, 2, func(t *gpu.Thread) {
-		if t.Rank() == 0 {
+		if t.ThreadRank() == 0 {
 			gpu.Shared[int32](t, "s", 8)
 		} else {
 			gpu.Shared[float32](t, "s", 8)
 		}
 	})
 	require.ErrorContains(t, err, fmt.Sprintf(`thread (1,0,0) of block (0,0,0) (global thread 1) at %s: shared array`, siteOf(int64(declLine)))+` "s" declared as [8]float32 here but as [8]int32 by another thread of the block`)
-	err = launch1D(d, gpu.Goroutines, 1, 2, func(t *gpu.Thread) { gpu.Shared[int32](t, "s", 8+t.Rank()) })
+	err = launch1D(d, gpu.Goroutines, 1, 2, func(t *gpu.Thread) { gpu.Shared[int32](t, "s", 8+t.ThreadRank()) })
 	require.ErrorContains(t, err, `declared as`)
 }
 
@@ -72,7 +72,7 @@ func TestSharedTooLarge(t *testing.T) {
 	d, err := gpu.NewDevice(gpu.DeviceConfig{SharedMemPerBlock: 1024})
 	require.NoError(t, err)
 	closeAtEnd(t, d)
-	cfg := gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, DynamicShared: 512}
+	cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, DynamicShared: 512}
 	err = d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
 		gpu.Shared[float64](t, "ok", 32)  // 256 bytes: fits
 		gpu.Shared[float64](t, "big", 64) // 512 more: does not
@@ -84,21 +84,21 @@ func TestDynamicShared(t *testing.T) {
 	eachExecutor(t, func(t *testing.T, ex gpu.Executor) {
 		d := newDevice(t)
 		out := gpu.Alloc[uint32](d, "out", 2)
-		cfg := gpu.Config{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 4}, DynamicShared: 64, Executor: ex}
+		cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 4}, DynamicShared: 64, Executor: ex}
 		require.NoError(t, d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
 			words := gpu.DynamicShared[uint64](t)
 			halves := gpu.DynamicShared[uint32](t)
 			if words.Len() != 8 || halves.Len() != 16 {
 				panic("wrong view length")
 			}
-			if t.Rank() == 0 {
-				words.Store(t, 1, 0x0000_0002_0000_0001+uint64(t.Block()))
+			if t.ThreadRank() == 0 {
+				words.Store(t, 1, 0x0000_0002_0000_0001+uint64(t.BlockRank()))
 			}
 			t.SyncThreads()
-			if t.Rank() == 3 {
+			if t.ThreadRank() == 3 {
 				// The two views alias: element 1 of the uint64 view is
 				// elements 2 and 3 of the uint32 view (little-endian).
-				out.Store(t, t.Block(), halves.Load(t, 2)+halves.Load(t, 3)*10)
+				out.Store(t, t.BlockRank(), halves.Load(t, 2)+halves.Load(t, 3)*10)
 			}
 		}))
 		require.Equal(t, []uint32{21, 22}, out.Host())

@@ -103,13 +103,13 @@ func checkShuffles[T gpu.Elem](t *testing.T, ex gpu.Executor, ws, threads int, v
 	cases := shflCases(ws)
 	for _, mask := range testMasks {
 		out := gpu.Alloc[T](d, "out", len(cases)*threads)
-		cfg := gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: threads}, Executor: ex}
+		cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: threads}, Executor: ex}
 		require.NoError(t, d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
 			if mask&(1<<t.Lane()) == 0 {
 				return
 			}
 			for i, c := range cases {
-				out.Store(t, i*threads+t.Rank(), shfl(t, c.k, mask, val(t.Lane()), c.arg, c.wid))
+				out.Store(t, i*threads+t.ThreadRank(), shfl(t, c.k, mask, val(t.Lane()), c.arg, c.wid))
 			}
 		}))
 		h := out.Host()

@@ -51,7 +51,7 @@ func TestCallerStack(t *testing.T) {
 		b := gpu.Alloc[int32](d, "b", 1)
 		obs := &stackObserver{n: n}
 		var lines [3]int
-		cfg := gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Observer: obs}
+		cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Observer: obs}
 		require.NoError(t, d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
 			lines[2] = line() + 1
 			callStore(t, b, &lines)

@@ -22,7 +22,7 @@ func TestSitesPrintRelativeToTheModule(t *testing.T) {
 	require.ErrorContains(t, err, " at gpu/site_test.go:")
 	require.NotContains(t, err.Error(), wd)
 	err = launch1D(d, gpu.Fibers, 1, 2, func(t *gpu.Thread) {
-		if t.Rank() == 0 {
+		if t.ThreadRank() == 0 {
 			t.SyncThreads() // rank 1 exits instead: a divergence
 		}
 	})

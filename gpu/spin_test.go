@@ -30,7 +30,7 @@ func TestSpinnersGiveWay(t *testing.T) {
 	for range launches {
 		flag.Fill(0)
 		require.NoError(t, launch1D(d, gpu.Fibers, 2, 64, func(t *gpu.Thread) {
-			if t.Block() == 1 {
+			if t.BlockRank() == 1 {
 				flag.AtomicStore(t, 0, 1, scope.Device)
 				return
 			}
@@ -53,7 +53,7 @@ func TestFailedCASYieldsSooner(t *testing.T) {
 	work := gpu.Alloc[int32](d, "work", 1)
 	failed := gpu.Alloc[int32](d, "failed", 1)
 	require.NoError(t, launch1D(d, gpu.Fibers, 1, 2, func(t *gpu.Thread) {
-		if t.Rank() == 0 {
+		if t.ThreadRank() == 0 {
 			lock.AtomicExch(t, 0, 1, scope.Block)
 			for range 64 { // enough strong accesses to yield inside the critical section
 				work.AtomicAdd(t, 0, 1, scope.Block)
@@ -85,7 +85,7 @@ func TestFailedCASProbesCountOnce(t *testing.T) {
 	flag := gpu.Alloc[int32](d, "flag", 1)
 	failed := gpu.Alloc[int32](d, "failed", 1)
 	require.NoError(t, launch1D(d, gpu.Fibers, 1, 2, func(t *gpu.Thread) {
-		if t.Rank() == 0 {
+		if t.ThreadRank() == 0 {
 			for range 64 { // yield before raising the flag
 				work.AtomicAdd(t, 0, 1, scope.Block)
 			}
@@ -124,9 +124,9 @@ func TestObservedPollsYieldSooner(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			d := newDevice(t)
 			flag, data, polls := gpu.Alloc[int32](d, "flag", 1), gpu.Alloc[int32](d, "data", 1), gpu.Alloc[int32](d, "polls", 1)
-			cfg := gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 2}, Executor: gpu.Fibers, Observer: c.obs}
+			cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 2}, Executor: gpu.Fibers, Observer: c.obs}
 			require.NoError(t, d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
-				if t.Rank() == 1 {
+				if t.ThreadRank() == 1 {
 					flag.AtomicStore(t, 0, 1, scope.Block)
 					return
 				}

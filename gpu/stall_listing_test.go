@@ -31,9 +31,9 @@ func TestStallListingOfAHugeBlockIsShort(t *testing.T) {
 	// Fibers, deterministically: every thread starts and is caught polling
 	// before the timeout, whatever the machine's load, so each lists as
 	// polling; under goroutines some might not have run yet.
-	cfg := gpu.Config{Name: "spin", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1000}, Deterministic: true, Timeout: time.Second}
+	cfg := gpu.LaunchConfig{Name: "spin", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1000}, Deterministic: true, Timeout: time.Second}
 	err := d.Launch(t.Context(), cfg, func(t *gpu.Thread) {
-		if t.Rank()%2 == 0 {
+		if t.ThreadRank()%2 == 0 {
 			for flags.Load(t, 0) == 0 {
 			}
 		}
@@ -46,7 +46,7 @@ func TestStallListingOfAHugeBlockIsShort(t *testing.T) {
 	require.Contains(t, listing, "more warps] polling a weak load; spin with LoadVolatile or AtomicLoad (load global \"flag\"[0]) at ", listing)
 
 	err = d.Launch(t.Context(), cfg, func(t *gpu.Thread) {
-		for flags.Load(t, t.Rank()) == 0 {
+		for flags.Load(t, t.ThreadRank()) == 0 {
 		}
 	})
 	listing = blockListing(t, err)

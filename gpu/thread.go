@@ -90,12 +90,12 @@ func (t *Thread) BlockDim() Dim3 { return t.blk.l.g.BlockDim }
 // GridDim returns the grid's extent, CUDA's gridDim.
 func (t *Thread) GridDim() Dim3 { return t.blk.l.g.GridDim }
 
-// Rank returns the thread's linear index in its block, x fastest
+// ThreadRank returns the thread's linear index in its block, x fastest
 // (cooperative groups' thread_block::thread_rank).
-func (t *Thread) Rank() int { return t.rank }
+func (t *Thread) ThreadRank() int { return t.rank }
 
-// Block returns the block's linear index in the grid, x fastest.
-func (t *Thread) Block() int { return t.blk.id }
+// BlockRank returns the block's linear index in the grid, x fastest.
+func (t *Thread) BlockRank() int { return t.blk.id }
 
 // GlobalID returns the thread's linear index in the grid:
 // Block()*BlockDim().Size() + Rank(). For 1-D launches it equals

@@ -43,11 +43,11 @@ func TestHaltEndsTheLaunchAtTheKernelLine(t *testing.T) {
 		x := gpu.Alloc[int32](d, "x", 64)
 		obs := &halter{err: errors.New("observer says stop")}
 		var line, after atomic.Int64
-		cfg := gpu.Config{Name: "halted", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 64}, Executor: ex, Observer: obs}
+		cfg := gpu.LaunchConfig{Name: "halted", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 64}, Executor: ex, Observer: obs}
 		err := d.Launch(t.Context(), cfg, func(t *gpu.Thread) {
 			_, _, l, _ := runtime.Caller(0)
 			line.Store(int64(l) + 2)
-			x.Store(t, t.Rank(), 1)
+			x.Store(t, t.ThreadRank(), 1)
 			for range 1000 {
 				t.SyncThreads() // the others stop here
 			}

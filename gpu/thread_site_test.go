@@ -63,7 +63,7 @@ func TestThreadErrorSites(t *testing.T) {
 			var at int
 			kernelLine := line() + 3
 			err := launch1D(d, ex, 1, 32, func(t *gpu.Thread) {
-				if t.Rank() == 5 {
+				if t.ThreadRank() == 5 {
 					c.k(t, &at)
 				}
 			})
@@ -102,7 +102,7 @@ func TestMisuseReportedOnce(t *testing.T) {
 		require.Contains(t, err.Error(), "(global thread 1) and 30 other threads at ")
 
 		buf := gpu.Alloc[int32](d, "buf", 1)
-		err = launch1D(d, ex, 1, 4, func(t *gpu.Thread) { buf.Store(t, 1+t.Rank(), 1) })
+		err = launch1D(d, ex, 1, 4, func(t *gpu.Thread) { buf.Store(t, 1+t.ThreadRank(), 1) })
 		require.Equal(t, 4, strings.Count(err.Error(), "out of range"), "distinct indices, distinct errors: %v", err)
 		require.NotContains(t, err.Error(), "other thread")
 	})

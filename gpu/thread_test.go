@@ -113,7 +113,7 @@ func TestThreadSharedAtBarrier(t *testing.T) {
 		var waiting, tried atomic.Bool
 		got := make(chan any, 1)
 		err := launch1D(d, ex, 1, 2, func(t *gpu.Thread) {
-			if t.Rank() == 0 {
+			if t.ThreadRank() == 0 {
 				go func() {
 					for !waiting.Load() {
 						time.Sleep(time.Millisecond)
@@ -153,7 +153,7 @@ func TestThreadSharedAtBarrier(t *testing.T) {
 func TestThreadPlace(t *testing.T) {
 	t.Parallel()
 	devs := [2]*gpu.Device{newDevice(t), newDevice(t)}
-	cfg := gpu.Config{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 64}}
+	cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 64}}
 	place := func(d *gpu.Device) (scope.Place, uint64) {
 		var p scope.Place
 		var id uint64

@@ -19,7 +19,7 @@ var ErrCooperativeLaunchTooLarge = errors.New("gpu: cooperative launch too large
 
 // newLaunch validates cfg and prepares a launch of k, or returns an error
 // naming the first thing that is wrong.
-func (d *Device) newLaunch(cfg Config, k Kernel) (*launch, error) {
+func (d *Device) newLaunch(cfg LaunchConfig, k Kernel) (*launch, error) {
 	if cfg.Name == "" {
 		cfg.Name = "kernel"
 	}
@@ -60,7 +60,7 @@ func (d *Device) newLaunch(cfg Config, k Kernel) (*launch, error) {
 	return l, nil
 }
 
-func (d *Device) validate(cfg Config, grid, block Dim3) error {
+func (d *Device) validate(cfg LaunchConfig, grid, block Dim3) error {
 	switch {
 	case block.X < 1 || block.Y < 1 || block.Z < 1:
 		return fmt.Errorf("block dimensions %v must be positive", cfg.Block)

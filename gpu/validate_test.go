@@ -16,7 +16,7 @@ func TestThreadCountOverflow(t *testing.T) {
 	t.Parallel()
 	d := newDevice(t)
 	ran := false
-	cfg := gpu.Config{Grid: gpu.Dim3{X: 1<<31 - 1, Y: 65535, Z: 65535}, Block: gpu.Dim3{X: 1024}}
+	cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 1<<31 - 1, Y: 65535, Z: 65535}, Block: gpu.Dim3{X: 1024}}
 	err := d.Launch(context.Background(), cfg, func(*gpu.Thread) { ran = true })
 	require.ErrorContains(t, err, "more than 2^40 threads")
 	require.False(t, ran)
@@ -26,7 +26,7 @@ func TestThreadCountOverflow(t *testing.T) {
 // errors, not panics.
 func TestUnusableDevice(t *testing.T) {
 	t.Parallel()
-	cfg := gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}}
+	cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}}
 	nop := func(*gpu.Thread) {}
 	var nilDev *gpu.Device
 	require.EqualError(t, nilDev.Launch(context.Background(), cfg, nop), "gpu: Launch on a nil *Device")

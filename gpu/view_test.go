@@ -23,7 +23,7 @@ func TestSliceSharesMemory(t *testing.T) {
 	require.Same(t, x.Memory(), v.Memory())
 	require.Equal(t, []int16{2, 3, 4, 5}, v.Host())
 	require.NoError(t, launch1D(d, gpu.Fibers, 1, 4, func(t *gpu.Thread) {
-		v.AtomicAdd(t, t.Rank(), 10, scope.Device)
+		v.AtomicAdd(t, t.ThreadRank(), 10, scope.Device)
 	}))
 	require.Equal(t, []int16{0, 1, 12, 13, 14, 15, 6, 7}, x.Host())
 	w := v.Slice(1, 3)
@@ -46,7 +46,7 @@ func TestSliceBounds(t *testing.T) {
 	x := gpu.Alloc[uint8](d, "flags", 10)
 	v := x.Slice(2, 6)
 	err := launch1D(d, gpu.Fibers, 2, 4, func(t *gpu.Thread) {
-		if t.Block() == 1 && t.Rank() == 3 {
+		if t.BlockRank() == 1 && t.ThreadRank() == 3 {
 			v.Store(t, 4, 1) // element 6 of x, but outside the view
 		}
 	})
@@ -78,7 +78,7 @@ func TestSliceObserved(t *testing.T) {
 	v := x.Slice(5, 8)
 	require.NoError(t, v.CopyIn([]float32{1, 2, 3}))
 	obs := &recorder{}
-	require.NoError(t, d.Launch(t.Context(), gpu.Config{Name: "v", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Observer: obs}, func(t *gpu.Thread) {
+	require.NoError(t, d.Launch(t.Context(), gpu.LaunchConfig{Name: "v", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Observer: obs}, func(t *gpu.Thread) {
 		v.Store(t, 1, 4)
 	}))
 	require.Contains(t, obs.events, "t0 store x[6] off=24 size=4 weak thread old=0 arg=1082130432 cmp=0 ok=true")

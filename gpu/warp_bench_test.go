@@ -21,14 +21,14 @@ func BenchmarkWarpCollective(b *testing.B) {
 			}
 		},
 		"op=shfl_down": func(t *gpu.Thread) {
-			v := int32(t.Rank())
+			v := int32(t.ThreadRank())
 			for range rounds {
 				v += gpu.ShflDownSync(t, gpu.FullMask, v, 1, 32)
 			}
 		},
 		"op=tile_reduce": func(t *gpu.Thread) {
 			g := gpu.TiledPartition(t, 32)
-			v := int32(t.Rank())
+			v := int32(t.ThreadRank())
 			for range rounds {
 				v = gpu.Reduce(g, v, gpu.Add[int32])
 			}
@@ -43,7 +43,7 @@ func BenchmarkWarpCollective(b *testing.B) {
 		for name, k := range kernels {
 			for _, mode := range []gpu.DivergenceMode{gpu.DivergenceFail, gpu.DivergenceAllow} {
 				b.Run("executor="+ex.String()+"/"+name+"/divergence="+mode.String(), func(b *testing.B) {
-					cfg := gpu.Config{Grid: gpu.Dim3{X: blocks}, Block: gpu.Dim3{X: bs}, Executor: ex, Divergence: mode}
+					cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: blocks}, Block: gpu.Dim3{X: bs}, Executor: ex, Divergence: mode}
 					for b.Loop() {
 						if err := d.Launch(context.Background(), cfg, k); err != nil {
 							b.Fatal(err)

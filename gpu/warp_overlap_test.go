@@ -11,11 +11,11 @@ import (
 
 // overlapModes runs f under both executors and every divergence mode:
 // collectives whose masks overlap are legal CUDA, whatever is checked.
-func overlapModes(t *testing.T, f func(t *testing.T, cfg gpu.Config)) {
+func overlapModes(t *testing.T, f func(t *testing.T, cfg gpu.LaunchConfig)) {
 	eachExecutor(t, func(t *testing.T, ex gpu.Executor) {
 		for _, m := range []gpu.DivergenceMode{gpu.DivergenceFail, gpu.DivergenceWarn, gpu.DivergenceAllow} {
 			t.Run(m.String(), func(t *testing.T) {
-				f(t, gpu.Config{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 64}, Executor: ex, Divergence: m})
+				f(t, gpu.LaunchConfig{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 64}, Executor: ex, Divergence: m})
 			})
 		}
 	})
@@ -25,11 +25,11 @@ func overlapModes(t *testing.T, f func(t *testing.T, cfg gpu.Config)) {
 // tile go on to a reduce over the whole warp while other tiles still
 // reduce; each lane must get its tile's and its warp's sums.
 func TestOverlappingReduces(t *testing.T) {
-	overlapModes(t, func(t *testing.T, cfg gpu.Config) {
+	overlapModes(t, func(t *testing.T, cfg gpu.LaunchConfig) {
 		d := newDevice(t)
 		small, whole := make([]int32, 128), make([]int32, 128)
 		require.NoError(t, d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
-			v := int32(t.Rank())
+			v := int32(t.ThreadRank())
 			small[t.GlobalID()] = gpu.Reduce(gpu.TiledPartition(t, 8), v, gpu.Add[int32])
 			whole[t.GlobalID()] = gpu.Reduce(gpu.TiledPartition(t, 32), v, gpu.Add[int32])
 		}))
@@ -45,7 +45,7 @@ func TestOverlappingReduces(t *testing.T) {
 // TestOverlappingShuffles: a butterfly within each group of 8 lanes
 // (ShflXorSync with mask 0xff<<k), then a full-warp shuffle.
 func TestOverlappingShuffles(t *testing.T) {
-	overlapModes(t, func(t *testing.T, cfg gpu.Config) {
+	overlapModes(t, func(t *testing.T, cfg gpu.LaunchConfig) {
 		d := newDevice(t)
 		got := make([]int32, 128)
 		require.NoError(t, d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
@@ -64,7 +64,7 @@ func TestOverlappingShuffles(t *testing.T) {
 // TestSyncWarpAfterTileReduce: a full-warp SyncWarp after an 8-lane
 // reduce orders the writes before it for every lane of the warp.
 func TestSyncWarpAfterTileReduce(t *testing.T) {
-	overlapModes(t, func(t *testing.T, cfg gpu.Config) {
+	overlapModes(t, func(t *testing.T, cfg gpu.LaunchConfig) {
 		d := newDevice(t)
 		buf := gpu.Alloc[int32](d, "sums", 128)
 		got := make([]int32, 128)
@@ -87,9 +87,9 @@ func TestOverlappingTileSyncs(t *testing.T) {
 		d := newDevice(t)
 		buf := gpu.Alloc[int32](d, "v", 128)
 		got := make([]int32, 128)
-		cfg := gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 128}, Executor: ex}
+		cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 128}, Executor: ex}
 		require.NoError(t, d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
-			r := t.Rank()
+			r := t.ThreadRank()
 			buf.Store(t, r, int32(r))
 			gpu.TiledPartition(t, 64).Sync()
 			gpu.TiledPartition(t, 128).Sync()

@@ -43,14 +43,14 @@ func TestWarpCollectivesAllocateNothingPerRound(t *testing.T) {
 	for _, ex := range []gpu.Executor{gpu.Fibers, gpu.Goroutines} {
 		for name, op := range collectives {
 			t.Run(ex.String()+"/"+name, func(t *testing.T) {
-				cfg := gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 256}, Executor: ex}
+				cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 256}, Executor: ex}
 				allocs := func(rounds int) float64 {
 					k := func(t *gpu.Thread) {
-						v := int32(t.Rank())
+						v := int32(t.ThreadRank())
 						for range rounds {
 							v = op(t, v)
 						}
-						out.Store(t, t.Rank(), v)
+						out.Store(t, t.ThreadRank(), v)
 					}
 					return testing.AllocsPerRun(10, func() { require.NoError(t, d.Launch(context.Background(), cfg, k)) })
 				}

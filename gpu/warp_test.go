@@ -53,10 +53,10 @@ func TestSyncWarpOrders(t *testing.T) {
 		const rounds = 20
 		bad := gpu.Alloc[int32](d, "bad", 1)
 		rec := &syncRecorder{}
-		cfg := gpu.Config{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 64}, Executor: ex, Observer: rec}
+		cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 64}, Executor: ex, Observer: rec}
 		require.NoError(t, d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
 			s := gpu.Shared[int32](t, "s", 64)
-			l, r := t.Lane(), t.Rank()
+			l, r := t.Lane(), t.ThreadRank()
 			half := uint64(0xffff) << (l &^ 15)
 			for k := range rounds {
 				s.Store(t, r, int32(k*64+r))
@@ -82,7 +82,7 @@ func TestSyncWarpPartialLastWarp(t *testing.T) {
 	eachExecutor(t, func(t *testing.T, ex gpu.Executor) {
 		d := newDevice(t)
 		rec := &syncRecorder{}
-		cfg := gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 40}, Executor: ex, Observer: rec}
+		cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 40}, Executor: ex, Observer: rec}
 		require.NoError(t, d.Launch(context.Background(), cfg, func(t *gpu.Thread) { t.SyncWarp(gpu.FullMask) }))
 		require.Equal(t, []gpu.Sync{
 			{Kind: gpu.SyncWarp, Block: 0, Warp: 0, Mask: 0xffffffff, Op: "syncwarp"},
@@ -95,7 +95,7 @@ func TestCollectiveOpsReported(t *testing.T) {
 	t.Parallel()
 	d := newDevice(t)
 	rec := &syncRecorder{}
-	cfg := gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 32}, Observer: rec}
+	cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 32}, Observer: rec}
 	require.NoError(t, d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
 		m := uint64(0x0f)
 		if t.Lane() >= 4 {
@@ -169,7 +169,7 @@ func TestActiveMaskConverged(t *testing.T) {
 		d := newDevice(t)
 		got := make([]uint64, 40)
 		require.NoError(t, launch1D(d, ex, 1, 40, func(t *gpu.Thread) {
-			l := t.Rank()
+			l := t.ThreadRank()
 			switch {
 			case l == 5:
 				return // exited lanes are not active
@@ -225,7 +225,7 @@ func TestCollectiveHoldsParticipants(t *testing.T) {
 		d := newDevice(t)
 		x := gpu.Alloc[int32](d, "x", 64)
 		rec := &recorder{}
-		cfg := gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 32}, Executor: ex, Observer: rec}
+		cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 32}, Executor: ex, Observer: rec}
 		require.NoError(t, d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
 			x.Store(t, t.Lane(), 1)
 			gpu.BallotSync(t, gpu.FullMask, true)

@@ -10,7 +10,7 @@ import (
 	"sync"
 )
 
-// ErrTimeout is the cause of a launch stopped by Config.Timeout. The
+// ErrTimeout is the cause of a launch stopped by LaunchConfig.Timeout. The
 // error Launch returns then also matches context.DeadlineExceeded.
 var ErrTimeout = errors.New("gpu: launch timeout")
 
@@ -23,7 +23,7 @@ const maxStuck = 1 << 12
 
 // A StallError reports a launch that stopped making progress: a deadlock
 // (every live thread waits at a barrier or collective none can complete),
-// a context that ended, or Config.Timeout. It lists where every unfinished
+// a context that ended, or LaunchConfig.Timeout. It lists where every unfinished
 // thread was.
 type StallError struct {
 	Launch string

@@ -15,17 +15,17 @@ import (
 )
 
 // TestWatchdogTimeout spins forever on a flag nobody sets while the rest
-// of the block waits at a barrier: Config.Timeout ends the launch, and the
+// of the block waits at a barrier: LaunchConfig.Timeout ends the launch, and the
 // error says where every thread was.
 func TestWatchdogTimeout(t *testing.T) {
 	eachExecutor(t, func(t *testing.T, ex gpu.Executor) {
 		d := newDevice(t)
 		flag := gpu.Alloc[int32](d, "flag", 4)
 		var spin, bar atomic.Int64
-		cfg := gpu.Config{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 64}, Executor: ex, Timeout: 250 * time.Millisecond}
+		cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 64}, Executor: ex, Timeout: 250 * time.Millisecond}
 		start := time.Now()
 		err := d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
-			if t.Rank() == 0 {
+			if t.ThreadRank() == 0 {
 				spin.Store(int64(line() + 1))
 				for flag.AtomicLoad(t, 2, scope.Device) == 0 {
 				}
@@ -60,7 +60,7 @@ func TestWatchdogContext(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
 		defer cancel()
 		var spin atomic.Int64
-		cfg := gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 8}, Executor: ex}
+		cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 8}, Executor: ex}
 		err := d.Launch(ctx, cfg, func(t *gpu.Thread) {
 			spin.Store(int64(line() + 1))
 			for flag.Load(t, 0) == 0 {
@@ -88,7 +88,7 @@ func TestWatchdogCancelledWithCause(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	flag := gpu.Alloc[int32](d, "flag", 1)
 	go func() { time.Sleep(20 * time.Millisecond); cancel(cause) }()
-	err := d.Launch(ctx, gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}}, func(t *gpu.Thread) {
+	err := d.Launch(ctx, gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}}, func(t *gpu.Thread) {
 		for flag.LoadVolatile(t, 0) == 0 {
 		}
 	})
@@ -99,7 +99,7 @@ func TestWatchdogCancelledWithCause(t *testing.T) {
 func TestWatchdogNegativeTimeout(t *testing.T) {
 	t.Parallel()
 	d := newDevice(t)
-	err := d.Launch(context.Background(), gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Timeout: -1}, func(*gpu.Thread) {})
+	err := d.Launch(context.Background(), gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Timeout: -1}, func(*gpu.Thread) {})
 	require.ErrorContains(t, err, "negative timeout")
 }
 
@@ -113,20 +113,20 @@ func TestNoLeakAfterStalls(t *testing.T) {
 	flag := gpu.Alloc[int32](d, "flag", 1)
 	endings := map[string]gpu.Kernel{
 		"divergence": func(t *gpu.Thread) {
-			if t.Rank() < 5 {
+			if t.ThreadRank() < 5 {
 				return
 			}
 			t.SyncWarp(gpu.FullMask)
 		},
 		"deadlock": func(t *gpu.Thread) {
-			if t.Rank() == 0 {
+			if t.ThreadRank() == 0 {
 				t.SyncWarp(gpu.FullMask)
 				return
 			}
 			t.SyncThreads()
 		},
 		"grid deadlock": func(t *gpu.Thread) {
-			if t.Block() == 1 {
+			if t.BlockRank() == 1 {
 				t.SyncThreads()
 				gpu.ActiveMask(t)
 				return
@@ -147,7 +147,7 @@ func TestNoLeakAfterStalls(t *testing.T) {
 				continue
 			}
 			for name, k := range endings {
-				cfg := gpu.Config{Grid: gpu.Dim3{X: 4}, Block: gpu.Dim3{X: 64}, Executor: ex, Cooperative: true,
+				cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 4}, Block: gpu.Dim3{X: 64}, Executor: ex, Cooperative: true,
 					Deterministic: det, Timeout: 30 * time.Millisecond}
 				err := d.Launch(context.Background(), cfg, k)
 				require.Error(t, err, "%v %s", ex, name)

@@ -65,7 +65,7 @@ func TestWeakSpinProducer(t *testing.T) {
 				t.Parallel()
 				d := newDevice(t)
 				flag := gpu.Alloc[int32](d, "flag", 1)
-				cfg := gpu.Config{Grid: gpu.Dim3{X: blocks}, Block: gpu.Dim3{X: 2}, Executor: c.ex, Deterministic: c.det}
+				cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: blocks}, Block: gpu.Dim3{X: 2}, Executor: c.ex, Deterministic: c.det}
 				err := launchWithin(t, d, cfg, func(t *gpu.Thread) {
 					if t.GlobalID() == 0 {
 						for flag.Load(t, 0) == 0 {
@@ -123,7 +123,7 @@ func TestWeakRereadsDoNotYield(t *testing.T) {
 			c, out := gpu.Alloc[int32](d, "c", 512), gpu.Alloc[int32](d, "out", 8)
 			c.Fill(3)
 			require.NoError(t, launch1D(d, gpu.Fibers, 1, 2, func(t *gpu.Thread) {
-				if t.Rank() == 1 {
+				if t.ThreadRank() == 1 {
 					out.Store(t, 0, 1)
 					return
 				}
@@ -143,7 +143,7 @@ func TestWeakRereadsKeepWatchdogQuiet(t *testing.T) {
 		d := newDevice(t)
 		c, out := gpu.Alloc[int32](d, "c", 1), gpu.Alloc[int32](d, "out", 64)
 		c.Fill(3)
-		cfg := gpu.Config{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 4}, Executor: ex, Watchdog: 50 * time.Millisecond}
+		cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 4}, Executor: ex, Watchdog: 50 * time.Millisecond}
 		start := time.Now()
 		err := d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
 			for time.Since(start) < 300*time.Millisecond {

@@ -25,7 +25,7 @@ func TestWorkersReusedAcrossLaunches(t *testing.T) {
 	d, err := NewDevice(DeviceConfig{})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, d.Close()) })
-	cfg := Config{Grid: Dim3{X: 1}, Block: Dim3{X: 64}, Executor: Goroutines}
+	cfg := LaunchConfig{Grid: Dim3{X: 1}, Block: Dim3{X: 64}, Executor: Goroutines}
 	k := func(t *Thread) { t.SyncThreads() }
 	require.NoError(t, d.Launch(context.Background(), cfg, k))
 	first := idleWorkers(d)

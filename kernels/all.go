@@ -16,7 +16,7 @@ func All() Catalog {
 // groups, a hand-written grid barrier, per-thread locking in a warp and
 // warp-aggregated atomics (SOSP'21 §7).
 func Extras() Catalog {
-	return Catalog{ReduceMultiBlock(), ConjugateGradient(), GridBarrier(), ThreadLock(), WarpAggregated()}
+	return Catalog{IguardReduceMultiBlock(), IguardConjugateGradient(), IguardGridBarrier(), IguardThreadLock(), IguardWarpAggregated()}
 }
 
 // ScoR returns ScoR's seven applications (ScoRD, ISCA'20), each
@@ -24,11 +24,11 @@ func Extras() Catalog {
 // races independent thread scheduling adds to the reduction's warp tail
 // and the tree search.
 func ScoR() Catalog {
-	return Catalog{MatMul(), Reduction(), Rule110(), Coloring(), Connectivity(), Conv1D(), TreeSearch()}
+	return Catalog{ScorMatrixMult(), ScorReduction(), ScorRule110(), ScorGraphColoring(), ScorGraphConnectivity(), Scor1DConv(), ScorUTS()}
 }
 
 // Library returns GPU-style library algorithms a Go programmer reaches for,
 // each race-free and with realistic races to inject.
 func Library() Catalog {
-	return Catalog{Reduce(), Scan(), Histogram(), Compact(), RadixSort(), HashTable(), BFS(), CoopBFS(), Components(), TiledMatMul()}
+	return Catalog{LibReduce(), LibScan(), LibHistogram(), LibCompact(), LibRadixSort(), LibHashTable(), LibBFS(), LibBFSCoop(), LibComponents(), LibMatMul()}
 }

@@ -19,7 +19,7 @@ import (
 // run sets up and runs one configuration of k on a fresh device with the
 // executor and observer given, and returns the launch error and the
 // output check's error.
-func run(t *testing.T, k *kernels.Kernel, inject string, ex gpu.Executor, obs gpu.Observer, tweaks ...func(*gpu.Config)) (launchErr, checkErr error) {
+func run(t *testing.T, k *kernels.Entry, inject string, ex gpu.Executor, obs gpu.Observer, tweaks ...func(*gpu.LaunchConfig)) (launchErr, checkErr error) {
 	t.Helper()
 	d, err := gpu.NewDevice(gpu.DeviceConfig{})
 	require.NoError(t, err)
@@ -27,7 +27,7 @@ func run(t *testing.T, k *kernels.Kernel, inject string, ex gpu.Executor, obs gp
 	require.NoError(t, err, "%s [%s]: setup", k.Name, inject)
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout*raceSlowdown)
 	defer cancel()
-	launchErr = r.Launch(ctx, func(ctx context.Context, cfg gpu.Config, kern gpu.Kernel) error {
+	launchErr = r.Launch(ctx, func(ctx context.Context, cfg gpu.LaunchConfig, kern gpu.Kernel) error {
 		cfg.Executor, cfg.Observer = ex, obs
 		for _, tweak := range tweaks {
 			tweak(&cfg)
@@ -63,7 +63,7 @@ func names(c kernels.Catalog) []string {
 // TestCleanOutputs checks every clean kernel's output against its
 // sequential reference on every executor, with no observer.
 func TestCleanOutputs(t *testing.T) {
-	clean := slices.DeleteFunc(slices.Clone(kernels.All()), func(k *kernels.Kernel) bool { return k.Racy })
+	clean := slices.DeleteFunc(slices.Clone(kernels.All()), func(k *kernels.Entry) bool { return k.Racy })
 	if isolate.Groups(t, names(clean)) {
 		return
 	}
@@ -107,7 +107,7 @@ func TestCleanNoRaces(t *testing.T) {
 }
 
 // TestInjections runs every injection under the default detector (the
-// Exact family, judged by its verdicts: kernels.Kernel.ExpectedIn): some
+// Exact family, judged by its verdicts: kernels.Entry.ExpectedIn): some
 // race of an expected kind must be reported with a site in the injected
 // code, and nothing outside it; an injection the family finds clean must
 // report nothing. The runs search deterministic schedules
@@ -115,7 +115,7 @@ func TestCleanNoRaces(t *testing.T) {
 // and the schedule, not by the machine's load. The long tables of package
 // bench run every injection under every configuration of both families.
 func TestInjections(t *testing.T) {
-	injected := slices.DeleteFunc(nonMicro(), func(k *kernels.Kernel) bool { return len(k.Injections) == 0 })
+	injected := slices.DeleteFunc(nonMicro(), func(k *kernels.Entry) bool { return len(k.Injections) == 0 })
 	if isolate.Groups(t, names(injected)) {
 		return
 	}
@@ -131,7 +131,7 @@ func TestInjections(t *testing.T) {
 
 // exactVerdict returns in with the Exact family's verdict in place of
 // the IGUARD family's: its kinds, and where, if it says.
-func exactVerdict(k *kernels.Kernel, in kernels.Injection) kernels.Injection {
+func exactVerdict(k *kernels.Entry, in kernels.Injection) kernels.Injection {
 	in.Expect = k.ExpectedIn(in.Name, true)
 	if in.Precise != nil && in.Precise.Where != "" {
 		in.Where = in.Precise.Where
@@ -143,7 +143,7 @@ func exactVerdict(k *kernels.Kernel, in kernels.Injection) kernels.Injection {
 // the detector on the Fibers executor, and fails t if none shows it or
 // some run reports a race outside the injection or fails to launch. An
 // injection that expects no race runs once and must report nothing.
-func expose(t *testing.T, k *kernels.Kernel, in kernels.Injection) {
+func expose(t *testing.T, k *kernels.Entry, in kernels.Injection) {
 	t.Helper()
 	var reps []race.Report
 	ran, ok, err := kernels.Expose(0, func(tr kernels.Trial) (bool, error) {

@@ -82,7 +82,7 @@ type Params struct {
 
 // A LaunchFunc launches one kernel on the device. A Run calls it for each of
 // its launches, so the caller decides the executor and observer.
-type LaunchFunc func(ctx context.Context, cfg gpu.Config, k gpu.Kernel) error
+type LaunchFunc func(ctx context.Context, cfg gpu.LaunchConfig, k gpu.Kernel) error
 
 // A Run is a prepared configuration of a kernel, its input on the device.
 type Run struct {
@@ -93,8 +93,8 @@ type Run struct {
 	Check func() error
 }
 
-// A Kernel is one catalog entry.
-type Kernel struct {
+// A Entry is one catalog entry.
+type Entry struct {
 	Name string // "micro/race_interblock_blkfence_raw", "scor/reduction", "lib/scan", ...
 	Doc  string // what it computes and how it synchronizes
 	// Cooperative reports that the kernel needs every block resident at
@@ -113,7 +113,7 @@ type Kernel struct {
 }
 
 // Injection returns the injection called name.
-func (k *Kernel) Injection(name string) (Injection, bool) {
+func (k *Entry) Injection(name string) (Injection, bool) {
 	i := slices.IndexFunc(k.Injections, func(in Injection) bool { return in.Name == name })
 	if i < 0 {
 		return Injection{}, false
@@ -123,7 +123,7 @@ func (k *Kernel) Injection(name string) (Injection, bool) {
 
 // Prepare checks that p names one of k's injections (or none) and sets the
 // configuration up on d.
-func (k *Kernel) Prepare(d *gpu.Device, p Params) (*Run, error) {
+func (k *Entry) Prepare(d *gpu.Device, p Params) (*Run, error) {
 	if p.Inject != "" {
 		if _, ok := k.Injection(p.Inject); !ok {
 			return nil, fmt.Errorf("kernels: %s has no injection %q", k.Name, p.Inject)
@@ -135,7 +135,7 @@ func (k *Kernel) Prepare(d *gpu.Device, p Params) (*Run, error) {
 // Expected returns the race kinds the detector must report for a
 // configuration: the injection's, or the kernel's own for a racy kernel,
 // or none.
-func (k *Kernel) Expected(inject string) []kind.Kind {
+func (k *Entry) Expected(inject string) []kind.Kind {
 	if inject == "" {
 		return k.Expect
 	}
@@ -146,7 +146,7 @@ func (k *Kernel) Expected(inject string) []kind.Kind {
 // ExpectedIn returns the race kinds the detector must report for a
 // configuration in the precise mode when precise is set, else in the
 // default mode (Expected).
-func (k *Kernel) ExpectedIn(inject string, precise bool) []kind.Kind {
+func (k *Entry) ExpectedIn(inject string, precise bool) []kind.Kind {
 	v := k.Precise
 	if inject != "" {
 		in, _ := k.Injection(inject)
@@ -159,11 +159,11 @@ func (k *Kernel) ExpectedIn(inject string, precise bool) []kind.Kind {
 }
 
 // A Catalog is a list of kernels in a stable order.
-type Catalog []*Kernel
+type Catalog []*Entry
 
 // Lookup returns the kernel called name.
-func (c Catalog) Lookup(name string) (*Kernel, bool) {
-	i := slices.IndexFunc(c, func(k *Kernel) bool { return k.Name == name })
+func (c Catalog) Lookup(name string) (*Entry, bool) {
+	i := slices.IndexFunc(c, func(k *Entry) bool { return k.Name == name })
 	if i < 0 {
 		return nil, false
 	}

@@ -51,13 +51,13 @@ func TestScoRCoversItsRaces(t *testing.T) {
 
 func TestPrepareRejectsUnknownInjection(t *testing.T) {
 	d, _ := gpu.NewDevice(gpu.DeviceConfig{})
-	_, err := kernels.Reduce().Prepare(d, kernels.Params{Inject: "nosuch"})
+	_, err := kernels.LibReduce().Prepare(d, kernels.Params{Inject: "nosuch"})
 	require.ErrorContains(t, err, `no injection "nosuch"`)
 }
 
 func TestWarpSizeChecked(t *testing.T) {
 	d, _ := gpu.NewDevice(gpu.DeviceConfig{WarpSize: 16})
-	_, err := kernels.Reduction().Prepare(d, kernels.Params{})
+	_, err := kernels.ScorReduction().Prepare(d, kernels.Params{})
 	require.ErrorContains(t, err, "32-lane warps", "16-lane device")
 }
 

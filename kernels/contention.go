@@ -18,15 +18,15 @@ const (
 // conjugGMB's did iGUARD's (SOSP'21 §6.5, §7.3). Each is race-free, checks
 // its output against a sequential reference, and has a race to inject.
 func Contention() Catalog {
-	return Catalog{FlagSpin(), SpinBarrier(), HotHistogram(), WorkQueue()}
+	return Catalog{ContentionFlagSpin(), ContentionSpinBarrier(), ContentionHotBin(), ContentionWorkQueue()}
 }
 
-// FlagSpin is conjugGMB's pattern: every thread of every block spins on one
+// ContentionFlagSpin is conjugGMB's pattern: every thread of every block spins on one
 // flag that thread 0 of block 0 raises once per round, after writing the
 // round's value and a device fence; each thread sums the values it reads.
 // Every block waits on block 0, so the launch is cooperative.
-func FlagSpin() *Kernel {
-	return (&Kernel{
+func ContentionFlagSpin() *Entry {
+	return (&Entry{
 		Name:        "contention/flag-spin",
 		Doc:         "every thread spins on one flag a producer raises each round after a device fence (conjugGMB-like)",
 		Cooperative: true,
@@ -101,13 +101,13 @@ func (f *flagSpin) check() error {
 	return sameAll("out", f.out.Host(), want)
 }
 
-// SpinBarrier is a grid barrier at its most contended: every thread, not a
+// ContentionSpinBarrier is a grid barrier at its most contended: every thread, not a
 // leader per block, adds its arrival to one device-scope counter and spins
 // on it, between rounds of a stencil that reads the next block's values.
 // Each thread fences before arriving, so its write is ordered before the
 // reads of the other blocks. The blocks wait on each other: cooperative.
-func SpinBarrier() *Kernel {
-	return (&Kernel{
+func ContentionSpinBarrier() *Entry {
+	return (&Entry{
 		Name:        "contention/spin-barrier",
 		Doc:         "stencil rounds between grid barriers where every thread arrives on and spins on one counter",
 		Cooperative: true,

@@ -13,12 +13,12 @@ const (
 	injBlockScopeHead = "block-scope-head"
 )
 
-// HotHistogram counts values into a histogram in global memory with
+// ContentionHotBin counts values into a histogram in global memory with
 // device-scope atomics and no privatization, on input where nine values
 // in ten fall into one bin: every thread of the grid hammers that bin's
 // word.
-func HotHistogram() *Kernel {
-	return &Kernel{
+func ContentionHotBin() *Entry {
+	return &Entry{
 		Name: "contention/hot-bin",
 		Doc:  "unprivatized histogram with device-scope atomics where 90% of the values hit one bin",
 		Injections: []Injection{
@@ -75,11 +75,11 @@ func (h *hotBin) check() error {
 	return sameAll("bins", h.bins.Host(), want)
 }
 
-// WorkQueue is a dynamic work queue: every thread takes items by adding
+// ContentionWorkQueue is a dynamic work queue: every thread takes items by adding
 // one to a shared head with a device-scope atomic until the queue is
 // empty, and squares each item it takes. The head is the hot word.
-func WorkQueue() *Kernel {
-	return &Kernel{
+func ContentionWorkQueue() *Entry {
+	return &Entry{
 		Name: "contention/work-queue",
 		Doc:  "threads take items off a shared queue head with device-scope atomicAdd",
 		Injections: []Injection{

@@ -11,7 +11,7 @@ import (
 
 // detect runs one configuration of k under a race detector and prints the
 // output check and the kinds of race reported.
-func detect(k *kernels.Kernel, inject string) {
+func detect(k *kernels.Entry, inject string) {
 	d, _ := gpu.NewDevice(gpu.DeviceConfig{})
 	r, err := k.Prepare(d, kernels.Params{Seed: 42, Inject: inject})
 	if err != nil {
@@ -19,7 +19,7 @@ func detect(k *kernels.Kernel, inject string) {
 		return
 	}
 	det := race.New(race.Options{})
-	err = r.Launch(context.Background(), func(ctx context.Context, cfg gpu.Config, kern gpu.Kernel) error {
+	err = r.Launch(context.Background(), func(ctx context.Context, cfg gpu.LaunchConfig, kern gpu.Kernel) error {
 		cfg.Observer = det
 		return d.Launch(ctx, cfg, kern)
 	})
@@ -36,8 +36,8 @@ func detect(k *kernels.Kernel, inject string) {
 // on this emulator, but the detector reports the scoped-atomic race a real
 // GPU would lose updates to.
 func ExampleReduce() {
-	detect(kernels.Reduce(), "")
-	detect(kernels.Reduce(), "block-scope-total")
+	detect(kernels.LibReduce(), "")
+	detect(kernels.LibReduce(), "block-scope-total")
 	// Output:
 	// lib/reduce []: launch <nil>, check <nil>, races map[]
 	// lib/reduce [block-scope-total]: launch <nil>, check <nil>, races map[scoped-atomic:true]
@@ -48,8 +48,8 @@ func ExampleReduce() {
 // detector reports the atomic's scope, too narrow for the other blocks
 // that read the word.
 func ExampleScan() {
-	detect(kernels.Scan(), "")
-	detect(kernels.Scan(), "block-scope-status")
+	detect(kernels.LibScan(), "")
+	detect(kernels.LibScan(), "block-scope-status")
 	// Output:
 	// lib/scan []: launch <nil>, check <nil>, races map[]
 	// lib/scan [block-scope-status]: launch <nil>, check <nil>, races map[scoped-atomic:true]

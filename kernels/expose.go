@@ -14,7 +14,7 @@ import (
 // races need two blocks to meet at the injected code (a thief stealing
 // across blocks, a lock taken while the owner pushes). Left to the Go
 // scheduler, a loaded machine may never run them so. Each trial of a
-// search is a deterministic launch (gpu.Config.Deterministic), whose
+// search is a deterministic launch (gpu.LaunchConfig.Deterministic), whose
 // interleaving is a function of the kernel, the schedule and the seed
 // alone: whether a search finds a race cannot depend on the machine's
 // load. The search runs at run time, over several seeds rather than one
@@ -48,7 +48,7 @@ func Trials(n int) []Trial {
 // the launch is deterministic, so the trial replays the same
 // interleaving on every run; the Goroutines executor cannot be, and there
 // the schedule orders only blocks and thread starts (see gpu.Schedule).
-func (t Trial) Apply(cfg *gpu.Config) {
+func (t Trial) Apply(cfg *gpu.LaunchConfig) {
 	cfg.Schedule, cfg.Seed = t.Schedule, t.Seed
 	cfg.Deterministic = cfg.Executor == gpu.Fibers
 }

@@ -25,12 +25,12 @@ func TestTrials(t *testing.T) {
 // TestTrialApply: a trial makes a fibers launch deterministic, and only
 // orders a goroutines launch, which cannot be.
 func TestTrialApply(t *testing.T) {
-	cfg := gpu.Config{Executor: gpu.Fibers}
+	cfg := gpu.LaunchConfig{Executor: gpu.Fibers}
 	kernels.Trial{Schedule: gpu.ScheduleRandom, Seed: 7}.Apply(&cfg)
 	require.True(t, cfg.Deterministic)
 	require.Equal(t, gpu.ScheduleRandom, cfg.Schedule)
 	require.Equal(t, uint64(7), cfg.Seed)
-	cfg = gpu.Config{Executor: gpu.Goroutines}
+	cfg = gpu.LaunchConfig{Executor: gpu.Goroutines}
 	kernels.Trial{Schedule: gpu.ScheduleRandom, Seed: 7}.Apply(&cfg)
 	require.False(t, cfg.Deterministic)
 }

@@ -15,7 +15,7 @@ const (
 	injBlockSyncBeforeSpmv = "block-sync-before-spmv"
 )
 
-// ConjugateGradient solves A·x = b by the conjugate gradient method in one
+// IguardConjugateGradient solves A·x = b by the conjugate gradient method in one
 // cooperative launch, like the CUDA samples' conjugateGradientMultiBlockCG
 // (iGUARD's conjugGMB). A is the tridiagonal matrix with 4 on the diagonal
 // and -1 beside it, symmetric positive definite.
@@ -29,8 +29,8 @@ const (
 //
 // Float sums come out in a different order than the sequential
 // reference's, so x is checked against it within a relative 1e-9.
-func ConjugateGradient() *Kernel {
-	return &Kernel{
+func IguardConjugateGradient() *Entry {
+	return &Entry{
 		Name:        "iguard/conjugate-gradient",
 		Doc:         "multi-block conjugate gradient with grid.sync() between SpMV, dot products and updates",
 		Cooperative: true,

@@ -12,7 +12,7 @@ const (
 	injLeaderOnlyFence = "leader-only-fence"
 )
 
-// GridBarrier is a hand-written grid barrier, the kind CUB's GridBarrier
+// IguardGridBarrier is a hand-written grid barrier, the kind CUB's GridBarrier
 // and cuML's GridSync implement, used between the rounds of a stencil:
 // each round, every thread sets next[i] = cur[i] + cur[i+blockDim], a
 // value from the next block over, so blocks must wait for each other.
@@ -31,8 +31,8 @@ const (
 // the barrier clean, as PTX does (with fence.acq_rel fences it would not
 // be: a fence releases only through a later strong write of its own
 // thread).
-func GridBarrier() *Kernel {
-	return (&Kernel{
+func IguardGridBarrier() *Entry {
+	return (&Entry{
 		Name:        "iguard/grid-barrier",
 		Doc:         "stencil rounds separated by a hand-written grid barrier (device fence by every thread, atomic arrival counter)",
 		Cooperative: true,
@@ -82,7 +82,7 @@ func (g *gridBarrier) sync(t *gpu.Thread, gen int32) {
 		t.ThreadFence()
 	}
 	t.SyncThreads()
-	if t.Rank() == 0 {
+	if t.ThreadRank() == 0 {
 		if leaderOnly {
 			t.ThreadFence()
 		}

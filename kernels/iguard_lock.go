@@ -14,7 +14,7 @@ const (
 	injLaneSkipsLock = "lane-skips-lock"
 )
 
-// ThreadLock is per-thread locking inside a warp (iGUARD Fig. 9): every
+// IguardThreadLock is per-thread locking inside a warp (iGUARD Fig. 9): every
 // lane of every warp takes the same device-scope spin lock to add into a
 // shared total. Before Volta the lanes of a warp spinning on a lock one of
 // them holds deadlocked; under independent thread scheduling they make
@@ -22,8 +22,8 @@ const (
 // iteration whose CAS succeeded. Each lane is its own lock holder, so a
 // detector must track locks per thread, not per warp: with per-warp lock
 // tables a lane that skips the lock looks protected by its neighbour's.
-func ThreadLock() *Kernel {
-	return &Kernel{
+func IguardThreadLock() *Entry {
+	return &Entry{
 		Name: "iguard/thread-lock",
 		Doc:  "every lane takes one device-scope spin lock to add into a total (per-thread locking within a warp)",
 		Injections: []Injection{

@@ -13,7 +13,7 @@ const (
 	injBlockSync = "block-sync"
 )
 
-// ReduceMultiBlock is the cooperative-groups multi-block reduction of the
+// IguardReduceMultiBlock is the cooperative-groups multi-block reduction of the
 // CUDA samples (reductionMultiBlockCG): every block reduces a grid-strided
 // slice and thread 0 stores the block's sum; after grid.sync() block 0
 // reduces the blocks' sums. grid.sync() orders every thread's accesses
@@ -21,8 +21,8 @@ const (
 // Syncing only the block there (cg::sync(block) for cg::sync(grid), the
 // bug iGUARD found) leaves block 0 reading sums other blocks have not
 // stored or fenced.
-func ReduceMultiBlock() *Kernel {
-	return &Kernel{
+func IguardReduceMultiBlock() *Entry {
+	return &Entry{
 		Name:        "iguard/reduce-multiblock",
 		Doc:         "multi-block reduction: per-block sums, grid.sync(), block 0 sums the sums",
 		Cooperative: true,
@@ -63,22 +63,22 @@ func (r *reduceMB) kernel(t *gpu.Thread) {
 	for i := t.GlobalID(); i < r.n; i += r.blocks * r.threads {
 		sum += r.in.Load(t, i)
 	}
-	if sum = r.blockSum(t, sum); t.Rank() == 0 {
-		r.partial.Store(t, t.Block(), sum)
+	if sum = r.blockSum(t, sum); t.ThreadRank() == 0 {
+		r.partial.Store(t, t.BlockRank(), sum)
 	}
 	if r.inject == injBlockSync {
 		gpu.ThisBlock(t).Sync()
 	} else {
 		gpu.ThisGrid(t).Sync()
 	}
-	if t.Block() != 0 {
+	if t.BlockRank() != 0 {
 		return
 	}
 	sum = 0
-	for b := t.Rank(); b < r.blocks; b += r.threads {
+	for b := t.ThreadRank(); b < r.blocks; b += r.threads {
 		sum += r.partial.Load(t, b)
 	}
-	if sum = r.blockSum(t, sum); t.Rank() == 0 {
+	if sum = r.blockSum(t, sum); t.ThreadRank() == 0 {
 		r.result.Store(t, 0, sum)
 	}
 }
@@ -94,8 +94,8 @@ func (r *reduceMB) blockSum(t *gpu.Thread, v int32) int32 {
 	}
 	gpu.ThisBlock(t).Sync()
 	v = 0
-	if t.Rank() < warps {
-		v = sums.Load(t, t.Rank())
+	if t.ThreadRank() < warps {
+		v = sums.Load(t, t.ThreadRank())
 	}
 	if t.Warp() == 0 {
 		v = gpu.ReduceAddSync(t, gpu.FullMask, v)

@@ -15,7 +15,7 @@ const (
 	injSharedBroadcast = "shared-broadcast"
 )
 
-// WarpAggregated filters an array with warp-aggregated atomics, as the
+// IguardWarpAggregated filters an array with warp-aggregated atomics, as the
 // CUDA samples' warpAggregatedAtomicsCG (iGUARD's warpAA, race-free):
 // the lanes whose element passes form a coalesced group, its first lane
 // reserves room for the whole group with one device-scope atomic add, the
@@ -24,8 +24,8 @@ const (
 // collective, so it orders the leader's reservation before the lanes'
 // use of it. The output's order depends on the schedule; it is checked as
 // a set.
-func WarpAggregated() *Kernel {
-	return &Kernel{
+func IguardWarpAggregated() *Entry {
+	return &Entry{
 		Name: "iguard/warp-aggregated",
 		Doc:  "stream filter with warp-aggregated atomics over coalesced groups",
 		Injections: []Injection{

@@ -25,14 +25,14 @@ func randInt32s(r *rand.Rand, n int, limit int32) []int32 {
 
 // launchCfg is the configuration of a 1-D launch of blocks blocks of
 // threads threads.
-func launchCfg(name string, blocks, threads int) gpu.Config {
-	return gpu.Config{Name: name, Grid: gpu.Dim3{X: blocks}, Block: gpu.Dim3{X: threads}}
+func launchCfg(name string, blocks, threads int) gpu.LaunchConfig {
+	return gpu.LaunchConfig{Name: name, Grid: gpu.Dim3{X: blocks}, Block: gpu.Dim3{X: threads}}
 }
 
 // coopCfg is launchCfg for a kernel whose blocks wait on each other: the
 // launch is cooperative, so the runtime rejects a grid that does not fit
 // on the device at once instead of letting it hang.
-func coopCfg(name string, blocks, threads int) gpu.Config {
+func coopCfg(name string, blocks, threads int) gpu.LaunchConfig {
 	c := launchCfg(name, blocks, threads)
 	c.Cooperative = true
 	return c
@@ -52,7 +52,7 @@ func sameAll[T comparable](what string, got, want []T) error {
 }
 
 // single returns a Run.Launch that performs one launch of k.
-func single(cfg gpu.Config, k gpu.Kernel) func(context.Context, LaunchFunc) error {
+func single(cfg gpu.LaunchConfig, k gpu.Kernel) func(context.Context, LaunchFunc) error {
 	return func(ctx context.Context, launch LaunchFunc) error { return launch(ctx, cfg, k) }
 }
 

@@ -46,8 +46,8 @@ func side2D(log2 int) (w, h int) {
 
 // tileCfg is the configuration of a 2D launch of largeTile×largeTile
 // blocks over a w×h grid of elements.
-func tileCfg(name string, w, h int) gpu.Config {
-	return gpu.Config{
+func tileCfg(name string, w, h int) gpu.LaunchConfig {
+	return gpu.LaunchConfig{
 		Name:  name,
 		Grid:  gpu.Dim3{X: w / largeTile, Y: h / largeTile},
 		Block: gpu.Dim3{X: largeTile, Y: largeTile},

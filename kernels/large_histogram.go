@@ -16,9 +16,9 @@ const injPlainMerge = "plain-merge"
 // a shared-memory histogram with block-scope atomics, and after
 // __syncthreads each thread adds one bin into the global histogram with a
 // device-scope atomic.
-func largeHistogram(log2 int) *Kernel {
+func largeHistogram(log2 int) *Entry {
 	n := 1 << log2
-	return &Kernel{
+	return &Entry{
 		Name: "large/histogram",
 		Doc:  fmt.Sprintf("256-bin histogram of %d values, one per thread: shared-memory block atomics, device atomics to merge", n),
 		Injections: []Injection{
@@ -54,7 +54,7 @@ func setupBigHistogram(d *gpu.Device, p Params, n int) (*Run, error) {
 // (largeBlock == histBins), which zeroes and merges that bin.
 func (h *bigHistogram) kernel(t *gpu.Thread) {
 	local := gpu.Shared[uint32](t, "localBins", histBins)
-	local.Store(t, t.Rank(), 0)
+	local.Store(t, t.ThreadRank(), 0)
 	t.SyncThreads()
 	local.AtomicAdd(t, int(h.in.Load(t, t.GlobalID())), 1, scope.Block)
 	t.SyncThreads()
@@ -64,7 +64,7 @@ func (h *bigHistogram) kernel(t *gpu.Thread) {
 // merge adds the block's count of the thread's bin into the global
 // histogram.
 func (h *bigHistogram) merge(t *gpu.Thread, local gpu.Buffer[uint32]) {
-	b := t.Rank()
+	b := t.ThreadRank()
 	c := local.Load(t, b)
 	switch {
 	case c == 0:

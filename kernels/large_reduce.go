@@ -15,9 +15,9 @@ const injWarpTail = "warp-tail"
 // each of eight steps the lower half of the active threads adds the upper
 // half's partial sums into its own, with __syncthreads between steps;
 // thread 0 stores the block's sum.
-func largeReduce(log2 int) *Kernel {
+func largeReduce(log2 int) *Entry {
 	n := 1 << log2
-	return &Kernel{
+	return &Entry{
 		Name: "large/reduce",
 		Doc:  fmt.Sprintf("per-block sums of %d int32s: shared-memory tree reduction with __syncthreads between steps", n),
 		Injections: []Injection{
@@ -47,13 +47,13 @@ func setupBlockReduce(d *gpu.Device, p Params, n int) (*Run, error) {
 
 func (r *blockReduce) kernel(t *gpu.Thread) {
 	sums := gpu.Shared[int32](t, "sums", largeBlock)
-	sums.Store(t, t.Rank(), r.in.Load(t, t.GlobalID()))
+	sums.Store(t, t.ThreadRank(), r.in.Load(t, t.GlobalID()))
 	t.SyncThreads()
 	for half := largeBlock / 2; half > 0; half /= 2 {
 		r.step(t, sums, half)
 	}
-	if t.Rank() == 0 {
-		r.out.Store(t, t.Block(), sums.Load(t, 0))
+	if t.ThreadRank() == 0 {
+		r.out.Store(t, t.BlockRank(), sums.Load(t, 0))
 	}
 }
 
@@ -61,7 +61,7 @@ func (r *blockReduce) kernel(t *gpu.Thread) {
 // the barrier after it is skipped, by the injection, once the active
 // threads fit in one warp.
 func (r *blockReduce) step(t *gpu.Thread, sums gpu.Buffer[int32], half int) {
-	if i := t.Rank(); i < half {
+	if i := t.ThreadRank(); i < half {
 		sums.Store(t, i, sums.Load(t, i)+sums.Load(t, i+half))
 	}
 	if r.inject != injWarpTail || half > 32 {

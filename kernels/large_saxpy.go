@@ -16,9 +16,9 @@ const saxpyA = 2.5
 // largeSAXPY is y = a·x + y over 2^log2 float32s, one element per thread
 // in CUDA's grid-stride loop: two loads and a store per thread, and no
 // synchronization, since no two threads touch one element.
-func largeSAXPY(log2 int) *Kernel {
+func largeSAXPY(log2 int) *Entry {
 	n := 1 << log2
-	return &Kernel{
+	return &Entry{
 		Name: "large/saxpy",
 		Doc:  fmt.Sprintf("y = a*x + y over %d float32s, one per thread, grid-stride loop", n),
 		Injections: []Injection{

@@ -15,9 +15,9 @@ const injInPlace = "in-place"
 // becomes the mean of itself and its four neighbors (zero beyond the
 // edges), read from one buffer and written to another, so that no thread
 // writes what another reads.
-func largeStencil(log2 int) *Kernel {
+func largeStencil(log2 int) *Entry {
 	w, h := side2D(log2)
-	return &Kernel{
+	return &Entry{
 		Name: "large/stencil",
 		Doc:  fmt.Sprintf("one Jacobi step of a 5-point stencil over %dx%d float32s, one point per thread, 16x16 blocks", w, h),
 		Injections: []Injection{

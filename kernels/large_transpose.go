@@ -15,9 +15,9 @@ const injNoTileSync = "no-tile-sync"
 // coalesced: each 16×16 block loads its tile row by row into shared
 // memory, waits at __syncthreads, and stores the tile's columns as rows
 // of the output tile mirrored across the diagonal.
-func largeTranspose(log2 int) *Kernel {
+func largeTranspose(log2 int) *Entry {
 	w, h := side2D(log2)
-	return &Kernel{
+	return &Entry{
 		Name: "large/transpose",
 		Doc:  fmt.Sprintf("transpose of a %dx%d int32 matrix through 16x16 shared-memory tiles", w, h),
 		Injections: []Injection{

@@ -16,7 +16,7 @@ const (
 	injWeakVisitedCheck = "weak-visited-check"
 )
 
-// BFS computes breadth-first distances from vertex 0, one launch per level
+// LibBFS computes breadth-first distances from vertex 0, one launch per level
 // over the current frontier, as Gunrock and SHoC's BFS do.
 //
 // A thread takes a frontier vertex and, for each neighbour, claims it with
@@ -24,8 +24,8 @@ const (
 // appends it to the next frontier through a device-scope atomic counter.
 // Only the CAS reads a distance while others may write it. The host swaps
 // the frontiers between launches.
-func BFS() *Kernel {
-	return &Kernel{
+func LibBFS() *Entry {
+	return &Entry{
 		Name: "lib/bfs",
 		Doc:  "level-synchronous frontier BFS: device-scope CAS claims, atomic frontier append",
 		Injections: []Injection{

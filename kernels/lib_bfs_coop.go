@@ -13,7 +13,7 @@ const (
 	injNoGridSync      = "no-grid-sync"
 )
 
-// CoopBFS computes breadth-first distances from vertex 0 in one
+// LibBFSCoop computes breadth-first distances from vertex 0 in one
 // cooperative launch, the persistent-kernel way: the grid walks the
 // levels itself and meets at grid.sync() between them, instead of the
 // host launching once per level as lib/bfs does.
@@ -28,8 +28,8 @@ const (
 // the same grid sync. The grid sync orders the appends before the next
 // level's reads, and a level's reads of a queue before the appends that
 // overwrite it two levels later.
-func CoopBFS() *Kernel {
-	return &Kernel{
+func LibBFSCoop() *Entry {
+	return &Entry{
 		Name:        "lib/bfs-coop",
 		Doc:         "BFS in one cooperative launch: grid.sync() per level, device-scope CAS claims, atomic frontier queue",
 		Cooperative: true,
@@ -59,7 +59,7 @@ func setupCoopBFS(d *gpu.Device, p Params) (*Run, error) {
 }
 
 // config is the one cooperative launch of the whole walk.
-func (b *coopBFS) config() gpu.Config { return coopCfg("bfs-coop", b.blocks, b.threads) }
+func (b *coopBFS) config() gpu.LaunchConfig { return coopCfg("bfs-coop", b.blocks, b.threads) }
 
 // newCoopBFS draws the graph of configuration p and puts it, the
 // distances and the queues on d.

@@ -39,8 +39,8 @@ func testDevice(t *testing.T) *gpu.Device {
 
 // launchEach returns a LaunchFunc that launches on d with cfg changed by
 // tweak and counts its launches in n.
-func launchEach(d *gpu.Device, n *int, tweak func(*gpu.Config)) LaunchFunc {
-	return func(ctx context.Context, cfg gpu.Config, k gpu.Kernel) error {
+func launchEach(d *gpu.Device, n *int, tweak func(*gpu.LaunchConfig)) LaunchFunc {
+	return func(ctx context.Context, cfg gpu.LaunchConfig, k gpu.Kernel) error {
 		*n++
 		tweak(&cfg)
 		return d.Launch(ctx, cfg, k)
@@ -56,7 +56,7 @@ func TestCoopBFSOneLaunchGridSyncPerLevel(t *testing.T) {
 		d := testDevice(t)
 		b := newCoopBFS(d, Params{Seed: 1})
 		obs, launches, coop := &gridSyncs{}, 0, false
-		launch := launchEach(d, &launches, func(c *gpu.Config) { c.Executor, c.Observer, coop = ex, obs, c.Cooperative })
+		launch := launchEach(d, &launches, func(c *gpu.LaunchConfig) { c.Executor, c.Observer, coop = ex, obs, c.Cooperative })
 		require.NoError(t, single(b.config(), b.kernel)(context.Background(), launch))
 		require.NoError(t, b.check(), "%v", ex)
 		levels := int(slices.Max(b.g.bfs(0))) + 1
@@ -67,17 +67,17 @@ func TestCoopBFSOneLaunchGridSyncPerLevel(t *testing.T) {
 	}
 }
 
-// TestCoopBFSNeedsCooperativeLaunch: launched without Config.Cooperative,
+// TestCoopBFSNeedsCooperativeLaunch: launched without LaunchConfig.Cooperative,
 // the first grid sync fails its thread with an error that says so,
 // instead of hanging.
 func TestCoopBFSNeedsCooperativeLaunch(t *testing.T) {
 	d := testDevice(t)
-	r, err := CoopBFS().Prepare(d, Params{Seed: 1})
+	r, err := LibBFSCoop().Prepare(d, Params{Seed: 1})
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	n := 0
-	err = r.Launch(ctx, launchEach(d, &n, func(c *gpu.Config) { c.Cooperative = false }))
+	err = r.Launch(ctx, launchEach(d, &n, func(c *gpu.LaunchConfig) { c.Cooperative = false }))
 	require.ErrorContains(t, err, "not cooperative")
 	require.ErrorContains(t, err, " of block (", "the error names the failing thread and its block")
 }
@@ -100,6 +100,6 @@ func TestCoopBFSPaperSize(t *testing.T) {
 	b := newCoopBFS(d, Params{Size: Paper, Seed: 1})
 	require.Equal(t, 1<<18, b.g.v)
 	n := 0
-	require.NoError(t, single(b.config(), b.kernel)(context.Background(), launchEach(d, &n, func(*gpu.Config) {})))
+	require.NoError(t, single(b.config(), b.kernel)(context.Background(), launchEach(d, &n, func(*gpu.LaunchConfig) {})))
 	require.NoError(t, b.check())
 }

@@ -15,15 +15,15 @@ const (
 	injNoOffsetSync = "no-offset-sync"
 )
 
-// Compact is stable stream compaction (CUB's DeviceSelect::If): keep the
+// LibCompact is stable stream compaction (CUB's DeviceSelect::If): keep the
 // elements that pass a predicate, in order. Three launches: each block
 // counts its tile's kept elements with a block scan; one block scans the
 // counts into tile offsets; each block scans its flags again and stores
 // every kept element at its tile's offset plus its rank among the tile's
 // kept elements. Thread 0 reads the tile's offset into shared memory for
 // the block, behind a __syncthreads.
-func Compact() *Kernel {
-	return &Kernel{
+func LibCompact() *Entry {
+	return &Entry{
 		Name: "lib/compact",
 		Doc:  "stable stream compaction: block-scan counts, one-block scan of offsets, block-scan scatter",
 		Injections: []Injection{
@@ -79,8 +79,8 @@ func (c *compact) flag(t *gpu.Thread) (v int32, kept int32) {
 
 func (c *compact) count(t *gpu.Thread) {
 	_, kept := c.flag(t)
-	if total := block.Reduce(t, block.Temp[int32](t, "warpSums"), kept, gpu.Add[int32]); t.Rank() == 0 {
-		c.counts.Store(t, t.Block(), total)
+	if total := block.Reduce(t, block.Temp[int32](t, "warpSums"), kept, gpu.Add[int32]); t.ThreadRank() == 0 {
+		c.counts.Store(t, t.BlockRank(), total)
 	}
 }
 
@@ -89,8 +89,8 @@ func (c *compact) scatter(t *gpu.Thread) {
 	v, kept := c.flag(t)
 	rank, _ := block.ExclusiveScan(t, block.Temp[int32](t, "warpSums"), kept, 0, gpu.Add[int32])
 	base := gpu.Shared[int32](t, "tileOffset", 1)
-	if t.Rank() == 0 {
-		base.Store(t, 0, c.offsets.Load(t, t.Block()))
+	if t.ThreadRank() == 0 {
+		base.Store(t, 0, c.offsets.Load(t, t.BlockRank()))
 	}
 	if c.inject != injNoOffsetSync {
 		t.SyncThreads()
@@ -124,7 +124,7 @@ func scanCounts(counts, offsets gpu.Buffer[int32]) gpu.Kernel {
 		var carry int32
 		for c0 := 0; c0 < counts.Len(); c0 += scanThreads {
 			var v int32
-			i := c0 + t.Rank()
+			i := c0 + t.ThreadRank()
 			if i < counts.Len() {
 				v = counts.Load(t, i)
 			}
@@ -134,7 +134,7 @@ func scanCounts(counts, offsets gpu.Buffer[int32]) gpu.Kernel {
 			}
 			carry += total
 		}
-		if t.Rank() == 0 {
+		if t.ThreadRank() == 0 {
 			offsets.Store(t, counts.Len(), carry)
 		}
 	}

@@ -16,14 +16,14 @@ const (
 	injWeakLabelRead = "weak-label-read"
 )
 
-// Components labels connected components by min-label propagation, one
+// LibComponents labels connected components by min-label propagation, one
 // launch per round until no label changes (LonestarGPU's and Gunrock's
 // simplest CC): a thread takes an edge and lowers each endpoint's label to
 // the other's with a device-scope atomic min, raising a changed flag when
 // it did. Labels are read with atomics too, since other threads lower them
 // during the round.
-func Components() *Kernel {
-	return &Kernel{
+func LibComponents() *Entry {
+	return &Entry{
 		Name: "lib/components",
 		Doc:  "connected components by label propagation with device-scope atomicMin",
 		Injections: []Injection{

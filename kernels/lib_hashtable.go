@@ -16,7 +16,7 @@ const (
 	injWeakProbe     = "weak-probe"
 )
 
-// HashTable builds an open-addressing hash table of int32 keys and values
+// LibHashTable builds an open-addressing hash table of int32 keys and values
 // with linear probing, then looks keys up in a second launch.
 //
 // An insert claims a slot by a device-scope CAS of its key into an empty
@@ -24,8 +24,8 @@ const (
 // ever reads a key word any other way while others insert. The value is
 // written by the key's only inserter; lookups run in their own launch,
 // after every insert.
-func HashTable() *Kernel {
-	return &Kernel{
+func LibHashTable() *Entry {
+	return &Entry{
 		Name: "lib/hashtable",
 		Doc:  "lock-free open-addressing hash table: device-scope CAS inserts, lookups in a later launch",
 		Injections: []Injection{

@@ -13,7 +13,7 @@ const (
 	injNoMergeSync     = "no-merge-sync"
 )
 
-// Histogram counts n values into 256 bins the privatized way: each block
+// LibHistogram counts n values into 256 bins the privatized way: each block
 // zeroes a histogram in shared memory, counts its grid-strided values into
 // it with block-scope atomics (only its own threads touch it), and after
 // __syncthreads adds every non-zero bin into the global histogram with a
@@ -21,8 +21,8 @@ const (
 //
 // The counting is written out rather than a call of block.Histogram: the
 // no-merge-sync injection removes the barrier that ends it.
-func Histogram() *Kernel {
-	return &Kernel{
+func LibHistogram() *Entry {
+	return &Entry{
 		Name: "lib/histogram",
 		Doc:  "privatized histogram: block-scope atomics in shared memory, device-scope atomics to merge",
 		Injections: []Injection{
@@ -61,7 +61,7 @@ func setupHistogram(d *gpu.Device, p Params) (*Run, error) {
 
 func (h *histogram) kernel(t *gpu.Thread) {
 	local := gpu.Shared[uint32](t, "localBins", histBins)
-	for b := t.Rank(); b < histBins; b += h.threads {
+	for b := t.ThreadRank(); b < histBins; b += h.threads {
 		local.Store(t, b, 0)
 	}
 	t.SyncThreads()
@@ -80,7 +80,7 @@ func (h *histogram) merge(t *gpu.Thread, local gpu.Buffer[uint32]) {
 	if h.inject != injNoMergeSync {
 		t.SyncThreads()
 	}
-	for b := t.Rank(); b < histBins; b += h.threads {
+	for b := t.ThreadRank(); b < histBins; b += h.threads {
 		if c := local.Load(t, b); c != 0 {
 			h.bins.AtomicAdd(t, b, c, s)
 		}

@@ -16,7 +16,7 @@ const (
 // its blocks, one thread per element of a tile.
 const matTile = 16
 
-// TiledMatMul computes C = A·B for square int32 matrices the way CUDA's
+// LibMatMul computes C = A·B for square int32 matrices the way CUDA's
 // programming guide teaches shared memory: each matTile×matTile block
 // computes one tile of C, stepping along the shared dimension one tile at
 // a time. At each step every thread loads one element of A's tile and one
@@ -27,8 +27,8 @@ const matTile = 16
 // A thread reads A's tile elements its own tile row wrote (16 threads, one
 // half-warp) and B's elements threads of other rows, other warps, wrote;
 // so a missing barrier races within a warp and across warps.
-func TiledMatMul() *Kernel {
-	return &Kernel{
+func LibMatMul() *Entry {
+	return &Entry{
 		Name: "lib/matmul",
 		Doc:  "C = A·B through 16x16 shared-memory tiles, __syncthreads after loading a tile and after using it",
 		Injections: []Injection{
@@ -54,9 +54,9 @@ func setupTiledMatMul(d *gpu.Device, p Params) (*Run, error) {
 }
 
 // config is the launch: a matTile×matTile block per tile of C.
-func (m *tiledMatMul) config() gpu.Config {
+func (m *tiledMatMul) config() gpu.LaunchConfig {
 	tiles := m.n / matTile
-	return gpu.Config{Name: "matmul", Grid: gpu.Dim3{X: tiles, Y: tiles}, Block: gpu.Dim3{X: matTile, Y: matTile}}
+	return gpu.LaunchConfig{Name: "matmul", Grid: gpu.Dim3{X: tiles, Y: tiles}, Block: gpu.Dim3{X: matTile, Y: matTile}}
 }
 
 // newTiledMatMul draws the matrices of configuration p and puts them and

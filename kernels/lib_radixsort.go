@@ -17,7 +17,7 @@ const (
 	injNoZeroSync = "no-zero-sync"
 )
 
-// RadixSort sorts uint32 keys by least-significant-digit radix sort, four
+// LibRadixSort sorts uint32 keys by least-significant-digit radix sort, four
 // bits a pass, three launches a pass (the structure of CUB's onesweep's
 // predecessors):
 //
@@ -33,8 +33,8 @@ const (
 //
 // The scatter is block.RadixRank's algorithm written out, not a call of
 // it: the no-zero-sync injection removes a barrier inside the ranking.
-func RadixSort() *Kernel {
-	return &Kernel{
+func LibRadixSort() *Entry {
+	return &Entry{
 		Name: "lib/radix-sort",
 		Doc:  "LSD radix sort, 4-bit digits: block digit counts, one-block scan, stable warp-match scatter",
 		Injections: []Injection{
@@ -81,7 +81,7 @@ func (s *radixSort) launch(ctx context.Context, launch LaunchFunc) error {
 		count := func(t *gpu.Thread) { s.count(t, src, shift) }
 		scatter := func(t *gpu.Thread) { s.scatter(t, src, dst, shift) }
 		for _, l := range []struct {
-			cfg gpu.Config
+			cfg gpu.LaunchConfig
 			k   gpu.Kernel
 		}{
 			{launchCfg(fmt.Sprintf("radix-count-%d", shift), s.blocks, s.threads), count},
@@ -116,8 +116,8 @@ func (s *radixSort) count(t *gpu.Thread, src gpu.Buffer[uint32], shift int) {
 		sample[0] = -1 // no key
 	}
 	block.Histogram(t, counts, sample[:])
-	if d := t.Rank(); d < radixDigits {
-		s.hist.Store(t, d*s.blocks+t.Block(), counts.Load(t, d))
+	if d := t.ThreadRank(); d < radixDigits {
+		s.hist.Store(t, d*s.blocks+t.BlockRank(), counts.Load(t, d))
 	}
 }
 
@@ -129,7 +129,7 @@ func (s *radixSort) scatter(t *gpu.Thread, src, dst gpu.Buffer[uint32], shift in
 	peers := gpu.MatchAnySync(t, gpu.FullMask, int32(d))
 	warps := t.Grid().Warps
 	wc := gpu.Shared[int32](t, "warpDigitCounts", warps*radixDigits)
-	for i := t.Rank(); i < warps*radixDigits; i += s.threads {
+	for i := t.ThreadRank(); i < warps*radixDigits; i += s.threads {
 		wc.Store(t, i, 0)
 	}
 	if s.inject != injNoZeroSync {
@@ -139,10 +139,10 @@ func (s *radixSort) scatter(t *gpu.Thread, src, dst gpu.Buffer[uint32], shift in
 		wc.Store(t, t.Warp()*radixDigits+d, int32(bits.OnesCount64(peers)))
 	}
 	t.SyncThreads()
-	if t.Rank() < radixDigits {
+	if t.ThreadRank() < radixDigits {
 		var sum int32
 		for w := range warps {
-			i := w*radixDigits + t.Rank()
+			i := w*radixDigits + t.ThreadRank()
 			c := wc.Load(t, i)
 			wc.Store(t, i, sum)
 			sum += c
@@ -152,7 +152,7 @@ func (s *radixSort) scatter(t *gpu.Thread, src, dst gpu.Buffer[uint32], shift in
 	if d < radixDigits {
 		rank := int32(bits.OnesCount64(peers & (1<<t.Lane() - 1)))
 		before := wc.Load(t, t.Warp()*radixDigits+d)
-		dst.Store(t, int(s.offsets.Load(t, d*s.blocks+t.Block())+before+rank), k)
+		dst.Store(t, int(s.offsets.Load(t, d*s.blocks+t.BlockRank())+before+rank), k)
 	}
 }
 

@@ -15,7 +15,7 @@ const (
 	injNoBlockSync     = "no-block-sync"
 )
 
-// Reduce is a device-wide sum of int32s, the shape CUB's DeviceReduce and
+// LibReduce is a device-wide sum of int32s, the shape CUB's DeviceReduce and
 // every tutorial use: each thread sums a grid-strided slice, each warp
 // folds its lanes' sums with shuffles, warp 0 folds the warps' sums from
 // shared memory after __syncthreads, and thread 0 of each block adds the
@@ -24,8 +24,8 @@ const (
 //
 // The block reduction is written out rather than a call of block.Reduce:
 // the no-block-sync injection removes the barrier inside it.
-func Reduce() *Kernel {
-	return &Kernel{
+func LibReduce() *Entry {
+	return &Entry{
 		Name: "lib/reduce",
 		Doc:  "device-wide sum: grid-stride loads, shuffle warp reduction, shared-memory block reduction, device atomic total",
 		Injections: []Injection{
@@ -67,7 +67,7 @@ func (r *reduce) kernel(t *gpu.Thread) {
 		sum += r.in.Load(t, i)
 	}
 	sum = gpu.ReduceAddSync(t, gpu.FullMask, sum)
-	if sum = r.blockSum(t, sum); t.Rank() == 0 {
+	if sum = r.blockSum(t, sum); t.ThreadRank() == 0 {
 		r.addTotal(t, sum)
 	}
 }

@@ -16,7 +16,7 @@ const (
 	injUnfencedValue    = "unfenced-value"
 )
 
-// Scan is a single-pass exclusive prefix sum of int32s with decoupled
+// LibScan is a single-pass exclusive prefix sum of int32s with decoupled
 // look-back (Merrill and Garland, 2016), the algorithm of CUB's
 // DeviceScan.
 //
@@ -34,8 +34,8 @@ const (
 // cooperative launch, only that a started block runs to completion, as on
 // CUDA. (Indexing tiles by blockIdx instead would need in-order block
 // scheduling, which CUDA does not promise.)
-func Scan() *Kernel {
-	return &Kernel{
+func LibScan() *Entry {
+	return &Entry{
 		Name: "lib/scan",
 		Doc:  "single-pass exclusive scan with decoupled look-back over device-scope packed status words",
 		Injections: []Injection{
@@ -85,12 +85,12 @@ func setupScan(d *gpu.Device, p Params) (*Run, error) {
 
 func (s *scan) kernel(t *gpu.Thread) {
 	sh := gpu.Shared[int32](t, "tile", 2)
-	if t.Rank() == 0 {
+	if t.ThreadRank() == 0 {
 		sh.Store(t, 0, s.ticket.AtomicAdd(t, 0, 1, scope.Device))
 	}
 	t.SyncThreads()
 	tile := int(sh.Load(t, 0))
-	first := (tile*s.threads + t.Rank()) * scanItems
+	first := (tile*s.threads + t.ThreadRank()) * scanItems
 	var items [scanItems]int32
 	var sum int32
 	for k := range items {
@@ -100,7 +100,7 @@ func (s *scan) kernel(t *gpu.Thread) {
 		}
 	}
 	excl, total := block.ExclusiveScan(t, block.Temp[int32](t, "warpSums"), sum, 0, gpu.Add[int32])
-	if t.Rank() == 0 {
+	if t.ThreadRank() == 0 {
 		sh.Store(t, 1, s.lookBack(t, tile, total))
 	}
 	t.SyncThreads()

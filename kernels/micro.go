@@ -65,22 +65,22 @@ func (s shape) dims() (blocks, threads int) {
 // for an idle thread.
 func (s shape) actor(t *gpu.Thread) int {
 	_, threads := s.dims()
-	switch r := t.Rank(); {
+	switch r := t.ThreadRank(); {
 	case threads == 1:
-		return t.Block()
+		return t.BlockRank()
 	case r == 0:
-		return 2 * t.Block()
+		return 2 * t.BlockRank()
 	case r == 32:
-		return 2*t.Block() + 1
+		return 2*t.BlockRank() + 1
 	}
 	return -1
 }
 
 // micro builds a catalog entry. body returns the code of each actor, by
 // actor number; check, if not nil, verifies the final state.
-func micro(name, doc string, s shape, expect []kind.Kind, body func(v *microVars) []func(t *gpu.Thread), check func(v *microVars) error) *Kernel {
+func micro(name, doc string, s shape, expect []kind.Kind, body func(v *microVars) []func(t *gpu.Thread), check func(v *microVars) error) *Entry {
 	blocks, threads := s.dims()
-	return &Kernel{
+	return &Entry{
 		Name: "micro/" + name, Doc: doc,
 		Cooperative: blocks > 1,
 		Racy:        len(expect) > 0, Expect: expect,
@@ -94,7 +94,7 @@ func micro(name, doc string, s shape, expect []kind.Kind, body func(v *microVars
 				turn: gpu.Alloc[int32](d, "turn", 1),
 			}
 			actors := body(v)
-			cfg := gpu.Config{Name: name, Grid: gpu.Dim3{X: blocks}, Block: gpu.Dim3{X: threads}}
+			cfg := gpu.LaunchConfig{Name: name, Grid: gpu.Dim3{X: blocks}, Block: gpu.Dim3{X: threads}}
 			return &Run{
 				Launch: func(ctx context.Context, launch LaunchFunc) error {
 					return launch(ctx, cfg, func(t *gpu.Thread) {

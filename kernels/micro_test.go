@@ -28,7 +28,7 @@ func TestMicrosRun(t *testing.T) {
 			require.NoError(t, err)
 			run, err := k.Setup(d, kernels.Params{})
 			require.NoError(t, err)
-			require.NoError(t, run.Launch(context.Background(), func(ctx context.Context, cfg gpu.Config, kern gpu.Kernel) error {
+			require.NoError(t, run.Launch(context.Background(), func(ctx context.Context, cfg gpu.LaunchConfig, kern gpu.Kernel) error {
 				cfg.Executor = e
 				return d.Launch(ctx, cfg, kern)
 			}), "%s on %v", k.Name, e)

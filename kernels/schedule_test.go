@@ -23,7 +23,7 @@ func TestReverseSchedule(t *testing.T) {
 		if strings.HasPrefix(k.Name, "large/") {
 			continue
 		}
-		launchErr, checkErr := run(t, k, "", gpu.Fibers, nil, func(c *gpu.Config) {
+		launchErr, checkErr := run(t, k, "", gpu.Fibers, nil, func(c *gpu.LaunchConfig) {
 			c.Schedule, c.Deterministic, c.Timeout = gpu.ScheduleReverse, true, 20*time.Second*raceSlowdown
 		})
 		assert.NoError(t, launchErr, k.Name)

@@ -17,7 +17,7 @@ const (
 	injNoClaimSync = "-no-claim-sync"
 )
 
-// Coloring is ScoR's graph coloring: speculative coloring with forbidden-
+// ScorGraphColoring is ScoR's graph coloring: speculative coloring with forbidden-
 // color bitmaps, rounds of three launches until no conflict is left.
 //
 // A vertex's color is palette·32 + c with c in 1..32. Assign gives every
@@ -29,8 +29,8 @@ const (
 // launch distributes its items with the work-stealing loop of
 // [stealQueues]; colors written by one edge's thread and read by another's
 // use device-scope atomics.
-func Coloring() *Kernel {
-	k := &Kernel{
+func ScorGraphColoring() *Entry {
+	k := &Entry{
 		Name:  "scor/graph-coloring",
 		Doc:   "speculative graph coloring with forbidden-color bitmaps over work-stealing queues",
 		Setup: setupColoring,

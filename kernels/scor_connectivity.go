@@ -15,7 +15,7 @@ const (
 	injBlockSteal = "-block-steal"
 )
 
-// Connectivity is ScoR's graph connectivity: union-find over the edges with
+// ScorGraphConnectivity is ScoR's graph connectivity: union-find over the edges with
 // compare-and-swap hooking, then pointer jumping, so that every vertex ends
 // labelled with the smallest vertex id of its component.
 //
@@ -26,8 +26,8 @@ const (
 // retries; parent pointers only ever decrease, so the roots are the
 // components' smallest ids. Every access to comp in link and compress is a
 // device-scope atomic.
-func Connectivity() *Kernel {
-	k := &Kernel{
+func ScorGraphConnectivity() *Entry {
+	k := &Entry{
 		Name:  "scor/graph-connectivity",
 		Doc:   "CAS union-find with pointer jumping over work-stealing queues",
 		Setup: setupConnectivity,

@@ -15,7 +15,7 @@ const (
 	injAllBlockAtomics = "all-block-atomics"
 )
 
-// Conv1D is ScoR's 1-D convolution: out[o] = Σ_f in[o-f+fs/2]·filter[f]
+// Scor1DConv is ScoR's 1-D convolution: out[o] = Σ_f in[o-f+fs/2]·filter[f]
 // over float32, one work item per (output, tap) pair, grid-strided.
 //
 // Each item adds its product into out[o] with a float atomic add. When all
@@ -26,8 +26,8 @@ const (
 // Inputs are multiples of 1/4 small enough that every sum is exact in
 // float32 whatever the order of the atomic adds, so the output is checked
 // exactly.
-func Conv1D() *Kernel {
-	return &Kernel{
+func Scor1DConv() *Entry {
+	return &Entry{
 		Name: "scor/1dconv",
 		Doc:  "1-D convolution by float atomic adds, block scope when an output's taps stay in one block",
 		Injections: []Injection{
@@ -91,7 +91,7 @@ func (c *conv1D) convolve(t *gpu.Thread) {
 // when rank-f >= 0 and rank-f+fs <= blockDim.
 func (c *conv1D) contribute(t *gpu.Thread, o, f int, v float32) {
 	s := scope.Device
-	if start := t.Rank() - f; start >= 0 && start+c.fs <= c.threads || c.inject == injAllBlockAtomics {
+	if start := t.ThreadRank() - f; start >= 0 && start+c.fs <= c.threads || c.inject == injAllBlockAtomics {
 		s = scope.Block
 	}
 	c.out.AtomicAdd(t, o, v, s)

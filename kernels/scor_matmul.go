@@ -17,7 +17,7 @@ const (
 	injTileNoReleaseFence = "tile-no-release-fence"
 )
 
-// MatMul is ScoR's matrix multiplication: C = A·B over int32, with the
+// ScorMatrixMult is ScoR's matrix multiplication: C = A·B over int32, with the
 // products of each output element summed under two levels of spin locks.
 //
 // A block takes a work item (a row of A and a chunk of blockDim k-indices),
@@ -27,8 +27,8 @@ const (
 // critical section, block fence, exchange). After __syncthreads, lane L of
 // warp 0 adds tileSum[L] into C under a device-scope lock, since the blocks
 // holding other chunks of the row add into the same elements.
-func MatMul() *Kernel {
-	return &Kernel{
+func ScorMatrixMult() *Entry {
+	return &Entry{
 		Name: "scor/matrix-mult",
 		Doc:  "C = A·B with per-lane block-scope locks for a tile's partial sums and device-scope locks for C",
 		Injections: []Injection{
@@ -81,14 +81,14 @@ func (m *matMul) kernel(t *gpu.Thread) {
 	// Every block makes the same number of trips, so that all its threads
 	// meet at the same barriers; items past the last row do no work.
 	for off := 0; off/chunks < m.rA; off += m.blocks {
-		w := t.Block() + off
+		w := t.BlockRank() + off
 		m.item(t, w/chunks, w%chunks)
 	}
 }
 
 // item adds the products of one chunk of row's k-indices into C.
 func (m *matMul) item(t *gpu.Thread, row, chunk int) {
-	lane, slot := t.Lane(), t.Block()*32+t.Lane()
+	lane, slot := t.Lane(), t.BlockRank()*32+t.Lane()
 	for tile := 0; tile*32 < m.cB; tile++ {
 		if t.Warp() == 0 {
 			m.tileSum.StoreVolatile(t, slot, 0)
@@ -145,7 +145,7 @@ func (m *matMul) addTile(t *gpu.Thread, at, slot int) {
 	case injCLockBlockCas:
 		acq = scope.Block
 	case injCLockBlockFence:
-		if t.Block()%2 == 1 {
+		if t.BlockRank()%2 == 1 {
 			fence = scope.Block
 		}
 	}

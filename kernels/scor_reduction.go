@@ -18,7 +18,7 @@ const (
 	injTailNoSyncwarp = "tail-no-syncwarp-%d"
 )
 
-// Reduction is ScoR's single-pass sum of n int32s, written from the
+// ScorReduction is ScoR's single-pass sum of n int32s, written from the
 // description of the "threadfence reduction" idea rather than from any
 // CUDA source.
 //
@@ -34,8 +34,8 @@ const (
 // ticket from a device-scope counter that wraps back to 0; the block that
 // draws the last ticket reads every block's sum and folds them the same
 // way.
-func Reduction() *Kernel {
-	k := &Kernel{
+func ScorReduction() *Entry {
+	k := &Entry{
 		Name: "scor/reduction",
 		Doc:  "single-pass sum: flag-and-fence block tree, __syncwarp-ed warp tail, device-fenced last-block ticket",
 		Injections: []Injection{
@@ -95,7 +95,7 @@ func setupReduction(d *gpu.Device, p Params) (*Run, error) {
 func (r *reduction) kernel(t *gpu.Thread) {
 	var sum int32
 	stride := 2 * r.threads * r.blocks
-	for i := t.Block()*2*r.threads + t.Rank(); i < r.n; i += stride {
+	for i := t.BlockRank()*2*r.threads + t.ThreadRank(); i < r.n; i += stride {
 		sum += r.in.Load(t, i)
 		if j := i + r.threads; j < r.n {
 			sum += r.in.Load(t, j)
@@ -103,7 +103,7 @@ func (r *reduction) kernel(t *gpu.Thread) {
 	}
 	sum = r.reduceBlock(t, sum)
 	if r.blocks == 1 {
-		if t.Rank() == 0 {
+		if t.ThreadRank() == 0 {
 			r.out.Store(t, 0, sum)
 		}
 		return
@@ -112,17 +112,17 @@ func (r *reduction) kernel(t *gpu.Thread) {
 		return
 	}
 	sum = 0
-	for i := t.Rank(); i < r.blocks; i += r.threads {
+	for i := t.ThreadRank(); i < r.blocks; i += r.threads {
 		sum += r.partial.Load(t, i)
 	}
-	if sum = r.reduceBlock(t, sum); t.Rank() == 0 {
+	if sum = r.reduceBlock(t, sum); t.ThreadRank() == 0 {
 		r.out.Store(t, 0, sum)
 	}
 }
 
 // reduceBlock returns, in thread 0, the sum of v over the block.
 func (r *reduction) reduceBlock(t *gpu.Thread, v int32) int32 {
-	tid, base := t.Rank(), t.Block()*r.threads
+	tid, base := t.ThreadRank(), t.BlockRank()*r.threads
 	r.sdata.StoreVolatile(t, base+tid, v)
 	r.flag.Store(t, base+tid, 0)
 	t.SyncThreads()
@@ -148,7 +148,7 @@ func (r *reduction) reduceBlock(t *gpu.Thread, v int32) int32 {
 // its flag: the block fence orders the store before the flag.
 func (r *reduction) publish(t *gpu.Thread, at int, v int32) {
 	r.sdata.StoreVolatile(t, at, v)
-	if !(r.inject == injStage64NoFence && t.Rank() >= 32 && t.Rank() < 64) {
+	if !(r.inject == injStage64NoFence && t.ThreadRank() >= 32 && t.ThreadRank() < 64) {
 		t.ThreadFenceBlock()
 	}
 	r.flag.AtomicExch(t, at, 1, scope.Block)
@@ -158,7 +158,7 @@ func (r *reduction) publish(t *gpu.Thread, at int, v int32) {
 // add at each step. The __syncwarp before each step orders the stores of
 // the previous step before the lower lanes read them.
 func (r *reduction) warpTail(t *gpu.Thread, base int, v int32) int32 {
-	tid := t.Rank()
+	tid := t.ThreadRank()
 	r.sdata.StoreVolatile(t, base+tid, v)
 	for s := 16; s >= 1; s /= 2 {
 		if s != r.tailGap {
@@ -177,8 +177,8 @@ func (r *reduction) warpTail(t *gpu.Thread, base int, v int32) int32 {
 // ticket and must fold every block's sum.
 func (r *reduction) retire(t *gpu.Thread, sum int32) bool {
 	last := gpu.Shared[int32](t, "amLast", 1)
-	if t.Rank() == 0 {
-		r.partial.StoreVolatile(t, t.Block(), sum)
+	if t.ThreadRank() == 0 {
+		r.partial.StoreVolatile(t, t.BlockRank(), sum)
 		if r.inject == injTicketBlockFence {
 			t.ThreadFenceBlock()
 		} else {

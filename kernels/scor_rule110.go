@@ -16,7 +16,7 @@ const (
 	injRightPollBlockAtomic = "right-poll-block-atomic"
 )
 
-// Rule110 is ScoR's Rule-110 cellular automaton: each launch advances a row
+// ScorRule110 is ScoR's Rule-110 cellular automaton: each launch advances a row
 // of cells one step, with zero boundaries.
 //
 // Global thread g owns cells g, g+T, g+2T, ... (T threads in all). A step
@@ -28,8 +28,8 @@ const (
 // exchange and are polled with device-scope atomics; every other flag
 // stays in its block and uses block scope. Blocks wait on each other, so
 // the grid must be co-resident (the launch is cooperative).
-func Rule110() *Kernel {
-	return &Kernel{
+func ScorRule110() *Entry {
+	return &Entry{
 		Name:        "scor/rule-110",
 		Doc:         "Rule 110 steps; per-thread completion flags, device scope at block borders and block scope inside",
 		Cooperative: true,
@@ -136,7 +136,7 @@ func (r *rule110) wait(t *gpu.Thread, g int, step int32) {
 // acquireScope is the scope of the fence a thread executes after seeing
 // thread g's flag: what covers the two threads.
 func (r *rule110) acquireScope(t *gpu.Thread, g int) scope.Scope {
-	if g/r.threads == t.Block() {
+	if g/r.threads == t.BlockRank() {
 		return scope.Block
 	}
 	return scope.Device
@@ -145,7 +145,7 @@ func (r *rule110) acquireScope(t *gpu.Thread, g int) scope.Scope {
 // waitRight waits for the right neighbour g.
 func (r *rule110) waitRight(t *gpu.Thread, g int, step int32) {
 	s, f := r.flagScope(g), r.acquireScope(t, g)
-	if r.inject == injRightPollBlockAtomic && t.Rank() == r.threads-1 {
+	if r.inject == injRightPollBlockAtomic && t.ThreadRank() == r.threads-1 {
 		s, f = scope.Block, scope.Block
 	}
 	for r.comp.AtomicAdd(t, g, 0, s) != step {

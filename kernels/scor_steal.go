@@ -60,8 +60,8 @@ func (q *stealQueues) divide(n int) {
 // even a racy injection that lets threads see different chunk starts
 // cannot split the block across barriers.
 func (q stealQueues) run(t *gpu.Thread, work func(t *gpu.Thread, item int)) {
-	b := t.Block()
-	if t.Rank() == 0 {
+	b := t.BlockRank()
+	if t.ThreadRank() == 0 {
 		q.base.Store(t, b, q.head.AtomicAdd(t, b, int32(q.threads), scope.Device))
 		q.owner.AtomicExch(t, b, int32(b), scope.Block)
 	}
@@ -76,7 +76,7 @@ func (q stealQueues) run(t *gpu.Thread, work func(t *gpu.Thread, item int)) {
 		// Each thread re-reads the chunk start for its item, as ScoR's
 		// kernels do: the barrier before the next claim keeps thread 0
 		// from overwriting it under a slower thread.
-		if i := int(q.base.Load(t, b)) + t.Rank(); i < int(q.tail.Load(t, queue)) {
+		if i := int(q.base.Load(t, b)) + t.ThreadRank(); i < int(q.tail.Load(t, queue)) {
 			work(t, i)
 		}
 		q.claim(t, queue)
@@ -86,7 +86,7 @@ func (q stealQueues) run(t *gpu.Thread, work func(t *gpu.Thread, item int)) {
 // more reports, to the whole block alike, whether the claimed chunk in
 // base starts before queue's tail.
 func (q stealQueues) more(t *gpu.Thread, queue int) bool {
-	return t.SyncThreadsOr(q.base.Load(t, t.Block()) < q.tail.Load(t, queue))
+	return t.SyncThreadsOr(q.base.Load(t, t.BlockRank()) < q.tail.Load(t, queue))
 }
 
 // claim makes thread 0 take the next chunk of queue into base.
@@ -94,8 +94,8 @@ func (q stealQueues) claim(t *gpu.Thread, queue int) {
 	if !q.noWorkSync {
 		t.SyncThreads()
 	}
-	if t.Rank() == 0 {
-		q.base.Store(t, t.Block(), q.head.AtomicAdd(t, queue, int32(q.threads), q.claimScope))
+	if t.ThreadRank() == 0 {
+		q.base.Store(t, t.BlockRank(), q.head.AtomicAdd(t, queue, int32(q.threads), q.claimScope))
 	}
 	if !q.noClaimSync {
 		t.SyncThreads()
@@ -107,8 +107,8 @@ func (q stealQueues) claim(t *gpu.Thread, queue int) {
 // queue to the whole block. The barrier vote before it has ordered every
 // read of base before thread 0 rewrites it.
 func (q stealQueues) steal(t *gpu.Thread) (queue int) {
-	b := t.Block()
-	if t.Rank() == 0 {
+	b := t.BlockRank()
+	if t.ThreadRank() == 0 {
 		victim := b
 		for o := 1; o < q.blocks; o++ {
 			victim = (b + o) % q.blocks

@@ -20,7 +20,7 @@ const (
 	injStealUnlockBlockExch = "steal-unlock-block-exch"
 )
 
-// TreeSearch is ScoR's unbalanced tree search: count the nodes and leaves
+// ScorUTS is ScoR's unbalanced tree search: count the nodes and leaves
 // of an implicit tree ([utsTree]) grown from one root per block, with
 // work per warp and work stealing between blocks.
 //
@@ -35,11 +35,11 @@ const (
 // pushes the node's children to the local stack, the surplus over its
 // capacity to the block's steal stack. A device-scope counter of nodes not
 // yet expanded ends the search at zero.
-func TreeSearch() *Kernel {
+func ScorUTS() *Entry {
 	inj := func(name, doc, at string) Injection {
 		return Injection{Name: name, Doc: doc, Expect: []kind.Kind{kind.ScopedAtomic, kind.ImproperLocking}, Where: at}
 	}
-	return &Kernel{
+	return &Entry{
 		Name:        "scor/uts",
 		Doc:         "unbalanced tree search: warp-level locks on block-local and device-shared steal stacks",
 		Cooperative: true,
@@ -144,7 +144,7 @@ func (u *uts) unlock(t *gpu.Thread, lock gpu.Buffer[int32], i int, s scope.Scope
 // popLocal pops up to one node per lane from the block's local stack and
 // returns the lane's node and the number popped.
 func (u *uts) popLocal(t *gpu.Thread) (node int32, k int) {
-	b := t.Block()
+	b := t.BlockRank()
 	bc, w := u.bcast(t)
 	u.lock(t, u.lLock, b, scope.Block)
 	if t.Lane() == 0 {
@@ -172,7 +172,7 @@ func (u *uts) stealAny(t *gpu.Thread) (node int32, k int) {
 	if t.Lane() == 0 {
 		victim := int32(-1)
 		for i := range u.blocks {
-			if v := (t.Block() + i) % u.blocks; u.stealTop.AtomicAdd(t, v, 0, scope.Device) > 0 {
+			if v := (t.BlockRank() + i) % u.blocks; u.stealTop.AtomicAdd(t, v, 0, scope.Device) > 0 {
 				victim = int32(v)
 				break
 			}
@@ -194,7 +194,7 @@ func (u *uts) stealAny(t *gpu.Thread) (node int32, k int) {
 // lockSteal takes steal stack v's device-scope lock for the warp.
 func (u *uts) lockSteal(t *gpu.Thread, v int) {
 	s := scope.Device
-	if v == t.Block() && u.inject == injPushLockBlockCas || v != t.Block() && u.inject == injStealLockBlockCas {
+	if v == t.BlockRank() && u.inject == injPushLockBlockCas || v != t.BlockRank() && u.inject == injStealLockBlockCas {
 		s = scope.Block
 	}
 	t.SyncWarp(gpu.FullMask)
@@ -209,7 +209,7 @@ func (u *uts) lockSteal(t *gpu.Thread, v int) {
 // unlockSteal releases steal stack v's lock.
 func (u *uts) unlockSteal(t *gpu.Thread, v int) {
 	s := scope.Device
-	if v == t.Block() && u.inject == injPushUnlockBlockExch || v != t.Block() && u.inject == injStealUnlockBlockExch {
+	if v == t.BlockRank() && u.inject == injPushUnlockBlockExch || v != t.BlockRank() && u.inject == injStealUnlockBlockExch {
 		s = scope.Block
 	}
 	t.ThreadFence()
@@ -227,7 +227,7 @@ func (u *uts) popSteal(t *gpu.Thread, v int) (node int32, k int) {
 		top := u.stealTop.AtomicAdd(t, v, 0, scope.Device)
 		n := min(top, 32)
 		s := scope.Device
-		if v != t.Block() && u.inject == injStealTopBlockExch {
+		if v != t.BlockRank() && u.inject == injStealTopBlockExch {
 			s = scope.Block
 		}
 		u.stealTop.AtomicExch(t, v, top-n, s)
@@ -253,9 +253,9 @@ func (u *uts) expand(t *gpu.Thread, node int32, has bool) {
 	}
 	u.count(t, has, c == 0)
 	fit := u.pushLocal(t, node, c)
-	u.lockSteal(t, t.Block())
+	u.lockSteal(t, t.BlockRank())
 	u.pushSteal(t, node, fit, c)
-	u.unlockSteal(t, t.Block())
+	u.unlockSteal(t, t.BlockRank())
 	if has {
 		u.pending.AtomicAdd(t, 0, -1, scope.Device)
 	}
@@ -275,7 +275,7 @@ func (u *uts) count(t *gpu.Thread, has, leaf bool) {
 			v += 1 << 16
 		}
 	}
-	counts.Store(t, t.Rank(), v)
+	counts.Store(t, t.ThreadRank(), v)
 	if u.inject != injCountNoSyncwarp {
 		t.SyncWarp(gpu.FullMask)
 	}
@@ -284,15 +284,15 @@ func (u *uts) count(t *gpu.Thread, has, leaf bool) {
 		for l := range 32 {
 			sum += counts.Load(t, t.Warp()*32+l)
 		}
-		u.nodes.AtomicAdd(t, t.Block(), sum&0xffff, scope.Block)
-		u.leaves.AtomicAdd(t, t.Block(), sum>>16, scope.Block)
+		u.nodes.AtomicAdd(t, t.BlockRank(), sum&0xffff, scope.Block)
+		u.leaves.AtomicAdd(t, t.BlockRank(), sum>>16, scope.Block)
 	}
 }
 
 // pushLocal pushes node's first children onto the local stack, as many
 // as fit, and returns how many did.
 func (u *uts) pushLocal(t *gpu.Thread, node int32, c int) int {
-	b := t.Block()
+	b := t.BlockRank()
 	u.lock(t, u.lLock, b, scope.Block)
 	fit := 0
 	if c > 0 {
@@ -320,7 +320,7 @@ func (u *uts) pushSteal(t *gpu.Thread, node int32, fit, c int) {
 	if u.inject == injPushTopBlockAdd {
 		s = scope.Block
 	}
-	b := t.Block()
+	b := t.BlockRank()
 	pos := int(u.stealTop.AtomicAdd(t, b, int32(c-fit), s))
 	if pos+c-fit > u.stealCap {
 		panic(fmt.Sprintf("uts: steal stack of block %d overflows its %d nodes", b, u.stealCap))

@@ -29,14 +29,14 @@ const (
 	whySpinNoAcquire = "the waiters spin with relaxed atomic loads and no fence follows: they acquire nothing, so the writers' fences order nothing before their reads"
 	// whyCumulative: a leader's fence after __syncthreads releases what
 	// its whole block wrote before the barrier.
-	whyCumulative = "causality is transitive through the barrier: the leader's fence after __syncthreads releases every write its block made before it"
+	whyCumulative    = "causality is transitive through the barrier: the leader's fence after __syncthreads releases every write its block made before it"
 	whyPollNoAcquire = "the reader polls with atomics and then fences at block scope only, which does not include the releasing block: " +
 		"nothing acquires the release, and a block-scope atomic does not include the other block"
 )
 
 // withPrecise sets the precise mode's verdict on k's clean configuration:
 // expect (none for clean), for the reason why.
-func (k *Kernel) withPrecise(why string, expect ...kind.Kind) *Kernel {
+func (k *Entry) withPrecise(why string, expect ...kind.Kind) *Entry {
 	k.Precise = &Verdict{Expect: expect, Why: why}
 	return k
 }

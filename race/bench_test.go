@@ -58,7 +58,7 @@ func benchAccess(b *testing.B, blocks int, op string, spread bool) {
 				b.Fatal(err)
 			}
 			x := gpu.Alloc[uint32](d, "x", perLaunch)
-			cfg := gpu.Config{Name: "bench", Grid: gpu.Dim3{X: blocks}, Block: gpu.Dim3{X: 1}}
+			cfg := gpu.LaunchConfig{Name: "bench", Grid: gpu.Dim3{X: blocks}, Block: gpu.Dim3{X: 1}}
 			if c.det != nil {
 				cfg.Observer = c.det()
 			}

@@ -18,7 +18,7 @@ func warpReads(t *testing.T, det *race.Detector) {
 	t.Helper()
 	d := newDevice(t)
 	x := gpu.Alloc[uint32](d, "x", 2)
-	err := d.Launch(context.Background(), gpu.Config{Name: "warp", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 32}, Observer: det},
+	err := d.Launch(context.Background(), gpu.LaunchConfig{Name: "warp", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 32}, Observer: det},
 		func(t *gpu.Thread) {
 			x.Load(t, 0)
 			x.AtomicAdd(t, 1, 1, scope.Block)
@@ -69,24 +69,24 @@ func TestCoalesceKeepsRaces(t *testing.T) {
 		}, race.ScopedAtomic},
 		{"store-after-loads", func(x gpu.Buffer[uint32]) gpu.Kernel {
 			return func(t *gpu.Thread) {
-				x.Load(t, t.Block())
+				x.Load(t, t.BlockRank())
 				if t.Lane() == 31 {
-					x.Store(t, t.Block(), 1)
+					x.Store(t, t.BlockRank(), 1)
 				}
 			}
 		}, race.MissingSyncwarp},
 		{"load-of-warp-mate-write", func(x gpu.Buffer[uint32]) gpu.Kernel {
 			return func(t *gpu.Thread) {
 				if t.Lane() == 0 {
-					x.Store(t, t.Block(), 1)
+					x.Store(t, t.BlockRank(), 1)
 				}
-				x.Load(t, t.Block())
+				x.Load(t, t.BlockRank())
 			}
 		}, race.MissingSyncwarp},
 		{"load-of-other-block-write", func(x gpu.Buffer[uint32]) gpu.Kernel {
 			return func(t *gpu.Thread) {
-				if t.Block() == 0 {
-					if t.Rank() == 0 {
+				if t.BlockRank() == 0 {
+					if t.ThreadRank() == 0 {
 						x.Store(t, 0, 1)
 						x.AtomicExch(t, 1, 1, scope.Device) // no fence before: the race
 					}
@@ -105,7 +105,7 @@ func TestCoalesceKeepsRaces(t *testing.T) {
 				d := newDevice(t)
 				x := gpu.Alloc[uint32](d, "x", 2)
 				det := race.New(race.Options{Family: race.IGUARD, NoCoalesce: noCoalesce})
-				err := d.Launch(context.Background(), gpu.Config{Name: c.name, Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 32}, Observer: det, Cooperative: true}, c.k(x))
+				err := d.Launch(context.Background(), gpu.LaunchConfig{Name: c.name, Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 32}, Observer: det, Cooperative: true}, c.k(x))
 				require.NoError(t, err)
 				var kinds []race.Kind
 				for _, r := range det.Reports() {

@@ -19,13 +19,13 @@ func executors() []gpu.Executor { return []gpu.Executor{gpu.Fibers, gpu.Goroutin
 
 // runKernel runs one catalog kernel, clean, under a fresh detector and
 // returns the reports. It fails t if the launch or the output check fails.
-func runKernel(t *testing.T, k *kernels.Kernel, e gpu.Executor) []race.Report {
+func runKernel(t *testing.T, k *kernels.Entry, e gpu.Executor) []race.Report {
 	t.Helper()
 	return runKernelWith(t, k, e, racetest.New())
 }
 
 // runKernelWith is runKernel under a given detector.
-func runKernelWith(t *testing.T, k *kernels.Kernel, e gpu.Executor, det *race.Detector) []race.Report {
+func runKernelWith(t *testing.T, k *kernels.Entry, e gpu.Executor, det *race.Detector) []race.Report {
 	t.Helper()
 	d := newDevice(t)
 	run, err := k.Setup(d, kernels.Params{})
@@ -88,7 +88,7 @@ func TestMicros(t *testing.T) {
 // testName turns "micro/race_interblock_blkatom" into
 // "TestRaceInterblockBlkatom"-style names, so `go test -run` can pick the
 // racy or the clean half.
-func testName(k *kernels.Kernel) string {
+func testName(k *kernels.Entry) string {
 	name := strings.TrimPrefix(k.Name, "micro/")
 	prefix := "Race"
 	if rest, ok := strings.CutPrefix(name, "norace_"); ok {

@@ -75,7 +75,7 @@ func (c corpusCase) reports(t testing.TB, e gpu.Executor) []race.Report {
 func (c corpusCase) reportsWith(t testing.TB, e gpu.Executor, det *race.Detector) []race.Report {
 	d := newDevice(t)
 	k, check := c.kernel(d)
-	cfg := gpu.Config{Name: c.name, Grid: gpu.Dim3{X: c.blocks}, Block: gpu.Dim3{X: c.block},
+	cfg := gpu.LaunchConfig{Name: c.name, Grid: gpu.Dim3{X: c.blocks}, Block: gpu.Dim3{X: c.block},
 		Cooperative: c.cooperative}
 	require.NoError(t, racetest.LaunchFunc(d, det, e)(context.Background(), cfg, k))
 	if check != nil {
@@ -111,7 +111,7 @@ func sharedNeighbour(barrier bool) corpusCase {
 		out := gpu.Alloc[int32](d, "out", 128)
 		return func(t *gpu.Thread) {
 			s := gpu.Shared[int32](t, "s", 64)
-			r := t.Rank()
+			r := t.ThreadRank()
 			s.Store(t, r, int32(r))
 			if barrier {
 				t.SyncThreads()
@@ -242,7 +242,7 @@ func leaderFenceGridBarrier(allFence bool) corpusCase {
 				t.ThreadFence()
 			}
 			t.SyncThreads()
-			if t.Rank() == 0 {
+			if t.ThreadRank() == 0 {
 				t.ThreadFence()
 				arrived.AtomicAdd(t, 0, 1, scope.Device)
 				for arrived.LoadVolatile(t, 0) != 4 {
@@ -308,7 +308,7 @@ func reductionTail(between func(t *gpu.Thread)) corpusCase {
 		out := gpu.Alloc[int32](d, "out", 1)
 		return func(t *gpu.Thread) {
 				s := gpu.Shared[int32](t, "sdata", 128)
-				r := t.Rank()
+				r := t.ThreadRank()
 				s.Store(t, r, int32(r))
 				t.SyncThreads()
 				if r < 64 {

@@ -98,7 +98,7 @@ func wideTile(sync bool) corpusCase {
 		out := gpu.Alloc[int32](d, "out", 128)
 		return func(t *gpu.Thread) {
 			s := gpu.Shared[int32](t, "s", 128)
-			r := t.Rank()
+			r := t.ThreadRank()
 			s.Store(t, r, int32(r))
 			if sync {
 				gpu.TiledPartition(t, 64).Sync()

@@ -25,7 +25,7 @@ func wroteThenOverlapped(t *testing.T, d *gpu.Device, obs gpu.Observer, x gpu.Bu
 	var once sync.Once
 	errs := make(chan error, 1)
 	go func() {
-		cfg := gpu.Config{Name: "first", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Observer: obs}
+		cfg := gpu.LaunchConfig{Name: "first", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Observer: obs}
 		errs <- d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
 			x.Store(t, 0, 1)
 			once.Do(func() { close(wrote) })
@@ -34,7 +34,7 @@ func wroteThenOverlapped(t *testing.T, d *gpu.Device, obs gpu.Observer, x gpu.Bu
 		})
 	}()
 	<-wrote
-	cfg := gpu.Config{Name: "second", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Observer: obs}
+	cfg := gpu.LaunchConfig{Name: "second", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Observer: obs}
 	require.NoError(t, d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
 		x.Store(t, 0, 2)
 		flag.AtomicStore(t, 0, 1, scope.Device)
@@ -99,7 +99,7 @@ func TestOverlappingGoroutinesRace(t *testing.T) {
 		errs := make(chan error, 2)
 		for j := range 2 {
 			go func() {
-				cfg := gpu.Config{Name: fmt.Sprint("launch", j), Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Observer: obs}
+				cfg := gpu.LaunchConfig{Name: fmt.Sprint("launch", j), Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Observer: obs}
 				errs <- d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
 					x.Store(t, 0, int32(j))
 					started.AtomicAdd(t, 0, 1, scope.Device)

@@ -23,7 +23,7 @@ func overlapping(t *testing.T, d *gpu.Device, observer gpu.Observer, body func(t
 	errs := make(chan error, 2)
 	for i := range 2 {
 		go func() {
-			cfg := gpu.Config{Name: fmt.Sprint("launch", i), Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Observer: observer}
+			cfg := gpu.LaunchConfig{Name: fmt.Sprint("launch", i), Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Observer: observer}
 			errs <- d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
 				started.AtomicAdd(t, 0, 1, scope.Device)
 				for started.AtomicLoad(t, 0, scope.Device) < 2 {
@@ -99,7 +99,7 @@ func TestHostOrderedLaunches(t *testing.T) {
 	t.Parallel()
 	d := racetest.Device(t) // fails the test at its end on any race
 	x := gpu.Alloc[int32](d, "x", 1)
-	cfg := gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}}
+	cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}}
 	for range 3 {
 		require.NoError(t, d.Launch(context.Background(), cfg, increment(x)))
 	}
@@ -126,10 +126,10 @@ func TestHostOrderedLaunchesRecordNothing(t *testing.T) {
 // 32 threads checked by a detector on the device (deviceWide) or on the
 // launch, and a kernel in which each thread loads and stores its own word
 // n times.
-func orderedLaunches(tb testing.TB, deviceWide bool, n int) (*gpu.Device, gpu.Config, gpu.Kernel) {
+func orderedLaunches(tb testing.TB, deviceWide bool, n int) (*gpu.Device, gpu.LaunchConfig, gpu.Kernel) {
 	det := race.New(race.Options{Family: race.IGUARD})
 	cfg := gpu.DeviceConfig{}
-	launch := gpu.Config{Name: "ordered", Grid: gpu.Dim3{X: 4}, Block: gpu.Dim3{X: 32}}
+	launch := gpu.LaunchConfig{Name: "ordered", Grid: gpu.Dim3{X: 4}, Block: gpu.Dim3{X: 32}}
 	if deviceWide {
 		cfg.Observer = det
 	} else {

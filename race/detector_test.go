@@ -17,7 +17,7 @@ import (
 // twoWarps launches k on one 64-thread block under det.
 func twoWarps(t *testing.T, d *gpu.Device, det *race.Detector, k gpu.Kernel) error {
 	t.Helper()
-	return d.Launch(context.Background(), gpu.Config{Name: "k", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 64}, Observer: det}, k)
+	return d.Launch(context.Background(), gpu.LaunchConfig{Name: "k", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 64}, Observer: det}, k)
 }
 
 func TestHaltOnFirst(t *testing.T) {
@@ -27,7 +27,7 @@ func TestHaltOnFirst(t *testing.T) {
 	det := race.New(race.Options{Family: race.IGUARD, HaltOnFirst: true})
 	err := twoWarps(t, d, det, func(t *gpu.Thread) {
 		x.Store(t, 0, 1) // every thread: a race at the second one
-		x.Store(t, t.Rank(), 2)
+		x.Store(t, t.ThreadRank(), 2)
 	})
 	var h *race.Halt
 	require.ErrorAs(t, err, &h)
@@ -71,7 +71,7 @@ func TestReportsAccumulateAcrossLaunches(t *testing.T) {
 	require.NoError(t, twoWarps(t, d, det, func(t *gpu.Thread) { x.Load(t, 0) }))
 	require.Len(t, det.Reports(), 2, "a launch boundary orders everything: loads after the racy launch are clean")
 	require.NoError(t, twoWarps(t, d, det, func(t *gpu.Thread) { x.AtomicAdd(t, 0, 1, scope.Block) }))
-	require.NoError(t, twoWarps(t, d, det, func(t *gpu.Thread) { x.Store(t, t.Rank(), 1) }))
+	require.NoError(t, twoWarps(t, d, det, func(t *gpu.Thread) { x.Store(t, t.ThreadRank(), 1) }))
 	require.Len(t, det.Reports(), 2)
 }
 
@@ -80,10 +80,10 @@ func TestMetadataIsLazyAndFreed(t *testing.T) {
 	d := newDevice(t)
 	big := gpu.Alloc[float64](d, "big", 1<<20)
 	det := race.New(race.Options{Family: race.IGUARD})
-	require.NoError(t, d.Launch(context.Background(), gpu.Config{Grid: gpu.Dim3{X: 64}, Block: gpu.Dim3{X: 32}, Observer: det},
+	require.NoError(t, d.Launch(context.Background(), gpu.LaunchConfig{Grid: gpu.Dim3{X: 64}, Block: gpu.Dim3{X: 32}, Observer: det},
 		func(t *gpu.Thread) {
 			s := gpu.Shared[int32](t, "s", 4096)
-			s.Store(t, t.Rank()%2, 1)
+			s.Store(t, t.ThreadRank()%2, 1)
 			if t.GlobalID() == 0 {
 				big.Store(t, 1<<19, 1)
 			}
@@ -101,7 +101,7 @@ func TestMetadataIsLazyAndFreed(t *testing.T) {
 func TestGranularity(t *testing.T) {
 	t.Parallel()
 	neighbours := func(t *gpu.Thread, x gpu.Buffer[int32]) {
-		if r := t.Rank(); r == 0 || r == 32 {
+		if r := t.ThreadRank(); r == 0 || r == 32 {
 			x.Store(t, r/32, 1) // x[0] and x[1]: different words
 		}
 	}
@@ -125,13 +125,13 @@ func TestReportFields(t *testing.T) {
 	det := race.New(race.Options{Family: race.IGUARD, History: true})
 	// Block 3 waits, on a device-scope flag, for block 0's block-scope
 	// add before making its own, so the report's sides come in that order.
-	require.NoError(t, d.Launch(context.Background(), gpu.Config{Name: "fields", Grid: gpu.Dim3{X: 2, Y: 2}, Block: gpu.Dim3{X: 2, Y: 2}, Observer: det, Cooperative: true},
+	require.NoError(t, d.Launch(context.Background(), gpu.LaunchConfig{Name: "fields", Grid: gpu.Dim3{X: 2, Y: 2}, Block: gpu.Dim3{X: 2, Y: 2}, Observer: det, Cooperative: true},
 		func(t *gpu.Thread) {
-			if t.Block() == 0 && t.Rank() == 3 {
+			if t.BlockRank() == 0 && t.ThreadRank() == 3 {
 				x.AtomicAdd(t, 2, 1, scope.Block)
 				y.AtomicExch(t, 0, 1, scope.Device)
 			}
-			if t.Block() == 3 && t.Rank() == 1 {
+			if t.BlockRank() == 3 && t.ThreadRank() == 1 {
 				for y.AtomicLoad(t, 0, scope.Device) == 0 {
 				}
 				x.AtomicAdd(t, 2, 0, scope.Block)
@@ -174,7 +174,7 @@ func allocationFreeOnRepeats(t *testing.T, opt race.Options) {
 	det := race.New(opt)
 	launch := func(n int) float64 {
 		return testing.AllocsPerRun(5, func() {
-			err := d.Launch(context.Background(), gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Observer: det},
+			err := d.Launch(context.Background(), gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Observer: det},
 				func(t *gpu.Thread) {
 					for i := range n {
 						x.Store(t, 0, x.Load(t, 0)+int32(i))
@@ -208,11 +208,11 @@ func TestConcurrentLaunchesShareADetector(t *testing.T) {
 	for i := range 4 {
 		go func() {
 			x := gpu.Alloc[int32](d, "x", 256)
-			errs <- d.Launch(context.Background(), gpu.Config{Grid: gpu.Dim3{X: 4}, Block: gpu.Dim3{X: 64}, Observer: det,
+			errs <- d.Launch(context.Background(), gpu.LaunchConfig{Grid: gpu.Dim3{X: 4}, Block: gpu.Dim3{X: 64}, Observer: det,
 				Executor: gpu.Executor(i % 2)}, func(t *gpu.Thread) {
 				x.Store(t, t.GlobalID(), 1)
 				t.SyncThreads()
-				x.Store(t, t.Block()*64+(t.Rank()+1)%64, 2)
+				x.Store(t, t.BlockRank()*64+(t.ThreadRank()+1)%64, 2)
 			})
 		}()
 	}
@@ -249,10 +249,10 @@ func TestTwoDetectorsOneLaunch(t *testing.T) {
 	d := newDevice(t)
 	x := gpu.Alloc[uint32](d, "x", 64)
 	a, b := race.New(race.Options{Family: race.IGUARD}), race.New(race.Options{Family: race.IGUARD, FullEntries: true})
-	err := d.Launch(context.Background(), gpu.Config{Name: "tee", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 32}, Observer: tee{a, b}},
+	err := d.Launch(context.Background(), gpu.LaunchConfig{Name: "tee", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 32}, Observer: tee{a, b}},
 		func(t *gpu.Thread) {
-			x.Store(t, t.Rank(), 1)
-			x.Load(t, (t.Rank()+1)%32) // a lane's neighbour's store, unsynchronized (and both blocks write x)
+			x.Store(t, t.ThreadRank(), 1)
+			x.Load(t, (t.ThreadRank()+1)%32) // a lane's neighbour's store, unsynchronized (and both blocks write x)
 		})
 	require.NoError(t, err)
 	require.NotEmpty(t, a.Reports())
@@ -280,7 +280,7 @@ func TestDeterministicKinds(t *testing.T) {
 		d := newDevice(t)
 		x := gpu.Alloc[uint32](d, "x", 1)
 		det := race.New(race.Options{Family: race.IGUARD})
-		err := d.Launch(context.Background(), gpu.Config{Name: "shared-word", Grid: gpu.Dim3{X: 4}, Block: gpu.Dim3{X: 64}, Observer: det, Deterministic: true},
+		err := d.Launch(context.Background(), gpu.LaunchConfig{Name: "shared-word", Grid: gpu.Dim3{X: 4}, Block: gpu.Dim3{X: 64}, Observer: det, Deterministic: true},
 			func(t *gpu.Thread) { x.Store(t, 0, uint32(t.GlobalID())) })
 		require.NoError(t, err)
 		var got []string
@@ -303,18 +303,18 @@ func TestTreeReductionUnderSchedules(t *testing.T) {
 	t.Parallel()
 	d := newDevice(t)
 	sums := gpu.Alloc[int32](d, "sums", 2)
-	cfg := gpu.Config{Name: "tree", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 64}}
+	cfg := gpu.LaunchConfig{Name: "tree", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 64}}
 	require.Zero(t, racetest.Explore(t, 16, d, cfg, func(t *gpu.Thread) {
 		s := gpu.Shared[int32](t, "s", 64)
-		s.Store(t, t.Rank(), int32(t.Rank()))
+		s.Store(t, t.ThreadRank(), int32(t.ThreadRank()))
 		for half := 32; half > 0; half /= 2 {
 			t.SyncThreads()
-			if t.Rank() < half {
-				s.Store(t, t.Rank(), s.Load(t, t.Rank())+s.Load(t, t.Rank()+half))
+			if t.ThreadRank() < half {
+				s.Store(t, t.ThreadRank(), s.Load(t, t.ThreadRank())+s.Load(t, t.ThreadRank()+half))
 			}
 		}
-		if t.Rank() == 0 {
-			sums.Store(t, t.Block(), s.Load(t, 0))
+		if t.ThreadRank() == 0 {
+			sums.Store(t, t.BlockRank(), s.Load(t, 0))
 		}
 	}))
 	require.Equal(t, []int32{63 * 32, 63 * 32}, sums.Host())

@@ -5,7 +5,7 @@
 // protect the data — as well as plain missing fences and barriers.
 //
 // A [Detector] implements [gpu.Observer]. Give it to a launch through
-// gpu.Config.Observer; after the launch, [Detector.Reports] lists the races
+// gpu.LaunchConfig.Observer; after the launch, [Detector.Reports] lists the races
 // it saw. Package racetest runs a launch under a detector and fails a test
 // with every report, as `go test -race` does for Go data races; a detector
 // in gpu.DeviceConfig.Observer checks every launch of its device. The
@@ -247,7 +247,7 @@
 // block's store to the word lands between two stores of one warp and
 // turns their missing __syncwarp into a missing device fence. A test
 // that asserts a kind should give each race a word of its own, or run the
-// launch with gpu.Config.Deterministic.
+// launch with gpu.LaunchConfig.Deterministic.
 //
 // Where the family departs from iGUARD's code, on purpose:
 //

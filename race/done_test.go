@@ -27,7 +27,7 @@ func TestEndedWriter(t *testing.T) {
 				require.NoError(t, err)
 				x := gpu.Alloc[uint32](d, "x", 1)
 				det := race.New(race.Options{Family: race.IGUARD, FullEntries: full})
-				err = d.Launch(context.Background(), gpu.Config{Name: "ended", Grid: gpu.Dim3{X: 4}, Block: gpu.Dim3{X: 2}, Observer: det},
+				err = d.Launch(context.Background(), gpu.LaunchConfig{Name: "ended", Grid: gpu.Dim3{X: 4}, Block: gpu.Dim3{X: 2}, Observer: det},
 					func(t *gpu.Thread) {
 						switch {
 						case t.GlobalID() == 0:
@@ -35,7 +35,7 @@ func TestEndedWriter(t *testing.T) {
 							if fence {
 								t.Fence(scope.Device)
 							}
-						case t.Block() > 0 && t.Rank() == 0:
+						case t.BlockRank() > 0 && t.ThreadRank() == 0:
 							x.Load(t, 0)
 						}
 					})

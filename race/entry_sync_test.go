@@ -48,7 +48,7 @@ func TestLongSyncLoops(t *testing.T) {
 				d := newDevice(t)
 				det := race.New(opts)
 				global := gpu.Alloc[int32](d, "table", 128)
-				cfg := gpu.Config{Name: c.sync, Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 64}, Observer: det, Cooperative: true}
+				cfg := gpu.LaunchConfig{Name: c.sync, Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 64}, Observer: det, Cooperative: true}
 				require.NoError(t, d.Launch(context.Background(), cfg, c.kernel(c.rounds, global, false)))
 				require.Empty(t, det.Reports())
 				wide := c.rounds > c.width && !opts.Exact() // precise keeps no entries
@@ -83,7 +83,7 @@ func TestRaceAfterLongSyncLoops(t *testing.T) {
 			d := newDevice(t)
 			det := race.New(race.Options{Family: race.IGUARD}) // it checks the IGUARD family's wide records
 			global := gpu.Alloc[int32](d, "table", 128)
-			cfg := gpu.Config{Name: c.sync, Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 64}, Observer: det, Cooperative: true}
+			cfg := gpu.LaunchConfig{Name: c.sync, Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 64}, Observer: det, Cooperative: true}
 			require.NoError(t, d.Launch(context.Background(), cfg, c.kernel(c.rounds, global, true)))
 			reports := det.Reports()
 			require.NotEmpty(t, reports)
@@ -115,13 +115,13 @@ func sharedLoop(rounds int, racy bool, syncOf func(*gpu.Thread) func()) gpu.Kern
 	return func(th *gpu.Thread) {
 		sync := syncOf(th)
 		table := gpu.Shared[int32](th, "table", 64)
-		table.Store(th, th.Rank(), int32(th.Rank()))
+		table.Store(th, th.ThreadRank(), int32(th.ThreadRank()))
 		sync()
 		for i := range rounds {
-			table.Load(th, (th.Rank()+i)%64)
+			table.Load(th, (th.ThreadRank()+i)%64)
 			sync()
 		}
-		if racy && th.Rank()%32 == 0 {
+		if racy && th.ThreadRank()%32 == 0 {
 			table.Store(th, 0, 1)
 		}
 	}
@@ -133,14 +133,14 @@ func sharedLoop(rounds int, racy bool, syncOf func(*gpu.Thread) func()) gpu.Kern
 func gridLoop(rounds int, table gpu.Buffer[int32], racy bool) gpu.Kernel {
 	return func(th *gpu.Thread) {
 		grid := gpu.ThisGrid(th)
-		at := th.Block()*64 + th.Rank()
+		at := th.BlockRank()*64 + th.ThreadRank()
 		table.Store(th, at, int32(at))
 		grid.Sync()
 		for i := range rounds {
 			table.Load(th, (at+64+i)%128)
 			grid.Sync()
 		}
-		if racy && th.Rank() == 0 {
+		if racy && th.ThreadRank() == 0 {
 			table.Store(th, 0, 1)
 		}
 	}

@@ -24,7 +24,7 @@ func Example_byteFlags() {
 	count := gpu.Alloc[int32](d, "count", n)
 	kernel := func(inject bool) gpu.Kernel {
 		return func(t *gpu.Thread) {
-			i := t.Rank()
+			i := t.ThreadRank()
 			included.Store(t, i, uint8(i%3/2)) // every third thread's flag is set
 			if !inject {
 				t.SyncThreads()
@@ -35,7 +35,7 @@ func Example_byteFlags() {
 	}
 	for _, inject := range []bool{false, true} {
 		det := race.New(race.Options{})
-		cfg := gpu.Config{Name: "flags", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: n}, Observer: det}
+		cfg := gpu.LaunchConfig{Name: "flags", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: n}, Observer: det}
 		_ = d.Launch(context.Background(), cfg, kernel(inject))
 		fmt.Println("inject:", inject, "races:", len(det.Reports()))
 		if rs := det.Reports(); len(rs) > 0 {

@@ -15,7 +15,7 @@ func reportsOf(blocks, threads int, k func(d *gpu.Device) gpu.Kernel) int {
 	d, _ := gpu.NewDevice(gpu.DeviceConfig{})
 	defer d.Close()
 	det := race.New(race.Options{})
-	cfg := gpu.Config{Grid: gpu.Dim3{X: blocks}, Block: gpu.Dim3{X: threads}, Observer: det}
+	cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: blocks}, Block: gpu.Dim3{X: threads}, Observer: det}
 	if err := d.Launch(context.Background(), cfg, k(d)); err != nil {
 		panic(err)
 	}
@@ -33,7 +33,7 @@ func Example_orderedRMW() {
 			count := gpu.Alloc[uint32](d, "count", 1)
 			return func(t *gpu.Thread) {
 				c := count.Ref(t, 0, scope.Device) // cuda::atomic_ref<unsigned, thread_scope_device>
-				if t.Block() == 0 {
+				if t.BlockRank() == 0 {
 					data.Store(t, 0, 42)
 					c.FetchAdd(1, o)
 					return
@@ -62,10 +62,10 @@ func Example_dekker() {
 			flags := gpu.Alloc[uint32](d, "flags", 2)
 			n := gpu.Alloc[int32](d, "n", 1)
 			return func(t *gpu.Thread) {
-				if t.Rank()%32 != 0 {
+				if t.ThreadRank()%32 != 0 {
 					return
 				}
-				me := t.Rank() / 32
+				me := t.ThreadRank() / 32
 				for done := 0; done < 2; {
 					flags.AtomicStore(t, me, 1, scope.Device)
 					fence(t)

@@ -17,12 +17,12 @@ import (
 func ExampleDetector() {
 	d, _ := gpu.NewDevice(gpu.DeviceConfig{})
 	det := race.New(race.Options{History: true})
-	cfg := gpu.Config{Name: "neighbours", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 64}, Observer: det}
+	cfg := gpu.LaunchConfig{Name: "neighbours", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 64}, Observer: det}
 	_ = d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
 		s := gpu.Shared[int32](t, "s", 64)
-		s.Store(t, t.Rank(), 1)
+		s.Store(t, t.ThreadRank(), 1)
 		// t.SyncThreads() belongs here.
-		_ = s.Load(t, t.Rank()^32)
+		_ = s.Load(t, t.ThreadRank()^32)
 	})
 	for _, r := range det.Reports() {
 		fmt.Println(r.Kind, "on", r.Element())

@@ -51,7 +51,7 @@ func TestHaltNamesTheRacingLine(t *testing.T) {
 		x := gpu.Alloc[int32](d, "x", 1)
 		det := race.New(race.Options{Family: race.IGUARD, HaltOnFirst: true, History: true, Central: central})
 		var line atomic.Int64
-		cfg := gpu.Config{Name: "halt", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 64}, Observer: det}
+		cfg := gpu.LaunchConfig{Name: "halt", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 64}, Observer: det}
 		err := d.Launch(t.Context(), cfg, func(t *gpu.Thread) {
 			for range 100 { // with Central, accesses after the race raise it
 				line.Store(int64(callerLine()) + 1)
@@ -80,7 +80,7 @@ func TestCountAgrees(t *testing.T) {
 	d := newDevice(t)
 	x := gpu.Alloc[int32](d, "x", 1)
 	det := race.New(race.Options{Family: race.IGUARD})
-	cfg := gpu.Config{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}, Observer: det}
+	cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}, Observer: det}
 	require.NoError(t, d.Launch(t.Context(), cfg, func(t *gpu.Thread) { x.Store(t, 0, 1) }))
 	require.Equal(t, "race.Detector: 1 race, 0 dropped", det.String())
 }

@@ -42,7 +42,7 @@ func BenchmarkFirstTouch(b *testing.B) {
 func benchFirstTouch(b *testing.B, idx []int, obs func() gpu.Observer) {
 	d := newDevice(b)
 	x := gpu.Alloc[uint32](d, "x", len(idx))
-	cfg := gpu.Config{Name: "first-touch", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}}
+	cfg := gpu.LaunchConfig{Name: "first-touch", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}}
 	if obs != nil {
 		cfg.Observer = obs()
 	}

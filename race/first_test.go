@@ -18,10 +18,10 @@ func launchOwn(t *testing.T, det *race.Detector, f func(t *gpu.Thread, x gpu.Buf
 	t.Helper()
 	d := newDevice(t)
 	x := gpu.Alloc[uint32](d, "x", 64*16)
-	err := d.Launch(context.Background(), gpu.Config{Name: "own", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 64}, Observer: det},
+	err := d.Launch(context.Background(), gpu.LaunchConfig{Name: "own", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 64}, Observer: det},
 		func(t *gpu.Thread) {
 			for i := range 16 {
-				f(t, x, t.Rank()*16+i)
+				f(t, x, t.ThreadRank()*16+i)
 			}
 		})
 	require.NoError(t, err)
@@ -94,9 +94,9 @@ func TestFirstRecordSites(t *testing.T) {
 	x, flag := gpu.Alloc[uint32](d, "x", 1), gpu.Alloc[uint32](d, "flag", 1)
 	det := race.New(race.Options{Family: race.IGUARD, History: true})
 	var line int
-	require.NoError(t, d.Launch(context.Background(), gpu.Config{Name: "sites", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}, Observer: det, Cooperative: true},
+	require.NoError(t, d.Launch(context.Background(), gpu.LaunchConfig{Name: "sites", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}, Observer: det, Cooperative: true},
 		func(t *gpu.Thread) {
-			if t.Block() == 0 {
+			if t.BlockRank() == 0 {
 				line = storeTwice(t, x)
 				flag.AtomicExch(t, 0, 1, scope.Device) // no fence: x's stores are not published
 				return
@@ -188,7 +188,7 @@ func neighbourKinds(t *testing.T, opt race.Options, c firstVerdictCase) map[race
 	det := race.New(opt)
 	d := newDevice(t)
 	x := gpu.Alloc[uint32](d, "x", 4*64*4)
-	cfg := gpu.Config{Name: "neighbours", Grid: gpu.Dim3{X: 4}, Block: gpu.Dim3{X: 64}, Executor: c.e, Observer: det}
+	cfg := gpu.LaunchConfig{Name: "neighbours", Grid: gpu.Dim3{X: 4}, Block: gpu.Dim3{X: 64}, Executor: c.e, Observer: det}
 	err := d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
 		g := t.GlobalID()
 		for i := range 4 {
@@ -201,7 +201,7 @@ func neighbourKinds(t *testing.T, opt race.Options, c firstVerdictCase) map[race
 		if c.barrier {
 			t.SyncThreads()
 		}
-		n := t.Block()*64 + (t.Rank()+1)%64 // a neighbour in the block
+		n := t.BlockRank()*64 + (t.ThreadRank()+1)%64 // a neighbour in the block
 		for i := range 4 {
 			x.Load(t, n*4+i)
 		}
@@ -225,14 +225,14 @@ func TestDenseMemoryLearned(t *testing.T) {
 	read, own := gpu.Alloc[uint32](d, "read", 64), gpu.Alloc[uint32](d, "own", 64)
 	launch := func(det *race.Detector, barrier bool) uint64 {
 		before := det.Stats().Firsts
-		err := d.Launch(context.Background(), gpu.Config{Name: "dense", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 64}, Observer: det},
+		err := d.Launch(context.Background(), gpu.LaunchConfig{Name: "dense", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 64}, Observer: det},
 			func(t *gpu.Thread) {
-				own.Store(t, t.Rank(), 1)
-				read.Store(t, t.Rank(), 1)
+				own.Store(t, t.ThreadRank(), 1)
+				read.Store(t, t.ThreadRank(), 1)
 				if barrier {
 					t.SyncThreads()
 				}
-				read.Load(t, (t.Rank()+1)%64) // every granule of read expands
+				read.Load(t, (t.ThreadRank()+1)%64) // every granule of read expands
 			})
 		require.NoError(t, err)
 		return det.Stats().Firsts - before

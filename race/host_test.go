@@ -20,7 +20,7 @@ func duringLaunch(t *testing.T, d *gpu.Device, before, after func(t *gpu.Thread)
 	var once sync.Once
 	errs := make(chan error, 1)
 	go func() {
-		cfg := gpu.Config{Name: "kernel", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}}
+		cfg := gpu.LaunchConfig{Name: "kernel", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}}
 		errs <- d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
 			before(t)
 			once.Do(func() { close(ready) })
@@ -86,11 +86,11 @@ func TestHostAccessOrdered(t *testing.T) {
 	t.Parallel()
 	d := racetest.Device(t)
 	x := gpu.FromHost(d, "x", []int32{1, 2})
-	cfg := gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 2}}
+	cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 2}}
 	for range 3 {
 		x.Fill(4)
 		require.NoError(t, d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
-			x.Store(t, t.Rank(), x.Load(t, t.Rank())+1)
+			x.Store(t, t.ThreadRank(), x.Load(t, t.ThreadRank())+1)
 		}))
 		require.Equal(t, []int32{5, 5}, x.Host())
 	}

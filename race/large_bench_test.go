@@ -18,7 +18,7 @@ import (
 func BenchmarkLargeLaunch(b *testing.B) {
 	kernels := []struct {
 		name string
-		run  func(d *gpu.Device, cfg gpu.Config, n int) error
+		run  func(d *gpu.Device, cfg gpu.LaunchConfig, n int) error
 	}{{"empty", launchEmpty}, {"saxpy", launchSAXPY}}
 	for _, k := range kernels {
 		for _, n := range []int{1 << 20, 1 << 22, 1 << 24} {
@@ -28,7 +28,7 @@ func BenchmarkLargeLaunch(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					cfg := gpu.Config{Name: k.name, Grid: gpu.Dim3{X: n / 256}, Block: gpu.Dim3{X: 256}}
+					cfg := gpu.LaunchConfig{Name: k.name, Grid: gpu.Dim3{X: n / 256}, Block: gpu.Dim3{X: 256}}
 					for b.Loop() {
 						if mode == "opt" {
 							cfg.Observer = race.New(race.Options{})
@@ -43,12 +43,12 @@ func BenchmarkLargeLaunch(b *testing.B) {
 	}
 }
 
-func launchEmpty(d *gpu.Device, cfg gpu.Config, _ int) error {
+func launchEmpty(d *gpu.Device, cfg gpu.LaunchConfig, _ int) error {
 	return d.Launch(context.Background(), cfg, func(*gpu.Thread) {})
 }
 
 // launchSAXPY runs y[i] = 2*x[i] + y[i] over n elements.
-func launchSAXPY(d *gpu.Device, cfg gpu.Config, n int) error {
+func launchSAXPY(d *gpu.Device, cfg gpu.LaunchConfig, n int) error {
 	x := gpu.Alloc[float32](d, "x", n)
 	y := gpu.Alloc[float32](d, "y", n)
 	return d.Launch(context.Background(), cfg, func(t *gpu.Thread) {

@@ -30,7 +30,7 @@ func BenchmarkFixedLaunch(b *testing.B) {
 					b.Fatal(err)
 				}
 				x := gpu.Alloc[uint32](d, "x", 4)
-				cfg := gpu.Config{Name: "fixed", Grid: gpu.Dim3{X: shape.blocks}, Block: gpu.Dim3{X: shape.thread}}
+				cfg := gpu.LaunchConfig{Name: "fixed", Grid: gpu.Dim3{X: shape.blocks}, Block: gpu.Dim3{X: shape.thread}}
 				if c.obs != nil {
 					cfg.Observer = c.obs()
 				}

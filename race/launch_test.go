@@ -29,7 +29,7 @@ func TestHugeGrid(t *testing.T) {
 	det := race.New(race.Options{Family: race.IGUARD})
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
-	err := d.Launch(ctx, gpu.Config{Name: "huge", Grid: gpu.Dim3{X: 1<<31 - 1}, Block: gpu.Dim3{X: 32}, Observer: det},
+	err := d.Launch(ctx, gpu.LaunchConfig{Name: "huge", Grid: gpu.Dim3{X: 1<<31 - 1}, Block: gpu.Dim3{X: 32}, Observer: det},
 		func(t *gpu.Thread) {
 			i := t.GlobalID() % x.Len()
 			x.Store(t, i, x.Load(t, i)+1)
@@ -49,13 +49,13 @@ func TestTooManyThreads(t *testing.T) {
 	d := newDevice(t)
 	det := race.New(race.Options{Family: race.IGUARD, Precise: true})
 	var ran atomic.Bool
-	err := d.Launch(context.Background(), gpu.Config{Name: "big", Grid: gpu.Dim3{X: 1<<25 + 1}, Block: gpu.Dim3{X: 32}, Observer: det},
+	err := d.Launch(context.Background(), gpu.LaunchConfig{Name: "big", Grid: gpu.Dim3{X: 1<<25 + 1}, Block: gpu.Dim3{X: 32}, Observer: det},
 		func(*gpu.Thread) { ran.Store(true) })
 	require.ErrorContains(t, err, `race: launch "big" has 1073741856 threads (33554433 blocks of 32); the exact family names threads in 31 bits, two keys each, and accepts at most 1073741824`)
 	assert.False(t, ran.Load(), "no thread may run")
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	err = d.Launch(ctx, gpu.Config{Name: "most", Grid: gpu.Dim3{X: 1 << 25}, Block: gpu.Dim3{X: 32}, Observer: det},
+	err = d.Launch(ctx, gpu.LaunchConfig{Name: "most", Grid: gpu.Dim3{X: 1 << 25}, Block: gpu.Dim3{X: 32}, Observer: det},
 		func(*gpu.Thread) {})
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 }

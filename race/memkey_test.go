@@ -33,7 +33,7 @@ func onTwoDevices(t *testing.T, det *race.Detector, kernel func(d int, x gpu.Buf
 		x := gpu.Alloc[int32](d, "x", 16)
 		k := kernel(i, x)
 		go func() {
-			cfg := gpu.Config{Name: fmt.Sprint("on", i), Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}}
+			cfg := gpu.LaunchConfig{Name: fmt.Sprint("on", i), Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}}
 			errs <- d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
 				started.Add(1)
 				deadline := time.Now().Add(10 * time.Second)
@@ -65,7 +65,7 @@ func TestTwoDevicesNoAlias(t *testing.T) {
 		fill := func(_ int, x gpu.Buffer[int32]) gpu.Kernel {
 			return func(t *gpu.Thread) {
 				for i := range 8 {
-					x.Store(t, t.Block()*8+i, int32(i))
+					x.Store(t, t.BlockRank()*8+i, int32(i))
 				}
 			}
 		}
@@ -80,7 +80,7 @@ func TestTwoDevicesNoAlias(t *testing.T) {
 			if d == 1 {
 				return fill(d, x)
 			}
-			return func(t *gpu.Thread) { x.Store(t, 0, int32(t.Block())) } // both blocks: a race
+			return func(t *gpu.Thread) { x.Store(t, 0, int32(t.BlockRank())) } // both blocks: a race
 		})
 		rs := det.Reports()
 		require.NotEmpty(t, rs, "the race on device 0, precise %v", opt.Exact())
@@ -103,7 +103,7 @@ func TestForeignBufferDetected(t *testing.T) {
 	require.NoError(t, err)
 	x := gpu.Alloc[int32](a, "x", 1)
 	gpu.Alloc[int32](b, "y", 1) // b's memory with x's id
-	cfg := gpu.Config{Name: "k", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}}
+	cfg := gpu.LaunchConfig{Name: "k", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}}
 	err = b.Launch(context.Background(), cfg, func(t *gpu.Thread) { x.AtomicAdd(t, 0, 1, scope.Device) })
 	var fe *gpu.ForeignError
 	require.ErrorAs(t, err, &fe)

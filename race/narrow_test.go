@@ -36,7 +36,7 @@ func narrowNeighbours[T gpu.Elem](t *testing.T, f race.Family, gran int) {
 	x := gpu.Alloc[T](d, "x", 4)
 	det := race.New(race.Options{Family: f, Granularity: gran})
 	require.NoError(t, twoWarps(t, d, det, func(t *gpu.Thread) {
-		if r := t.Rank(); r == 0 || r == 32 {
+		if r := t.ThreadRank(); r == 0 || r == 32 {
 			x.Store(t, 1+r/32, 1) // x[1] and x[2], in one word
 		}
 	}))
@@ -44,7 +44,7 @@ func narrowNeighbours[T gpu.Elem](t *testing.T, f race.Family, gran int) {
 
 	det = race.New(race.Options{Family: f, Granularity: gran})
 	require.NoError(t, twoWarps(t, d, det, func(t *gpu.Thread) {
-		if r := t.Rank(); r == 0 || r == 32 {
+		if r := t.ThreadRank(); r == 0 || r == 32 {
 			x.Store(t, 2, 1)
 		}
 	}))
@@ -65,11 +65,11 @@ func TestNarrowShared(t *testing.T) {
 			det := race.New(race.Options{Family: f})
 			require.NoError(t, twoWarps(t, d, det, func(t *gpu.Thread) {
 				flags := gpu.Shared[uint8](t, "flags", 64)
-				flags.Store(t, t.Rank(), 1)
+				flags.Store(t, t.ThreadRank(), 1)
 				if sync {
 					t.SyncThreads()
 				}
-				_ = flags.Load(t, (t.Rank()+32)%64)
+				_ = flags.Load(t, (t.ThreadRank()+32)%64)
 			}))
 			if sync {
 				require.Empty(t, det.Reports(), "%v", f)
@@ -89,13 +89,13 @@ func TestNarrowAtomicScope(t *testing.T) {
 		d := newDevice(t)
 		x := gpu.Alloc[uint16](d, "x", 2)
 		det := race.New(race.Options{Family: f})
-		cfg := gpu.Config{Name: "k", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}, Observer: det}
+		cfg := gpu.LaunchConfig{Name: "k", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}, Observer: det}
 		require.NoError(t, d.Launch(t.Context(), cfg, func(t *gpu.Thread) {
-			x.AtomicCAS(t, t.Block(), 0, 1, scope.Block)
+			x.AtomicCAS(t, t.BlockRank(), 0, 1, scope.Block)
 		}))
 		require.Empty(t, det.Reports(), "%v", f)
 		require.NoError(t, d.Launch(t.Context(), cfg, func(t *gpu.Thread) {
-			x.AtomicCAS(t, 0, uint16(1-t.Block()), 7, scope.Block)
+			x.AtomicCAS(t, 0, uint16(1-t.BlockRank()), 7, scope.Block)
 		}))
 		rs := det.Reports()
 		require.Len(t, rs, 1, "%v", f)
@@ -124,9 +124,9 @@ func TestDynamicSharedGranularity(t *testing.T) {
 func dynamicNeighbours[T gpu.Elem](t *testing.T, f race.Family, gran int) []race.Report {
 	d := newDevice(t)
 	det := race.New(race.Options{Family: f, Granularity: gran})
-	cfg := gpu.Config{Name: "k", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 64}, DynamicShared: 8, Observer: det}
+	cfg := gpu.LaunchConfig{Name: "k", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 64}, DynamicShared: 8, Observer: det}
 	require.NoError(t, d.Launch(t.Context(), cfg, func(t *gpu.Thread) {
-		if r := t.Rank(); r == 0 || r == 32 {
+		if r := t.ThreadRank(); r == 0 || r == 32 {
 			gpu.DynamicShared[T](t).Store(t, r/32, 1)
 		}
 	}))
@@ -143,7 +143,7 @@ func TestViewReport(t *testing.T) {
 		v := x.Slice(4, 12)
 		det := race.New(race.Options{Family: f})
 		require.NoError(t, twoWarps(t, d, det, func(t *gpu.Thread) {
-			switch t.Rank() {
+			switch t.ThreadRank() {
 			case 0:
 				v.Store(t, 3, 1)
 			case 32:
@@ -178,7 +178,7 @@ func TestNarrowGranulesApart(t *testing.T) {
 	require.GreaterOrEqual(t, j, 0, "the layout has such a pair: a at %d, b at %d", a.Memory().Base, b.Memory().Base)
 	det := race.New(race.Options{Family: race.Exact})
 	require.NoError(t, twoWarps(t, d, det, func(t *gpu.Thread) {
-		switch t.Rank() {
+		switch t.ThreadRank() {
 		case 0:
 			a.Store(t, j, 1)
 		case 32:

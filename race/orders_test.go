@@ -50,7 +50,7 @@ func (c orderCase) once(t *testing.T, e gpu.Executor, deterministic bool) {
 	require.NoError(t, err)
 	defer d.Close()
 	det := race.New(race.Options{})
-	cfg := gpu.Config{Name: c.name, Grid: gpu.Dim3{X: c.blocks}, Block: gpu.Dim3{X: c.block}, Observer: det,
+	cfg := gpu.LaunchConfig{Name: c.name, Grid: gpu.Dim3{X: c.blocks}, Block: gpu.Dim3{X: c.block}, Observer: det,
 		Executor: e, Deterministic: deterministic, Schedule: gpu.ScheduleRandom, Seed: 7}
 	require.NoError(t, d.Launch(context.Background(), cfg, c.kernel(d)))
 	reports := det.Reports()
@@ -69,7 +69,7 @@ func handoff(rel, acq gpu.Order) func(d *gpu.Device) gpu.Kernel {
 		out := gpu.Alloc[int32](d, "out", 1)
 		return func(t *gpu.Thread) {
 			c := count.Ref(t, 0, scope.Device)
-			if t.Block() == 0 {
+			if t.BlockRank() == 0 {
 				data.Store(t, 0, 7)
 				c.FetchAdd(1, rel)
 				return
@@ -112,7 +112,7 @@ func TestOrderedRMWReleaseSequence(t *testing.T) {
 		flag := gpu.Alloc[uint32](d, "flag", 1)
 		return func(t *gpu.Thread) {
 			f := flag.Ref(t, 0, scope.Device)
-			switch t.Block() {
+			switch t.BlockRank() {
 			case 0:
 				data.Store(t, 0, 7)
 				f.Exchange(1, gpu.Release)
@@ -173,10 +173,10 @@ func dekker(fence func(t *gpu.Thread)) func(d *gpu.Device) gpu.Kernel {
 		flags := gpu.Alloc[uint32](d, "flags", 2)
 		n := gpu.Alloc[int32](d, "n", 1)
 		return func(t *gpu.Thread) {
-			if t.Rank()%32 != 0 {
+			if t.ThreadRank()%32 != 0 {
 				return
 			}
-			me := t.Rank() / 32
+			me := t.ThreadRank() / 32
 			mine, other := flags.Ref(t, me, scope.Device), flags.Ref(t, 1-me, scope.Device)
 			for done := 0; done < rounds; {
 				mine.Store(1, gpu.Relaxed)
@@ -227,7 +227,7 @@ func TestDekkerBlockFenceAcrossBlocks(t *testing.T) {
 			flags := gpu.Alloc[uint32](d, "flags", 2)
 			n := gpu.Alloc[int32](d, "n", 1)
 			return func(t *gpu.Thread) {
-				me := t.Block()
+				me := t.BlockRank()
 				mine, other := flags.Ref(t, me, scope.Device), flags.Ref(t, 1-me, scope.Device)
 				for done := 0; done < rounds; {
 					mine.Store(1, gpu.Relaxed)
@@ -253,7 +253,7 @@ func TestDekkerSeqCstOps(t *testing.T) {
 		flags := gpu.Alloc[uint32](d, "flags", 2)
 		n := gpu.Alloc[int32](d, "n", 1)
 		return func(t *gpu.Thread) {
-			me := t.Block()
+			me := t.BlockRank()
 			mine, other := flags.Ref(t, me, scope.Device), flags.Ref(t, 1-me, scope.Device)
 			for done := 0; done < rounds; {
 				mine.Store(1, gpu.SeqCst)

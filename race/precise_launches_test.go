@@ -21,7 +21,7 @@ func launchAsync(d *gpu.Device, name string, det *race.Detector, k gpu.Kernel) f
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		cfg := gpu.Config{Name: name, Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Observer: det}
+		cfg := gpu.LaunchConfig{Name: name, Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Observer: det}
 		err = d.Launch(context.Background(), cfg, k)
 	}()
 	return func() error { wg.Wait(); return err }
@@ -78,7 +78,7 @@ func TestPreciseHostOrderAcrossLaunches(t *testing.T) {
 			x.Load(t, 0)
 		})
 		<-running // r started before a
-		cfg := gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Observer: det}
+		cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Observer: det}
 		cfg.Name = "a"
 		require.NoError(t, d.Launch(context.Background(), cfg, func(t *gpu.Thread) { x.Store(t, 0, 1) }))
 		cfg.Name = "b"

@@ -40,7 +40,7 @@ func TestPreciseEvidenceNamesTheFix(t *testing.T) {
 			kernel: func(d *gpu.Device) gpu.Kernel {
 				x := gpu.Alloc[int32](d, "x", 1)
 				return func(t *gpu.Thread) {
-					switch t.Rank() {
+					switch t.ThreadRank() {
 					case 0:
 						x.Store(t, 0, 1)
 						t.FenceAcqRel(scope.Block)
@@ -54,7 +54,7 @@ func TestPreciseEvidenceNamesTheFix(t *testing.T) {
 			evidence: "__threadfence() then a strong write of a flag", kernel: func(d *gpu.Device) gpu.Kernel {
 				x := gpu.Alloc[int32](d, "x", 1)
 				return func(t *gpu.Thread) {
-					if t.Block() == 0 {
+					if t.BlockRank() == 0 {
 						x.Store(t, 0, 1)
 						return
 					}
@@ -90,7 +90,7 @@ func TestIGUARDEvidenceNamesTheFix(t *testing.T) {
 		d := newDevice(t)
 		det := race.New(race.Options{Family: race.IGUARD})
 		x := gpu.Alloc[int32](d, "x", 1)
-		cfg := gpu.Config{Grid: gpu.Dim3{X: c.blocks}, Block: gpu.Dim3{X: c.block}, Observer: det, Deterministic: true}
+		cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: c.blocks}, Block: gpu.Dim3{X: c.block}, Observer: det, Deterministic: true}
 		require.NoError(t, d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
 			switch t.GlobalID() {
 			case 0:
@@ -124,8 +124,8 @@ func TestPreciseEvidenceWhileTheBlockPolls(t *testing.T) {
 			other := gpu.Alloc[uint32](d, "other", 1)
 			out := gpu.Alloc[int32](d, "out", 1)
 			return func(t *gpu.Thread) {
-				if t.Block() == 0 {
-					switch t.Rank() {
+				if t.BlockRank() == 0 {
+					switch t.ThreadRank() {
 					case 0:
 						data.Store(t, 0, 7)
 						t.FenceAcqRel(scope.Device)
@@ -136,11 +136,11 @@ func TestPreciseEvidenceWhileTheBlockPolls(t *testing.T) {
 					}
 					return
 				}
-				if t.Rank() == block-1 {
+				if t.ThreadRank() == block-1 {
 					spin(t, flag)
 				}
 				t.SyncThreads()
-				switch t.Rank() {
+				switch t.ThreadRank() {
 				case 1:
 					out.Store(t, 0, data.Load(t, 0))
 				case block - 1:

@@ -18,13 +18,13 @@ func saxpy(tb testing.TB, n int, det *race.Detector) {
 	x := gpu.Alloc[float32](d, "x", n)
 	y := gpu.Alloc[float32](d, "y", n)
 	const bs = 256
-	cfg := gpu.Config{Name: "saxpy", Grid: gpu.Dim3{X: n / bs}, Block: gpu.Dim3{X: bs}}
+	cfg := gpu.LaunchConfig{Name: "saxpy", Grid: gpu.Dim3{X: n / bs}, Block: gpu.Dim3{X: bs}}
 	if det != nil {
 		cfg.Observer = det
 	}
 	require.NoError(tb, d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
 		s := gpu.Shared[float32](t, "xs", bs)
-		i, r := t.GlobalID(), t.Rank()
+		i, r := t.GlobalID(), t.ThreadRank()
 		s.Store(t, r, x.Load(t, i))
 		t.SyncThreads()
 		y.Store(t, i, 2*s.Load(t, bs-1-r)+y.Load(t, i))

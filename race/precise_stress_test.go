@@ -48,8 +48,8 @@ var stressKernels = map[string]struct {
 	"leader-message": {2, 32, func(d *gpu.Device) gpu.Kernel {
 		data, flag := gpu.Alloc[int32](d, "data", 32), gpu.Alloc[uint32](d, "flag", 1)
 		return func(t *gpu.Thread) {
-			r := t.Rank()
-			if t.Block() == 0 {
+			r := t.ThreadRank()
+			if t.BlockRank() == 0 {
 				data.Store(t, r, int32(r))
 				t.SyncThreads()
 				if r == 0 {
@@ -74,7 +74,7 @@ var stressKernels = map[string]struct {
 			i := t.GlobalID()
 			data.Store(t, i, int32(i))
 			t.SyncThreads()
-			if t.Rank() == 0 {
+			if t.ThreadRank() == 0 {
 				t.ThreadFence()
 				count.AtomicAdd(t, 0, 1, scope.Device)
 				for count.LoadVolatile(t, 0)%2 != 0 {
@@ -99,7 +99,7 @@ func TestPreciseStress(t *testing.T) {
 			t.Run(name+"/"+ex.String(), func(t *testing.T) {
 				det := race.New(race.Options{Precise: true, MaxReports: 1 << 20})
 				d := newDevice(t)
-				cfg := gpu.Config{Name: name, Grid: gpu.Dim3{X: k.blocks}, Block: gpu.Dim3{X: k.block},
+				cfg := gpu.LaunchConfig{Name: name, Grid: gpu.Dim3{X: k.blocks}, Block: gpu.Dim3{X: k.block},
 					Executor: ex, Observer: det, Cooperative: true}
 				kernel := k.kernel(d)
 				for i := range n {

@@ -49,7 +49,7 @@ func (c preciseCase) run(t *testing.T) {
 func (c preciseCase) once(t *testing.T, e gpu.Executor, deterministic bool) []string {
 	det := race.New(race.Options{Precise: true, History: true})
 	d := newDevice(t)
-	cfg := gpu.Config{Name: c.name, Grid: gpu.Dim3{X: c.blocks}, Block: gpu.Dim3{X: c.block},
+	cfg := gpu.LaunchConfig{Name: c.name, Grid: gpu.Dim3{X: c.blocks}, Block: gpu.Dim3{X: c.block},
 		Cooperative: true, Deterministic: deterministic}
 	require.NoError(t, racetest.LaunchFunc(d, det, e)(context.Background(), cfg, c.kernel(d)))
 	return c.problems(det.Reports())
@@ -96,7 +96,7 @@ func TestPreciseLostReaders(t *testing.T) {
 		kernel: func(d *gpu.Device) gpu.Kernel {
 			a := gpu.Alloc[int32](d, "A", 1)
 			return func(t *gpu.Thread) {
-				if t.Block() == 0 {
+				if t.BlockRank() == 0 {
 					_ = a.Load(t, 0)
 				}
 				a.AtomicAdd(t, 0, 1, scope.Device)
@@ -115,7 +115,7 @@ func chain(mid scope.Scope) func(d *gpu.Device) gpu.Kernel {
 		f2 := gpu.Alloc[uint32](d, "f2", 1)
 		out := gpu.Alloc[int32](d, "out", 1)
 		return func(t *gpu.Thread) {
-			switch t.Block() {
+			switch t.BlockRank() {
 			case 0:
 				x.Store(t, 0, 7)
 				t.FenceAcqRel(scope.Device)
@@ -155,7 +155,7 @@ func flagPass(acquire bool) func(d *gpu.Device) gpu.Kernel {
 		flag := gpu.Alloc[uint32](d, "flag", 1)
 		out := gpu.Alloc[int32](d, "out", 1)
 		return func(t *gpu.Thread) {
-			if t.Block() == 0 {
+			if t.BlockRank() == 0 {
 				data.Store(t, 0, 7)
 				t.ThreadFence()
 				flag.StoreVolatile(t, 0, 1)
@@ -199,8 +199,8 @@ func TestPreciseCumulativity(t *testing.T) {
 		flag := gpu.Alloc[uint32](d, "flag", 1)
 		out := gpu.Alloc[int32](d, "out", 64)
 		return func(t *gpu.Thread) {
-			r := t.Rank()
-			if t.Block() == 0 {
+			r := t.ThreadRank()
+			if t.BlockRank() == 0 {
 				data.Store(t, r, int32(r))
 				t.SyncThreads()
 				if r == 0 {
@@ -234,7 +234,7 @@ func TestPreciseGridBarrierAsPrinted(t *testing.T) {
 				i := t.GlobalID()
 				data.Store(t, i, int32(i))
 				t.SyncThreads()
-				if t.Rank() == 0 {
+				if t.ThreadRank() == 0 {
 					t.ThreadFence()
 					count.AtomicAdd(t, 0, 1, scope.Device)
 					for count.LoadVolatile(t, 0) < 2 {
@@ -259,7 +259,7 @@ func TestPreciseGridBarrierFenced(t *testing.T) {
 			i := t.GlobalID()
 			data.Store(t, i, int32(i))
 			t.SyncThreads()
-			if t.Rank() == 0 {
+			if t.ThreadRank() == 0 {
 				t.ThreadFence()
 				count.AtomicAdd(t, 0, 1, scope.Device)
 				for count.LoadVolatile(t, 0) < 2 {
@@ -324,9 +324,9 @@ func ExampleOptions_family() {
 		data := gpu.Alloc[int32](d, "data", 1)
 		flag := gpu.Alloc[uint32](d, "flag", 1)
 		det := race.New(opt)
-		cfg := gpu.Config{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}, Cooperative: true, Deterministic: true, Observer: det}
+		cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}, Cooperative: true, Deterministic: true, Observer: det}
 		_ = d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
-			if t.Block() == 0 {
+			if t.BlockRank() == 0 {
 				data.Store(t, 0, 7)
 				t.ThreadFence()
 				flag.StoreVolatile(t, 0, 1)

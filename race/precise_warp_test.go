@@ -15,7 +15,7 @@ func warpReduce(sync bool) func(d *gpu.Device) gpu.Kernel {
 	return func(d *gpu.Device) gpu.Kernel {
 		return func(t *gpu.Thread) {
 			s := gpu.Shared[uint32](t, "s", 32)
-			r := t.Rank()
+			r := t.ThreadRank()
 			s.StoreVolatile(t, r, uint32(r))
 			if sync {
 				t.SyncWarp(gpu.FullMask)
@@ -51,7 +51,7 @@ func TestPreciseVolatileStrongBetweenWarps(t *testing.T) {
 	preciseCase{name: "between-warps", blocks: 1, block: 64, kernel: func(d *gpu.Device) gpu.Kernel {
 		x := gpu.Alloc[uint32](d, "x", 1)
 		return func(t *gpu.Thread) {
-			switch t.Rank() {
+			switch t.ThreadRank() {
 			case 0:
 				x.StoreVolatile(t, 0, 1)
 			case 32:
@@ -62,7 +62,7 @@ func TestPreciseVolatileStrongBetweenWarps(t *testing.T) {
 	preciseCase{name: "lane-handoff", blocks: 1, block: 32, kernel: func(d *gpu.Device) gpu.Kernel {
 		data, flag := gpu.Alloc[uint32](d, "data", 1), gpu.Alloc[uint32](d, "flag", 1)
 		return func(t *gpu.Thread) {
-			switch t.Rank() {
+			switch t.ThreadRank() {
 			case 0:
 				data.Store(t, 0, 7)
 				flag.StoreRelease(t, 0, 1, scope.Block)

@@ -81,14 +81,14 @@ func hammer(t *testing.T, det *race.Detector, blocks, n int) {
 	t.Helper()
 	d := newDevice(t)
 	x := gpu.Alloc[uint32](d, "x", 2+blocks)
-	err := d.Launch(context.Background(), gpu.Config{Name: "hammer", Grid: gpu.Dim3{X: blocks}, Block: gpu.Dim3{X: 64}, Observer: det},
+	err := d.Launch(context.Background(), gpu.LaunchConfig{Name: "hammer", Grid: gpu.Dim3{X: blocks}, Block: gpu.Dim3{X: 64}, Observer: det},
 		func(t *gpu.Thread) {
 			for range n {
 				x.AtomicAdd(t, 0, 1, scope.Device)
 			}
 			x.Store(t, 1, uint32(t.GlobalID()))
 			if t.Lane() < 2 {
-				x.Store(t, 2+t.Block(), uint32(t.Rank()))
+				x.Store(t, 2+t.BlockRank(), uint32(t.ThreadRank()))
 			}
 		})
 	require.NoError(t, err)
@@ -143,7 +143,7 @@ func TestCentralHaltOnFirst(t *testing.T) {
 	err := twoWarps(t, d, det, func(t *gpu.Thread) {
 		for range 100 { // enough accesses after the race for one to raise it
 			x.Store(t, 0, 1)
-			x.Store(t, t.Rank(), 2)
+			x.Store(t, t.ThreadRank(), 2)
 		}
 	})
 	var h *race.Halt
@@ -193,7 +193,7 @@ func TestExactFullSameVerdicts(t *testing.T) {
 		det := race.New(opt)
 		d := newDevice(t)
 		x := gpu.Alloc[int32](d, "x", 1<<12)
-		cfg := gpu.Config{Grid: gpu.Dim3{X: 16}, Block: gpu.Dim3{X: 256}, Observer: det}
+		cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 16}, Block: gpu.Dim3{X: 256}, Observer: det}
 		require.NoError(t, d.Launch(context.Background(), cfg, func(t *gpu.Thread) { x.Store(t, t.GlobalID(), 1) }))
 		firsts[name] = det.Stats().Firsts
 		require.Empty(t, det.Reports())

@@ -20,11 +20,11 @@ func TestReportJSONRoundTrip(t *testing.T) {
 	d := newDevice(t)
 	x := gpu.Alloc[int32](d, "x", 1)
 	det := race.New(race.Options{History: true})
-	require.NoError(t, d.Launch(context.Background(), gpu.Config{Name: "json", Grid: gpu.Dim3{X: 2, Y: 2}, Block: gpu.Dim3{X: 64}, Observer: det},
+	require.NoError(t, d.Launch(context.Background(), gpu.LaunchConfig{Name: "json", Grid: gpu.Dim3{X: 2, Y: 2}, Block: gpu.Dim3{X: 64}, Observer: det},
 		func(t *gpu.Thread) {
 			s := gpu.Shared[int32](t, "tile", 1)
 			s.Store(t, 0, 1) // every thread of a block: missing-syncwarp and missing-block-fence
-			if t.Rank() == 0 {
+			if t.ThreadRank() == 0 {
 				x.AtomicAdd(t, 0, 1, scope.Block) // each block's thread 0: scoped-atomic
 			}
 		}))

@@ -24,7 +24,7 @@ func callerLine() int {
 //go:noinline
 func bump(t *gpu.Thread, x gpu.Buffer[int32], line *int) {
 	*line = callerLine() + 1
-	x.Store(t, 0, int32(t.Rank()))
+	x.Store(t, 0, int32(t.ThreadRank()))
 }
 
 // TestReportStacks: with history, each side of a report carries its call
@@ -37,11 +37,11 @@ func TestReportStacks(t *testing.T) {
 		x := gpu.Alloc[int32](d, "x", 1)
 		det := race.New(race.Options{History: history})
 		var inner, outer int
-		err := d.Launch(context.Background(), gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 2}, Observer: det}, func(t *gpu.Thread) {
+		err := d.Launch(context.Background(), gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 2}, Observer: det}, func(t *gpu.Thread) {
 			var l int
 			at := callerLine() + 1
 			bump(t, x, &l) // the kernel's line
-			if t.Rank() == 0 {
+			if t.ThreadRank() == 0 {
 				inner, outer = l, at
 			}
 		})

@@ -28,11 +28,11 @@ func TestWeakSpinStaysARace(t *testing.T) {
 			require.NoError(t, err)
 			flag := gpu.Alloc[int32](d, "flag", 1)
 			det := race.New(race.Options{})
-			cfg := gpu.Config{Name: "poll", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 2}, Executor: c.ex, Deterministic: c.det, Observer: det}
+			cfg := gpu.LaunchConfig{Name: "poll", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 2}, Executor: c.ex, Deterministic: c.det, Observer: det}
 			res := make(chan error, 1)
 			go func() {
 				res <- d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
-					if t.Rank() == 1 {
+					if t.ThreadRank() == 1 {
 						flag.Store(t, 0, 1)
 						return
 					}

@@ -39,7 +39,7 @@ func TestNoAllocs(t *testing.T) {
 	}
 	launch := func(n int, round func(*gpu.Thread, *[4]int32)) float64 {
 		return testing.AllocsPerRun(3, func() {
-			err := d.Launch(context.Background(), gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 64}}, func(t *gpu.Thread) {
+			err := d.Launch(context.Background(), gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 64}}, func(t *gpu.Thread) {
 				var v [4]int32
 				for range n {
 					round(t, &v)

@@ -18,7 +18,7 @@ func Example() {
 		host[i] = 1
 	}
 	buf := gpu.FromHost(d, "buf", host)
-	err := d.Launch(context.Background(), gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 64}}, func(t *gpu.Thread) {
+	err := d.Launch(context.Background(), gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 64}}, func(t *gpu.Thread) {
 		var items [2]int32
 		block.LoadBlocked(t, buf, 0, items[:], 0)
 		prefix, _ := block.ExclusiveScan(t, block.Temp[int32](t, "scan"), items[0]+items[1], 0, gpu.Add[int32])

@@ -29,7 +29,7 @@ func launch[T gpu.Elem](t *testing.T, n int, gen func(*rand.Rand) T, k func(th *
 		in[i] = gen(r)
 	}
 	src, dst := gpu.FromHost(d, "in", in), gpu.Alloc[T](d, "out", len(in))
-	racetest.Launch(t, d, gpu.Config{Name: "block", Grid: gpu.Dim3{X: grid}, Block: gpu.Dim3{X: n}}, func(th *gpu.Thread) {
+	racetest.Launch(t, d, gpu.LaunchConfig{Name: "block", Grid: gpu.Dim3{X: grid}, Block: gpu.Dim3{X: n}}, func(th *gpu.Thread) {
 		dst.Store(th, th.GlobalID(), k(th, src.Load(th, th.GlobalID())))
 	})
 	return in, dst.Host()

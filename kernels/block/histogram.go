@@ -12,7 +12,7 @@ import (
 // counts. A sample past the last bin fails the thread with an error naming
 // it.
 func Histogram[C gpu.Integer](t *gpu.Thread, bins gpu.Buffer[C], samples []int) {
-	for i := t.Rank(); i < bins.Len(); i += t.Grid().BlockSize {
+	for i := t.ThreadRank(); i < bins.Len(); i += t.Grid().BlockSize {
 		bins.Store(t, i, 0)
 	}
 	t.SyncThreads()

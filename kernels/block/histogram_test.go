@@ -17,8 +17,8 @@ func TestHistogram(t *testing.T) {
 		in, out := launch(t, n, gen, func(th *gpu.Thread, v int32) int32 {
 			h := gpu.Shared[uint32](th, "bins", bins)
 			block.Histogram(th, h, []int{int(v), int(v)})
-			if th.Rank() < bins {
-				return int32(h.Load(th, th.Rank()))
+			if th.ThreadRank() < bins {
+				return int32(h.Load(th, th.ThreadRank()))
 			}
 			return 0
 		})
@@ -39,7 +39,7 @@ func TestHistogram(t *testing.T) {
 func TestHistogramBadSample(t *testing.T) {
 	d, _ := gpu.NewDevice(gpu.DeviceConfig{})
 	err := launchErr(d, 32, func(th *gpu.Thread) {
-		block.Histogram(th, gpu.Shared[int32](th, "bins", 4), []int{th.Rank()})
+		block.Histogram(th, gpu.Shared[int32](th, "bins", 4), []int{th.ThreadRank()})
 	})
 	assert.ErrorContains(t, err, "thread (4,0,0)")
 	assert.ErrorContains(t, err, `"bins"`)

@@ -12,7 +12,7 @@ import "github.com/warpguard/warpguard/gpu"
 // LoadBlocked loads the blocked arrangement: the thread of rank r takes
 // the len(items) consecutive elements from offset + r*len(items).
 func LoadBlocked[T gpu.Elem](t *gpu.Thread, src gpu.Buffer[T], offset int, items []T, oob T) {
-	first := offset + t.Rank()*len(items)
+	first := offset + t.ThreadRank()*len(items)
 	for j := range items {
 		items[j] = oob
 		if i := first + j; i < src.Len() {
@@ -27,7 +27,7 @@ func LoadStriped[T gpu.Elem](t *gpu.Thread, src gpu.Buffer[T], offset int, items
 	stride := t.Grid().BlockSize
 	for j := range items {
 		items[j] = oob
-		if i := offset + j*stride + t.Rank(); i < src.Len() {
+		if i := offset + j*stride + t.ThreadRank(); i < src.Len() {
 			items[j] = src.Load(t, i)
 		}
 	}
@@ -36,7 +36,7 @@ func LoadStriped[T gpu.Elem](t *gpu.Thread, src gpu.Buffer[T], offset int, items
 // StoreBlocked stores items in the blocked arrangement (see
 // [LoadBlocked]).
 func StoreBlocked[T gpu.Elem](t *gpu.Thread, dst gpu.Buffer[T], offset int, items []T) {
-	first := offset + t.Rank()*len(items)
+	first := offset + t.ThreadRank()*len(items)
 	for j, v := range items {
 		if i := first + j; i < dst.Len() {
 			dst.Store(t, i, v)
@@ -49,7 +49,7 @@ func StoreBlocked[T gpu.Elem](t *gpu.Thread, dst gpu.Buffer[T], offset int, item
 func StoreStriped[T gpu.Elem](t *gpu.Thread, dst gpu.Buffer[T], offset int, items []T) {
 	stride := t.Grid().BlockSize
 	for j, v := range items {
-		if i := offset + j*stride + t.Rank(); i < dst.Len() {
+		if i := offset + j*stride + t.ThreadRank(); i < dst.Len() {
 			dst.Store(t, i, v)
 		}
 	}

@@ -24,16 +24,16 @@ func TestLoadStore(t *testing.T) {
 		src, dst := gpu.FromHost(d, "src", host), gpu.Alloc[int64](d, "dst", n)
 		blocked, striped := gpu.Alloc[int64](d, "blocked", n), gpu.Alloc[int64](d, "striped", n)
 		tile := items * threads
-		cfg := gpu.Config{Name: "move", Grid: gpu.Dim3{X: max(1, (n+tile-1)/tile)}, Block: gpu.Dim3{X: threads}}
+		cfg := gpu.LaunchConfig{Name: "move", Grid: gpu.Dim3{X: max(1, (n+tile-1)/tile)}, Block: gpu.Dim3{X: threads}}
 		racetest.Launch(t, d, cfg, func(th *gpu.Thread) {
 			var v [items]int64
-			off := th.Block() * tile
+			off := th.BlockRank() * tile
 			block.LoadBlocked(th, src, off, v[:], -1)
 			block.StoreBlocked(th, blocked, off, v[:])
 			block.LoadStriped(th, src, off, v[:], -1)
 			block.StoreStriped(th, striped, off, v[:])
 			for j := range v {
-				if i := off + th.Rank()*items + j; i < n {
+				if i := off + th.ThreadRank()*items + j; i < n {
 					dst.Store(th, i, v[j]) // striped items of this thread, stored blocked
 				}
 			}

@@ -53,7 +53,7 @@ func RadixRank(t *gpu.Thread, tmp gpu.Buffer[int32], digit, radix int) int {
 func countDigits(t *gpu.Thread, tmp gpu.Buffer[int32], radix int, leader bool, digit, n int) {
 	g := t.Grid()
 	t.SyncThreads()
-	for i := t.Rank(); i < radix*g.Warps; i += g.BlockSize {
+	for i := t.ThreadRank(); i < radix*g.Warps; i += g.BlockSize {
 		tmp.Store(t, i, 0)
 	}
 	t.SyncThreads()
@@ -68,7 +68,7 @@ func countDigits(t *gpu.Thread, tmp gpu.Buffer[int32], radix int, leader bool, d
 // d adds it. Three __syncthreads.
 func offsetDigits(t *gpu.Thread, tmp gpu.Buffer[int32], radix int) {
 	g := t.Grid()
-	d := t.Rank()
+	d := t.ThreadRank()
 	var sum int32
 	if d < radix {
 		for w := range g.Warps {

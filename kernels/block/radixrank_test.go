@@ -57,8 +57,8 @@ func TestRadixRankOffsets(t *testing.T) {
 	in, out := launch(t, 96, gen, func(th *gpu.Thread, v int32) int32 {
 		tmp := gpu.Shared[int32](th, "rank", block.RadixRankLen(th, radix))
 		block.RadixRank(th, tmp, int(v), radix)
-		if th.Rank() < radix {
-			return tmp.Load(th, th.Rank()*th.Grid().Warps)
+		if th.ThreadRank() < radix {
+			return tmp.Load(th, th.ThreadRank()*th.Grid().Warps)
 		}
 		return 0
 	})

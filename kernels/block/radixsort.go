@@ -35,7 +35,7 @@ func RadixSort[K gpu.Integer](t *gpu.Thread, keys gpu.Buffer[K], tmp gpu.Buffer[
 		rank := RadixRank(t, tmp, Digit(key, shift, sortBits), 1<<sortBits)
 		keys.Store(t, rank, key)
 		t.SyncThreads()
-		key = keys.Load(t, t.Rank())
+		key = keys.Load(t, t.ThreadRank())
 		t.SyncThreads()
 	}
 	return key

@@ -40,7 +40,7 @@ func TestReducePartial(t *testing.T) {
 	for _, n := range blockSizes {
 		valid := max(1, n*2/3)
 		in, out := launch(t, n, small, func(th *gpu.Thread, v int32) int32 {
-			if th.Rank() >= valid {
+			if th.ThreadRank() >= valid {
 				v = 1 << 20 // must not count
 			}
 			return block.ReducePartial(th, block.Temp[int32](th, "tmp"), v, valid, gpu.Add[int32])

@@ -11,7 +11,7 @@ import (
 )
 
 func launchErr(d *gpu.Device, n int, k gpu.Kernel) error {
-	return d.Launch(context.Background(), gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: n}}, k)
+	return d.Launch(context.Background(), gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: n}}, k)
 }
 
 func TestInclusiveScan(t *testing.T) {

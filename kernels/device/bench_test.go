@@ -60,10 +60,10 @@ func benchDevice(b *testing.B) *gpu.Device {
 // "emulator" and under a default detector, the device's observer, as
 // "detector": setup allocates the buffers on a device and returns the
 // call, which gets the launch options.
-func emulated(b *testing.B, setup func(d *gpu.Device) func(cfg gpu.Config) error) {
+func emulated(b *testing.B, setup func(d *gpu.Device) func(cfg gpu.LaunchConfig) error) {
 	b.Run("emulator", func(b *testing.B) {
 		op := setup(benchDevice(b))
-		loop(b, func() error { return op(gpu.Config{}) })
+		loop(b, func() error { return op(gpu.LaunchConfig{}) })
 	})
 	b.Run("detector", func(b *testing.B) {
 		d, err := gpu.NewDevice(gpu.DeviceConfig{Observer: race.New(race.Options{})})
@@ -71,7 +71,7 @@ func emulated(b *testing.B, setup func(d *gpu.Device) func(cfg gpu.Config) error
 			b.Fatal(err)
 		}
 		op := setup(d)
-		loop(b, func() error { return op(gpu.Config{}) })
+		loop(b, func() error { return op(gpu.LaunchConfig{}) })
 	})
 }
 
@@ -86,9 +86,9 @@ func loop(b *testing.B, op func() error) {
 
 func BenchmarkReduce(b *testing.B) {
 	host := randInt32s(benchN, 1, 1000)
-	emulated(b, func(d *gpu.Device) func(cfg gpu.Config) error {
+	emulated(b, func(d *gpu.Device) func(cfg gpu.LaunchConfig) error {
 		in, out := gpu.FromHost(d, "in", host), gpu.Alloc[int32](d, "out", 1)
-		return func(cfg gpu.Config) error { return device.Reduce(ctx, d, cfg, in, out, 0, gpu.Add[int32]) }
+		return func(cfg gpu.LaunchConfig) error { return device.Reduce(ctx, d, cfg, in, out, 0, gpu.Add[int32]) }
 	})
 	b.Run("loop", func(b *testing.B) {
 		for b.Loop() {
@@ -117,9 +117,9 @@ func sum(xs []int32) int32 {
 func BenchmarkInclusiveScan(b *testing.B) {
 	host := randInt32s(benchN, 2, 1000)
 	out := make([]int32, len(host))
-	emulated(b, func(d *gpu.Device) func(cfg gpu.Config) error {
+	emulated(b, func(d *gpu.Device) func(cfg gpu.LaunchConfig) error {
 		in, out := gpu.FromHost(d, "in", host), gpu.Alloc[int32](d, "out", len(host))
-		return func(cfg gpu.Config) error { return device.InclusiveScan(ctx, d, cfg, in, out, gpu.Add[int32]) }
+		return func(cfg gpu.LaunchConfig) error { return device.InclusiveScan(ctx, d, cfg, in, out, gpu.Add[int32]) }
 	})
 	b.Run("loop", func(b *testing.B) {
 		for b.Loop() {
@@ -158,9 +158,9 @@ func BenchmarkHistogramEven(b *testing.B) {
 			}
 		}
 	}
-	emulated(b, func(d *gpu.Device) func(cfg gpu.Config) error {
+	emulated(b, func(d *gpu.Device) func(cfg gpu.LaunchConfig) error {
 		in, h := gpu.FromHost(d, "in", host), gpu.Alloc[int32](d, "hist", bins)
-		return func(cfg gpu.Config) error { return device.HistogramEven(ctx, d, cfg, in, h, -0.5, 0.5) }
+		return func(cfg gpu.LaunchConfig) error { return device.HistogramEven(ctx, d, cfg, in, h, -0.5, 0.5) }
 	})
 	b.Run("loop", func(b *testing.B) {
 		for b.Loop() {
@@ -184,9 +184,9 @@ func BenchmarkHistogramEven(b *testing.B) {
 func BenchmarkSelect(b *testing.B) {
 	host := randInt32s(benchN, 4, 1000)
 	out := make([]int32, len(host))
-	emulated(b, func(d *gpu.Device) func(cfg gpu.Config) error {
+	emulated(b, func(d *gpu.Device) func(cfg gpu.LaunchConfig) error {
 		in, o := gpu.FromHost(d, "in", host), gpu.Alloc[int32](d, "out", len(host))
-		return func(cfg gpu.Config) error { _, err := device.Select(ctx, d, cfg, in, o, even); return err }
+		return func(cfg gpu.LaunchConfig) error { _, err := device.Select(ctx, d, cfg, in, o, even); return err }
 	})
 	b.Run("loop", func(b *testing.B) {
 		for b.Loop() {
@@ -236,9 +236,9 @@ func BenchmarkPartition(b *testing.B) {
 			}
 		}
 	}
-	emulated(b, func(d *gpu.Device) func(cfg gpu.Config) error {
+	emulated(b, func(d *gpu.Device) func(cfg gpu.LaunchConfig) error {
 		in, o := gpu.FromHost(d, "in", host), gpu.Alloc[int32](d, "out", len(host))
-		return func(cfg gpu.Config) error { _, err := device.Partition(ctx, d, cfg, in, o, even); return err }
+		return func(cfg gpu.LaunchConfig) error { _, err := device.Partition(ctx, d, cfg, in, o, even); return err }
 	})
 	b.Run("loop", func(b *testing.B) {
 		for b.Loop() {
@@ -259,10 +259,10 @@ func BenchmarkPartition(b *testing.B) {
 func BenchmarkRunLengthEncode(b *testing.B) {
 	host := randInt32s(benchN, 6, 3)
 	unique, counts := make([]int32, len(host)), make([]int32, len(host))
-	emulated(b, func(d *gpu.Device) func(cfg gpu.Config) error {
+	emulated(b, func(d *gpu.Device) func(cfg gpu.LaunchConfig) error {
 		in := gpu.FromHost(d, "in", host)
 		u, c := gpu.Alloc[int32](d, "unique", len(host)), gpu.Alloc[int32](d, "counts", len(host))
-		return func(cfg gpu.Config) error { _, err := device.RunLengthEncode(ctx, d, cfg, in, u, c); return err }
+		return func(cfg gpu.LaunchConfig) error { _, err := device.RunLengthEncode(ctx, d, cfg, in, u, c); return err }
 	})
 	b.Run("loop", func(b *testing.B) {
 		for b.Loop() {
@@ -316,10 +316,10 @@ func BenchmarkSegmentedReduce(b *testing.B) {
 			out[s] = sum(host[offs[s]:offs[s+1]])
 		}
 	}
-	emulated(b, func(d *gpu.Device) func(cfg gpu.Config) error {
+	emulated(b, func(d *gpu.Device) func(cfg gpu.LaunchConfig) error {
 		in, o := gpu.FromHost(d, "in", host), gpu.Alloc[int32](d, "out", len(offs)-1)
 		offsets := gpu.FromHost(d, "offsets", offs)
-		return func(cfg gpu.Config) error {
+		return func(cfg gpu.LaunchConfig) error {
 			return device.SegmentedReduce(ctx, d, cfg, in, offsets, o, 0, gpu.Add[int32])
 		}
 	})
@@ -341,9 +341,9 @@ func BenchmarkSortKeys(b *testing.B) {
 		host[i] = uint32(v) * 2654435761
 	}
 	work := make([]uint32, len(host))
-	emulated(b, func(d *gpu.Device) func(cfg gpu.Config) error {
+	emulated(b, func(d *gpu.Device) func(cfg gpu.LaunchConfig) error {
 		keys := gpu.Alloc[uint32](d, "keys", len(host))
-		return func(cfg gpu.Config) error { _ = keys.CopyIn(host); return device.SortKeys(ctx, d, cfg, keys) }
+		return func(cfg gpu.LaunchConfig) error { _ = keys.CopyIn(host); return device.SortKeys(ctx, d, cfg, keys) }
 	})
 	b.Run("loop", func(b *testing.B) {
 		for b.Loop() {
@@ -377,9 +377,9 @@ func BenchmarkSortPairs(b *testing.B) {
 		}
 	}
 	byKey := func(a, b pair) int { return cmp.Compare(a.k, b.k) }
-	emulated(b, func(d *gpu.Device) func(cfg gpu.Config) error {
+	emulated(b, func(d *gpu.Device) func(cfg gpu.LaunchConfig) error {
 		k, v := gpu.Alloc[uint32](d, "keys", len(keys)), gpu.Alloc[float32](d, "vals", len(keys))
-		return func(cfg gpu.Config) error {
+		return func(cfg gpu.LaunchConfig) error {
 			_, _ = k.CopyIn(keys), v.CopyIn(vals)
 			return device.SortPairs(ctx, d, cfg, k, v)
 		}

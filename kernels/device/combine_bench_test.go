@@ -24,7 +24,7 @@ func BenchmarkCombine(b *testing.B) {
 		b.Run(mode, func(b *testing.B) {
 			d := benchDevice(b)
 			in, out := gpu.FromHost(d, "in", host), gpu.Alloc[int32](d, "out", benchN/per)
-			cfg := gpu.Config{Grid: gpu.Dim3{X: benchN / per / 256}, Block: gpu.Dim3{X: 256}}
+			cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: benchN / per / 256}, Block: gpu.Dim3{X: 256}}
 			k := combineKernel(mode, per, in, out)
 			loop(b, func() error { return d.Launch(ctx, cfg, k) })
 		})
@@ -47,8 +47,8 @@ func combineKernel(mode string, per int, in, out gpu.Buffer[int32]) gpu.Kernel {
 				out.Store(t, t.GlobalWarp(), s)
 			}
 		case "warp+block":
-			if s = block.Reduce(t, block.Temp[int32](t, "warps"), s, gpu.Add[int32]); t.Rank() == 0 {
-				out.Store(t, t.Block(), s)
+			if s = block.Reduce(t, block.Temp[int32](t, "warps"), s, gpu.Add[int32]); t.ThreadRank() == 0 {
+				out.Store(t, t.BlockRank(), s)
 			}
 		}
 	}

@@ -5,7 +5,7 @@
 // [gpu.Device] and returns when they are done.
 //
 // Every primitive takes a context, which cancels its launches, and a
-// [gpu.Config] that each of its launches starts from, as a user's own
+// [gpu.LaunchConfig] that each of its launches starts from, as a user's own
 // launch does: its Observer (a race detector from package race, say), and
 // the device's, watch every launch, so a pipeline of the user's kernels
 // and these primitives is checked end to end; Executor, Divergence,

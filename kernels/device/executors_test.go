@@ -23,7 +23,7 @@ func TestExecutors(t *testing.T) {
 			det := race.New(race.Options{})
 			d, err := gpu.NewDevice(gpu.DeviceConfig{Observer: det})
 			require.NoError(t, err)
-			cfg := gpu.Config{Executor: ex, Block: gpu.Dim3{X: 40}}
+			cfg := gpu.LaunchConfig{Executor: ex, Block: gpu.Dim3{X: 40}}
 			host := randInt32s(n, 14, 50)
 			in := gpu.FromHost(d, "in", host)
 			runAll(t, d, cfg, in, host)
@@ -34,7 +34,7 @@ func TestExecutors(t *testing.T) {
 
 // runAll runs each primitive on in, whose contents are host, and checks
 // what it returns against a loop's.
-func runAll(t *testing.T, d *gpu.Device, cfg gpu.Config, in gpu.Buffer[int32], host []int32) {
+func runAll(t *testing.T, d *gpu.Device, cfg gpu.LaunchConfig, in gpu.Buffer[int32], host []int32) {
 	n := len(host)
 	out := gpu.Alloc[int32](d, "out", n)
 	require.NoError(t, device.Reduce(ctx, d, cfg, in, out, 0, gpu.Add[int32]))

@@ -36,12 +36,12 @@ func sizes(t *testing.T) []int {
 // checked returns a device, the launch options that put every launch of
 // a primitive under a race detector, and a function that fails t with
 // the detector's reports.
-func checked(t *testing.T) (*gpu.Device, gpu.Config, func()) {
+func checked(t *testing.T) (*gpu.Device, gpu.LaunchConfig, func()) {
 	t.Helper()
 	d, err := gpu.NewDevice(gpu.DeviceConfig{})
 	require.NoError(t, err)
 	det := racetest.New()
-	return d, gpu.Config{Observer: det, Block: gpu.Dim3{X: 32}}, func() { // small blocks: three levels of partials at 70_001
+	return d, gpu.LaunchConfig{Observer: det, Block: gpu.Dim3{X: 32}}, func() { // small blocks: three levels of partials at 70_001
 		t.Helper()
 		assert.Empty(t, reports(det), "races")
 	}

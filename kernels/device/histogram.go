@@ -26,7 +26,7 @@ const rowBins = 1024
 // a race detector's cost for an atomic grows with.
 // With more than rowBins bins, threads add to hist with device-scope
 // atomics after a launch that zeroes it.
-func HistogramEven[T gpu.Elem, C gpu.Integer](ctx context.Context, d *gpu.Device, cfg gpu.Config, in gpu.Buffer[T], hist gpu.Buffer[C], lower, upper T) error {
+func HistogramEven[T gpu.Elem, C gpu.Integer](ctx context.Context, d *gpu.Device, cfg gpu.LaunchConfig, in gpu.Buffer[T], hist gpu.Buffer[C], lower, upper T) error {
 	r, err := newRun(ctx, d, cfg, "device.HistogramEven")
 	if err != nil {
 		return err

@@ -36,9 +36,9 @@ func TestHistogramEven(t *testing.T) {
 func TestHistogramErrors(t *testing.T) {
 	d, _ := gpu.NewDevice(gpu.DeviceConfig{})
 	in := gpu.Alloc[int32](d, "in", 4)
-	err := device.HistogramEven(ctx, d, gpu.Config{}, in, gpu.Alloc[int32](d, "hist", 4), 3, 3)
+	err := device.HistogramEven(ctx, d, gpu.LaunchConfig{}, in, gpu.Alloc[int32](d, "hist", 4), 3, 3)
 	assert.EqualError(t, err, "device.HistogramEven: lower 3 is not below upper 3")
-	err = device.HistogramEven(ctx, d, gpu.Config{}, in, gpu.Buffer[int32]{}, 0, 3)
+	err = device.HistogramEven(ctx, d, gpu.LaunchConfig{}, in, gpu.Buffer[int32]{}, 0, 3)
 	assert.EqualError(t, err, "device.HistogramEven: hist has length 0; it needs at least 1")
 }
 

@@ -10,7 +10,7 @@ import (
 // index order: init alone if in is empty. Each thread folds its items to
 // one partial, and the partials, items times fewer, are reduced the same
 // way until one thread holds them all.
-func Reduce[T gpu.Elem](ctx context.Context, d *gpu.Device, cfg gpu.Config, in, out gpu.Buffer[T], init T, op func(a, b T) T) error {
+func Reduce[T gpu.Elem](ctx context.Context, d *gpu.Device, cfg gpu.LaunchConfig, in, out gpu.Buffer[T], init T, op func(a, b T) T) error {
 	r, err := newRun(ctx, d, cfg, "device.Reduce")
 	if err != nil {
 		return err

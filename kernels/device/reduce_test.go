@@ -47,7 +47,7 @@ func TestReduceOrder(t *testing.T) {
 func TestReduceErrors(t *testing.T) {
 	d, _ := gpu.NewDevice(gpu.DeviceConfig{})
 	in := gpu.Alloc[float32](d, "in", 10)
-	err := device.Reduce(ctx, d, gpu.Config{}, in, gpu.Buffer[float32]{}, 0, gpu.Add[float32])
+	err := device.Reduce(ctx, d, gpu.LaunchConfig{}, in, gpu.Buffer[float32]{}, 0, gpu.Add[float32])
 	assert.EqualError(t, err, "device.Reduce: out has length 0; it needs at least 1")
 }
 
@@ -57,7 +57,7 @@ func TestObserved(t *testing.T) {
 	d, _ := gpu.NewDevice(gpu.DeviceConfig{})
 	det := racetest.New()
 	in, out := gpu.FromHost(d, "in", randInt32s(5000, 12, 100)), gpu.Alloc[int32](d, "out", 1)
-	require.NoError(t, device.Reduce(ctx, d, gpu.Config{Observer: det}, in, out, 0, gpu.Add[int32]))
+	require.NoError(t, device.Reduce(ctx, d, gpu.LaunchConfig{Observer: det}, in, out, 0, gpu.Add[int32]))
 	assert.GreaterOrEqual(t, det.Stats().Accesses, uint64(5000))
 }
 
@@ -67,5 +67,5 @@ func TestCancelled(t *testing.T) {
 	c, cancel := context.WithCancel(ctx)
 	cancel()
 	keys := gpu.Alloc[uint32](d, "keys", 100)
-	assert.ErrorIs(t, device.SortKeys(c, d, gpu.Config{}, keys), context.Canceled)
+	assert.ErrorIs(t, device.SortKeys(c, d, gpu.LaunchConfig{}, keys), context.Canceled)
 }

@@ -23,14 +23,14 @@ import (
 // launch boundary synchronizes every thread at once.
 const items = 32
 
-// defaultThreads is the block size when Config.Block.X is zero.
+// defaultThreads is the block size when LaunchConfig.Block.X is zero.
 const defaultThreads = 256
 
 // A run is one primitive's call: what each of its launches starts from.
 type run struct {
 	ctx     context.Context
 	d       *gpu.Device
-	cfg     gpu.Config
+	cfg     gpu.LaunchConfig
 	fn      string // the primitive, such as "device.Reduce", for names and errors
 	caller  string // the line that called the primitive, as "pkg/x_test.go:12"
 	threads int
@@ -39,7 +39,7 @@ type run struct {
 // newRun checks what every primitive needs: a device and a block size
 // within its limits. It must be called by the exported primitive itself,
 // whose caller's line it records.
-func newRun(ctx context.Context, d *gpu.Device, cfg gpu.Config, fn string) (*run, error) {
+func newRun(ctx context.Context, d *gpu.Device, cfg gpu.LaunchConfig, fn string) (*run, error) {
 	if d == nil {
 		return nil, fmt.Errorf("%s: nil *gpu.Device", fn)
 	}
@@ -48,7 +48,7 @@ func newRun(ctx context.Context, d *gpu.Device, cfg gpu.Config, fn string) (*run
 		threads = defaultThreads
 	}
 	if limit := d.Config().MaxThreadsPerBlock; threads < 1 || threads > limit {
-		return nil, fmt.Errorf("%s: Config.Block.X is %d; want 1 to %d threads", fn, threads, limit)
+		return nil, fmt.Errorf("%s: LaunchConfig.Block.X is %d; want 1 to %d threads", fn, threads, limit)
 	}
 	return &run{ctx: ctx, d: d, cfg: cfg, fn: fn, caller: callerLine(2), threads: threads}, nil
 }

@@ -19,7 +19,7 @@ import (
 // next start among its items, or for its last run, found by reading on
 // past its items until the value changes. Those tails are disjoint, so
 // every element is read at most once more.
-func RunLengthEncode[T gpu.Elem](ctx context.Context, d *gpu.Device, cfg gpu.Config, in, unique gpu.Buffer[T], counts gpu.Buffer[int32]) (int, error) {
+func RunLengthEncode[T gpu.Elem](ctx context.Context, d *gpu.Device, cfg gpu.LaunchConfig, in, unique gpu.Buffer[T], counts gpu.Buffer[int32]) (int, error) {
 	r, err := newRun(ctx, d, cfg, "device.RunLengthEncode")
 	if err != nil || in.Len() == 0 {
 		return 0, err

@@ -36,7 +36,7 @@ func TestRunLengthEncode(t *testing.T) {
 func TestRunLengthEncodeShort(t *testing.T) {
 	d, _ := gpu.NewDevice(gpu.DeviceConfig{})
 	in := gpu.FromHost(d, "in", []uint64{1, 1, 2, 3})
-	_, err := device.RunLengthEncode(ctx, d, gpu.Config{}, in, gpu.Alloc[uint64](d, "u", 3), gpu.Alloc[int32](d, "c", 2))
+	_, err := device.RunLengthEncode(ctx, d, gpu.LaunchConfig{}, in, gpu.Alloc[uint64](d, "u", 3), gpu.Alloc[int32](d, "c", 2))
 	assert.EqualError(t, err, "device.RunLengthEncode: counts has length 2; it needs at least 3")
 }
 

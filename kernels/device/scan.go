@@ -13,7 +13,7 @@ import (
 // partials, items times fewer, are scanned by the same algorithm (by one
 // thread when they fit it), and each thread scans its items again from
 // its predecessors' aggregate, the partial scanned before its own.
-func InclusiveScan[T gpu.Elem](ctx context.Context, d *gpu.Device, cfg gpu.Config, in, out gpu.Buffer[T], op func(a, b T) T) error {
+func InclusiveScan[T gpu.Elem](ctx context.Context, d *gpu.Device, cfg gpu.LaunchConfig, in, out gpu.Buffer[T], op func(a, b T) T) error {
 	r, err := newRun(ctx, d, cfg, "device.InclusiveScan")
 	if err != nil {
 		return err
@@ -30,7 +30,7 @@ func InclusiveScan[T gpu.Elem](ctx context.Context, d *gpu.Device, cfg gpu.Confi
 // ExclusiveScan stores in out[i] op folded over init and in[0] to in[i-1]:
 // init in out[0]. out must hold at least in.Len() elements and may be in
 // itself. The algorithm is InclusiveScan's.
-func ExclusiveScan[T gpu.Elem](ctx context.Context, d *gpu.Device, cfg gpu.Config, in, out gpu.Buffer[T], init T, op func(a, b T) T) error {
+func ExclusiveScan[T gpu.Elem](ctx context.Context, d *gpu.Device, cfg gpu.LaunchConfig, in, out gpu.Buffer[T], init T, op func(a, b T) T) error {
 	r, err := newRun(ctx, d, cfg, "device.ExclusiveScan")
 	if err != nil {
 		return err

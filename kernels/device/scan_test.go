@@ -73,6 +73,6 @@ func TestScanOrder(t *testing.T) {
 func TestScanErrors(t *testing.T) {
 	d, _ := gpu.NewDevice(gpu.DeviceConfig{})
 	in, out := gpu.Alloc[int32](d, "in", 10), gpu.Alloc[int32](d, "out", 9)
-	err := device.InclusiveScan(ctx, d, gpu.Config{}, in, out, gpu.Add[int32])
+	err := device.InclusiveScan(ctx, d, gpu.LaunchConfig{}, in, out, gpu.Add[int32])
 	assert.EqualError(t, err, "device.InclusiveScan: out has length 9; it needs at least 10")
 }

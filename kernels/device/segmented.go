@@ -16,7 +16,7 @@ import (
 // Each thread folds one segment in a Go local, as a sequential loop does,
 // so segments need not be aligned to anything and cost no collective; a
 // long segment keeps its thread long.
-func SegmentedReduce[T gpu.Elem](ctx context.Context, d *gpu.Device, cfg gpu.Config, in gpu.Buffer[T], offsets gpu.Buffer[int32], out gpu.Buffer[T], init T, op func(a, b T) T) error {
+func SegmentedReduce[T gpu.Elem](ctx context.Context, d *gpu.Device, cfg gpu.LaunchConfig, in gpu.Buffer[T], offsets gpu.Buffer[int32], out gpu.Buffer[T], init T, op func(a, b T) T) error {
 	r, err := newRun(ctx, d, cfg, "device.SegmentedReduce")
 	if err != nil {
 		return err

@@ -41,7 +41,7 @@ func TestSegmentedReduceBadOffsets(t *testing.T) {
 	d, _ := gpu.NewDevice(gpu.DeviceConfig{})
 	in := gpu.Alloc[int32](d, "in", 10)
 	offsets := gpu.FromHost(d, "offsets", []int32{0, 4, 3, 10})
-	err := device.SegmentedReduce(ctx, d, gpu.Config{}, in, offsets, gpu.Alloc[int32](d, "out", 3), 0, gpu.Add[int32])
+	err := device.SegmentedReduce(ctx, d, gpu.LaunchConfig{}, in, offsets, gpu.Alloc[int32](d, "out", 3), 0, gpu.Add[int32])
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "device.SegmentedReduce: segment 1 is offsets[1:3] = [4, 3); want 0 <= begin <= end <= 10, the length of in")
 }

@@ -15,7 +15,7 @@ import (
 // Each thread counts the selected among its items, an exclusive scan of
 // the counts gives each thread its first place, and each thread copies
 // its selected items from there, loading each element once a launch.
-func Select[T gpu.Elem](ctx context.Context, d *gpu.Device, cfg gpu.Config, in, out gpu.Buffer[T], pred func(T) bool) (int, error) {
+func Select[T gpu.Elem](ctx context.Context, d *gpu.Device, cfg gpu.LaunchConfig, in, out gpu.Buffer[T], pred func(T) bool) (int, error) {
 	r, err := newRun(ctx, d, cfg, "device.Select")
 	if err != nil || in.Len() == 0 {
 		return 0, err
@@ -40,7 +40,7 @@ func Select[T gpu.Elem](ctx context.Context, d *gpu.Device, cfg gpu.Config, in, 
 // DevicePartition::If reverses the second), and returns how many hold.
 // out must be as long as in. pred runs as for [Select], and the algorithm
 // is Select's.
-func Partition[T gpu.Elem](ctx context.Context, d *gpu.Device, cfg gpu.Config, in, out gpu.Buffer[T], pred func(T) bool) (int, error) {
+func Partition[T gpu.Elem](ctx context.Context, d *gpu.Device, cfg gpu.LaunchConfig, in, out gpu.Buffer[T], pred func(T) bool) (int, error) {
 	r, err := newRun(ctx, d, cfg, "device.Partition")
 	if err != nil {
 		return 0, err

@@ -34,7 +34,7 @@ func TestSelect(t *testing.T) {
 func TestSelectShortOut(t *testing.T) {
 	d, _ := gpu.NewDevice(gpu.DeviceConfig{})
 	in, out := gpu.FromHost(d, "in", []int32{2, 4, 5, 6}), gpu.Alloc[int32](d, "out", 2)
-	n, err := device.Select(ctx, d, gpu.Config{}, in, out, even)
+	n, err := device.Select(ctx, d, gpu.LaunchConfig{}, in, out, even)
 	assert.EqualError(t, err, "device.Select: out has length 2; it needs at least 3")
 	assert.Zero(t, n)
 	assert.Equal(t, []int32{0, 0}, out.Host())
@@ -63,6 +63,6 @@ func TestPartition(t *testing.T) {
 
 func TestPartitionErrors(t *testing.T) {
 	d, _ := gpu.NewDevice(gpu.DeviceConfig{})
-	_, err := device.Partition(ctx, d, gpu.Config{}, gpu.Alloc[int32](d, "in", 5), gpu.Alloc[int32](d, "out", 4), even)
+	_, err := device.Partition(ctx, d, gpu.LaunchConfig{}, gpu.Alloc[int32](d, "in", 5), gpu.Alloc[int32](d, "out", 4), even)
 	assert.EqualError(t, err, "device.Partition: in has length 5 but out has length 4; they must agree")
 }

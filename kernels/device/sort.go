@@ -30,7 +30,7 @@ const (
 // each thread stores its keys at their places in order, so the pass is
 // stable. The passes alternate between keys and a scratch buffer, an even
 // number of times.
-func SortKeys[K gpu.Integer](ctx context.Context, d *gpu.Device, cfg gpu.Config, keys gpu.Buffer[K]) error {
+func SortKeys[K gpu.Integer](ctx context.Context, d *gpu.Device, cfg gpu.LaunchConfig, keys gpu.Buffer[K]) error {
 	r, err := newRun(ctx, d, cfg, "device.SortKeys")
 	if err != nil {
 		return err
@@ -41,7 +41,7 @@ func SortKeys[K gpu.Integer](ctx context.Context, d *gpu.Device, cfg gpu.Config,
 // SortPairs sorts keys in place in ascending order and moves values with
 // them, stably: pairs with equal keys keep their order. keys and values
 // must have the same length. The algorithm is [SortKeys]'.
-func SortPairs[K gpu.Integer, V gpu.Elem](ctx context.Context, d *gpu.Device, cfg gpu.Config, keys gpu.Buffer[K], values gpu.Buffer[V]) error {
+func SortPairs[K gpu.Integer, V gpu.Elem](ctx context.Context, d *gpu.Device, cfg gpu.LaunchConfig, keys gpu.Buffer[K], values gpu.Buffer[V]) error {
 	r, err := newRun(ctx, d, cfg, "device.SortPairs")
 	if err != nil {
 		return err

@@ -70,7 +70,7 @@ func TestSortPairs(t *testing.T) {
 func TestSortErrors(t *testing.T) {
 	d, _ := gpu.NewDevice(gpu.DeviceConfig{})
 	keys := gpu.Alloc[uint32](d, "keys", 5)
-	err := device.SortPairs(ctx, d, gpu.Config{}, keys, gpu.Alloc[int32](d, "values", 4))
+	err := device.SortPairs(ctx, d, gpu.LaunchConfig{}, keys, gpu.Alloc[int32](d, "values", 4))
 	assert.EqualError(t, err, "device.SortPairs: keys has length 5 but values has length 4; they must agree")
 }
 

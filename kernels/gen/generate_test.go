@@ -51,7 +51,7 @@ func TestKernelsTerminate(t *testing.T) {
 			d, err := gpu.NewDevice(gpu.DeviceConfig{})
 			require.NoError(t, err)
 			k := gen.Generate(s)
-			cfg := gpu.Config{Executor: e, Schedule: gpu.ScheduleRandom, Seed: s, Timeout: gen.Timeout}
+			cfg := gpu.LaunchConfig{Executor: e, Schedule: gpu.ScheduleRandom, Seed: s, Timeout: gen.Timeout}
 			require.NoError(t, k.Launch(context.Background(), d, cfg), "%v, seed %d:\n%v", e, s, k)
 		}
 	}

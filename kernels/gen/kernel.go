@@ -36,7 +36,7 @@ type Kernel struct {
 // Launch runs k on d with cfg, whose Grid and Block it sets; the caller
 // chooses executor, schedule and observer. It allocates the global buffer
 // "g" on d.
-func (k *Kernel) Launch(ctx context.Context, d *gpu.Device, cfg gpu.Config) error {
+func (k *Kernel) Launch(ctx context.Context, d *gpu.Device, cfg gpu.LaunchConfig) error {
 	g := gpu.Alloc[uint32](d, "g", globalWords)
 	cfg.Grid, cfg.Block = gpu.Dim3{X: k.Blocks}, gpu.Dim3{X: k.Threads}
 	if cfg.Name == "" {

@@ -23,7 +23,7 @@ type Lock struct {
 
 // run takes the lock, runs the body and releases, if t passes the guard.
 func (l Lock) run(t *gpu.Thread, m *mem) {
-	if !l.Who.has(t.Block(), t.Rank()) {
+	if !l.Who.has(t.BlockRank(), t.ThreadRank()) {
 		return
 	}
 	w := lockBase + l.Lock

@@ -45,7 +45,7 @@ func slot(sp Space, i, b int) int {
 // do performs op with order o and scope s on word i of the space, writing
 // v (comparing with cmp for CAS), and returns the value read.
 func (m *mem) do(t *gpu.Thread, sp Space, i int, op Op, o gpu.Order, s scope.Scope, v, cmp uint32) uint32 {
-	b, n := m.g, slot(sp, i, t.Block())
+	b, n := m.g, slot(sp, i, t.BlockRank())
 	if sp == Shared {
 		b = m.s
 	}

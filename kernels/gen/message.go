@@ -30,13 +30,13 @@ type Message struct {
 func (msg Message) run(t *gpu.Thread, m *mem) {
 	f := flagBase + msg.Flag
 	switch {
-	case t.Block() == msg.Block && t.Rank() == msg.Rank:
+	case t.BlockRank() == msg.Block && t.ThreadRank() == msg.Rank:
 		for _, d := range msg.Data {
 			m.do(t, Global, d, Store, gpu.Weak, scope.Thread, uint32(t.GlobalID()+1), 0)
 		}
 		fenceIf(t, msg.PubFence)
 		m.do(t, Global, f, Store, msg.Set, msg.SetScope, 1, 0)
-	case msg.To.has(t.Block(), t.Rank()):
+	case msg.To.has(t.BlockRank(), t.ThreadRank()):
 		for m.do(t, Global, f, Load, msg.Wait, msg.WaitScope, 0, 0) != 1 {
 		}
 		fenceIf(t, msg.SubFence)

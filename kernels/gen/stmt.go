@@ -26,7 +26,7 @@ type Access struct {
 
 // run performs the access if t passes the guard.
 func (a Access) run(t *gpu.Thread, m *mem) {
-	if a.Who.has(t.Block(), t.Rank()) {
+	if a.Who.has(t.BlockRank(), t.ThreadRank()) {
 		a.do(t, m)
 	}
 }
@@ -34,7 +34,7 @@ func (a Access) run(t *gpu.Thread, m *mem) {
 // do performs the access unguarded.
 func (a Access) do(t *gpu.Thread, m *mem) {
 	v := uint32(t.GlobalID() + 1)
-	m.do(t, a.Space, a.At.of(t.Rank()), a.Op, a.Order, a.Scope, v, 0)
+	m.do(t, a.Space, a.At.of(t.ThreadRank()), a.Op, a.Order, a.Scope, v, 0)
 }
 
 // String prints the access, with its guard.
@@ -100,7 +100,7 @@ type Fence struct {
 
 // run fences if t passes the guard.
 func (f Fence) run(t *gpu.Thread, _ *mem) {
-	if !f.Who.has(t.Block(), t.Rank()) {
+	if !f.Who.has(t.BlockRank(), t.ThreadRank()) {
 		return
 	}
 	if f.Order == gpu.AcqRel {

@@ -13,7 +13,7 @@ import (
 func Example() {
 	d, _ := gpu.NewDevice(gpu.DeviceConfig{})
 	sums := gpu.Alloc[int32](d, "sums", 8)
-	err := d.Launch(context.Background(), gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 32}}, func(t *gpu.Thread) {
+	err := d.Launch(context.Background(), gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 32}}, func(t *gpu.Thread) {
 		v := int32(t.Lane())
 		total := warp.Reduce(t, v, gpu.Add[int32])
 		running := warp.InclusiveScan(t, v, gpu.Add[int32])

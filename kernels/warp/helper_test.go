@@ -32,8 +32,8 @@ func runOn[T gpu.Elem](t *testing.T, dc gpu.DeviceConfig, n int, gen func(*rand.
 		in[i] = gen(r)
 	}
 	src, dst := gpu.FromHost(d, "in", in), gpu.Alloc[T](d, "out", n)
-	racetest.Launch(t, d, gpu.Config{Name: "warp", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: n}}, func(th *gpu.Thread) {
-		dst.Store(th, th.Rank(), k(th, src.Load(th, th.Rank())))
+	racetest.Launch(t, d, gpu.LaunchConfig{Name: "warp", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: n}}, func(th *gpu.Thread) {
+		dst.Store(th, th.ThreadRank(), k(th, src.Load(th, th.ThreadRank())))
 	})
 	return in, dst.Host()
 }

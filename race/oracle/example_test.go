@@ -15,9 +15,9 @@ import (
 func ExampleLaunch() {
 	d, _ := gpu.NewDevice(gpu.DeviceConfig{})
 	data, flag := gpu.Alloc[int32](d, "data", 1), gpu.Alloc[int32](d, "flag", 1)
-	cfg := gpu.Config{Name: "message", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}}
+	cfg := gpu.LaunchConfig{Name: "message", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}}
 	res, err := oracle.Launch(context.Background(), d, cfg, func(t *gpu.Thread) {
-		if t.Block() == 0 {
+		if t.BlockRank() == 0 {
 			data.Store(t, 0, 42)
 			t.Fence(scope.Device)
 			flag.StoreVolatile(t, 0, 1)

@@ -11,7 +11,7 @@ import (
 // (cfg.Deterministic, Executor and Observer are replaced), and returns the
 // oracle's verdict on the execution. A launch that fails returns its error
 // with no verdict.
-func Launch(ctx context.Context, d *gpu.Device, cfg gpu.Config, k gpu.Kernel) (*Result, error) {
+func Launch(ctx context.Context, d *gpu.Device, cfg gpu.LaunchConfig, k gpu.Kernel) (*Result, error) {
 	rec := NewRecorder()
 	cfg.Deterministic, cfg.Executor, cfg.Observer = true, gpu.Fibers, rec
 	if err := d.Launch(ctx, cfg, k); err != nil {

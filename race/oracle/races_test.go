@@ -18,7 +18,7 @@ import (
 // granules, as "name[index]" strings, and the races.
 func judge(t *testing.T, d *gpu.Device, blocks, block int, k gpu.Kernel) ([]string, []oracle.Race) {
 	t.Helper()
-	cfg := gpu.Config{Name: t.Name(), Grid: gpu.Dim3{X: blocks}, Block: gpu.Dim3{X: block}}
+	cfg := gpu.LaunchConfig{Name: t.Name(), Grid: gpu.Dim3{X: blocks}, Block: gpu.Dim3{X: block}}
 	res, err := oracle.Launch(context.Background(), d, cfg, k)
 	require.NoError(t, err)
 	var names []string
@@ -48,7 +48,7 @@ func TestLostReader(t *testing.T) {
 	d := device(t)
 	a := gpu.Alloc[uint32](d, "a", 1)
 	got, races := judge(t, d, 1, 3, func(th *gpu.Thread) {
-		if th.Rank() == 0 {
+		if th.ThreadRank() == 0 {
 			a.Load(th, 0)
 		}
 		a.AtomicAdd(th, 0, 1, scope.Device)
@@ -67,7 +67,7 @@ func chain(t *testing.T, middle scope.Scope) []string {
 	d := device(t)
 	x, f := gpu.Alloc[uint32](d, "x", 1), gpu.Alloc[uint32](d, "f", 2)
 	got, _ := judge(t, d, 3, 1, func(th *gpu.Thread) {
-		switch th.Block() {
+		switch th.BlockRank() {
 		case 0:
 			x.Store(th, 0, 1)
 			th.FenceAcqRel(scope.Device)
@@ -103,7 +103,7 @@ func messagePass(t *testing.T, poll func(f gpu.Buffer[uint32], th *gpu.Thread) u
 	d := device(t)
 	x, f := gpu.Alloc[uint32](d, "x", 1), gpu.Alloc[uint32](d, "f", 1)
 	got, _ := judge(t, d, 2, 1, func(th *gpu.Thread) {
-		if th.Block() == 0 {
+		if th.BlockRank() == 0 {
 			x.Store(th, 0, 1)
 			th.Fence(scope.Device)
 			f.StoreVolatile(th, 0, 1)
@@ -151,17 +151,17 @@ func TestCumulativityThroughBarrier(t *testing.T) {
 	d := device(t)
 	x, f := gpu.Alloc[uint32](d, "x", 2), gpu.Alloc[uint32](d, "f", 1)
 	got, _ := judge(t, d, 2, 2, func(th *gpu.Thread) {
-		if th.Block() == 0 {
-			x.Store(th, th.Rank(), 1)
+		if th.BlockRank() == 0 {
+			x.Store(th, th.ThreadRank(), 1)
 			th.SyncThreads()
-			if th.Rank() == 0 {
+			if th.ThreadRank() == 0 {
 				th.Fence(scope.Device)
 				f.StoreVolatile(th, 0, 1)
 			}
 			return
 		}
 		spin(func() uint32 { return f.LoadAcquire(th, 0, scope.Device) }, 1)
-		x.Load(th, 1-th.Rank())
+		x.Load(th, 1-th.ThreadRank())
 	})
 	assert.Empty(t, got)
 }
@@ -181,11 +181,11 @@ func TestWarpIntrinsicIsNoBarrier(t *testing.T) {
 			d := device(t)
 			got, _ := judge(t, d, 1, 2, func(th *gpu.Thread) {
 				s := gpu.Shared[uint32](th, "s", 1)
-				if th.Rank() == 0 {
+				if th.ThreadRank() == 0 {
 					s.Store(th, 0, 1)
 				}
 				tc.sync(th)
-				if th.Rank() == 1 {
+				if th.ThreadRank() == 1 {
 					s.Load(th, 0)
 				}
 			})
@@ -214,7 +214,7 @@ func releaseSequence(t *testing.T, middle func(f gpu.Buffer[uint32], th *gpu.Thr
 	d := device(t)
 	x, f := gpu.Alloc[uint32](d, "x", 1), gpu.Alloc[uint32](d, "f", 1)
 	got, _ := judge(t, d, 3, 1, func(th *gpu.Thread) {
-		switch th.Block() {
+		switch th.BlockRank() {
 		case 0:
 			x.Store(th, 0, 1)
 			f.StoreRelease(th, 0, 1, scope.Device)
@@ -249,7 +249,7 @@ func TestFencesAloneOrderNothing(t *testing.T) {
 	x := gpu.Alloc[uint32](d, "x", 1)
 	got, _ := judge(t, d, 2, 1, func(th *gpu.Thread) {
 		th.FenceAcqRel(scope.Device)
-		x.Store(th, 0, uint32(th.Block()))
+		x.Store(th, 0, uint32(th.BlockRank()))
 		th.FenceAcqRel(scope.Device)
 	})
 	assert.Equal(t, []string{"x[0]"}, got)
@@ -266,7 +266,7 @@ func TestSCFencesOrderByTheirOrder(t *testing.T) {
 		x := gpu.Alloc[uint32](d, "x", 1)
 		got, _ := judge(t, d, 2, 1, func(th *gpu.Thread) {
 			th.Fence(s)
-			x.Store(th, 0, uint32(th.Block()))
+			x.Store(th, 0, uint32(th.BlockRank()))
 			th.Fence(s)
 		})
 		assert.Equal(t, want, got, "fences of %v scope", s)
@@ -279,11 +279,11 @@ func TestTileSync(t *testing.T) {
 		d := device(t)
 		got, _ := judge(t, d, 1, 64, func(th *gpu.Thread) {
 			s := gpu.Shared[uint32](th, "s", 1)
-			if th.Rank() == 0 {
+			if th.ThreadRank() == 0 {
 				s.Store(th, 0, 1)
 			}
 			gpu.TiledPartition(th, size).Sync()
-			if th.Rank() == 40 {
+			if th.ThreadRank() == 40 {
 				s.Load(th, 0)
 			}
 		})
@@ -298,7 +298,7 @@ func TestFailedCASOnlyReads(t *testing.T) {
 		d := device(t)
 		x := gpu.Alloc[uint32](d, "x", 1)
 		got, _ := judge(t, d, 2, 1, func(th *gpu.Thread) {
-			if th.Block() == 0 {
+			if th.BlockRank() == 0 {
 				x.Load(th, 0)
 				return
 			}

@@ -99,7 +99,7 @@ func (r *Recorder) Sync(t *gpu.Thread, s gpu.Sync) {
 
 // add appends e, made by t, to the trace of t's launch.
 func (r *Recorder) add(t *gpu.Thread, e Event) {
-	e.Thread, e.Rank = t.Place(), t.Rank()
+	e.Thread, e.Rank = t.Place(), t.ThreadRank()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	tr := r.running[t.Grid()]

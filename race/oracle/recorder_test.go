@@ -19,9 +19,9 @@ func TestRecorderSeesEveryEvent(t *testing.T) {
 	d, err := gpu.NewDevice(gpu.DeviceConfig{Observer: rec})
 	require.NoError(t, err)
 	x := gpu.Alloc[uint32](d, "x", 2)
-	cfg := gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 2}, Deterministic: true}
+	cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 2}, Deterministic: true}
 	require.NoError(t, d.Launch(context.Background(), cfg, func(th *gpu.Thread) {
-		x.Store(th, th.Rank(), 1)
+		x.Store(th, th.ThreadRank(), 1)
 		th.Fence(scope.Block)
 		th.SyncThreads()
 	}))
@@ -43,15 +43,15 @@ func TestGridSync(t *testing.T) {
 	for _, sync := range []bool{true, false} {
 		d := device(t)
 		x := gpu.Alloc[uint32](d, "x", 1)
-		cfg := gpu.Config{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}, Cooperative: true}
+		cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}, Cooperative: true}
 		res, err := oracle.Launch(context.Background(), d, cfg, func(th *gpu.Thread) {
-			if th.Block() == 0 {
+			if th.BlockRank() == 0 {
 				x.Store(th, 0, 1)
 			}
 			if sync {
 				gpu.ThisGrid(th).Sync()
 			}
-			if th.Block() == 1 {
+			if th.BlockRank() == 1 {
 				x.Load(th, 0)
 			}
 		})
@@ -105,7 +105,7 @@ func TestRecorderParallelLock(t *testing.T) {
 	}
 	for _, ex := range []gpu.Executor{gpu.Fibers, gpu.Goroutines} {
 		rec := oracle.NewRecorder()
-		cfg := gpu.Config{Grid: gpu.Dim3{X: 4}, Block: gpu.Dim3{X: 1}, Executor: ex, Observer: rec}
+		cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 4}, Block: gpu.Dim3{X: 1}, Executor: ex, Observer: rec}
 		for range launches {
 			require.NoError(t, d.Launch(context.Background(), cfg, lockedCount(lock, n)))
 		}

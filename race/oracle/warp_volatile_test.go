@@ -17,7 +17,7 @@ import (
 func warpReduce(sync bool) gpu.Kernel {
 	return func(th *gpu.Thread) {
 		s := gpu.Shared[uint32](th, "s", 32)
-		r := th.Rank()
+		r := th.ThreadRank()
 		s.StoreVolatile(th, r, uint32(r))
 		if sync {
 			th.SyncWarp(gpu.FullMask)
@@ -55,7 +55,7 @@ func TestVolatileBetweenWarpsStaysStrong(t *testing.T) {
 	d := device(t)
 	x := gpu.Alloc[uint32](d, "x", 1)
 	got, _ := judge(t, d, 1, 64, func(th *gpu.Thread) {
-		switch th.Rank() {
+		switch th.ThreadRank() {
 		case 0:
 			x.StoreVolatile(th, 0, 1)
 		case 32:
@@ -69,7 +69,7 @@ func TestVolatileBetweenWarpsStaysStrong(t *testing.T) {
 	})
 	assert.Empty(t, got, "atomics between lanes")
 	got, _ = judge(t, d, 1, 32, func(th *gpu.Thread) {
-		switch th.Rank() {
+		switch th.ThreadRank() {
 		case 0:
 			x.AtomicStore(th, 0, 1, scope.Block)
 		case 1:

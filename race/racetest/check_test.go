@@ -18,7 +18,7 @@ func TestCheck(t *testing.T) {
 	require.NoError(t, err)
 	x := gpu.Alloc[int32](d, "x", 1)
 	det := racetest.New()
-	cfg := gpu.Config{Name: "racy", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}, Observer: det}
+	cfg := gpu.LaunchConfig{Name: "racy", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}, Observer: det}
 	require.NoError(t, d.Launch(t.Context(), cfg, func(t *gpu.Thread) { x.Store(t, 0, 1) }))
 	rec := record(t)
 	racetest.Check(rec, det)

@@ -29,7 +29,7 @@ func count(ctx context.Context, d *gpu.Device, n gpu.Buffer[int32], blockScope b
 	if blockScope {
 		s = scope.Block
 	}
-	cfg := gpu.Config{Name: "count", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 32}}
+	cfg := gpu.LaunchConfig{Name: "count", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 32}}
 	return d.Launch(ctx, cfg, func(t *gpu.Thread) { n.AtomicAdd(t, 0, 1, s) })
 }
 
@@ -78,9 +78,9 @@ func TestDeviceChecksConcurrentLaunches(t *testing.T) {
 		started.Add(2)
 		for _, name := range []string{"a", "b"} {
 			wg.Go(func() {
-				cfg := gpu.Config{Name: name, Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}}
+				cfg := gpu.LaunchConfig{Name: name, Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}}
 				assert.NoError(t, d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
-					if t.Rank() == 0 {
+					if t.ThreadRank() == 0 {
 						started.Done()
 						started.Wait() // both launches are running
 					}
@@ -104,7 +104,7 @@ func TestDeviceOptions(t *testing.T) {
 		require.Equal(t, "small", d.Config().Name)
 		require.Equal(t, 8, d.Config().WarpSize)
 		x := gpu.Alloc[int32](d, "x", 2)
-		cfg := gpu.Config{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}}
+		cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}}
 		require.NoError(t, d.Launch(t.Context(), cfg, func(t *gpu.Thread) {
 			x.AtomicAdd(t, 0, 1, scope.Block)
 			x.Store(t, 1, 1)
@@ -122,7 +122,7 @@ func TestDeviceTimeout(t *testing.T) {
 	rec.run(func() {
 		d := racetest.Device(rec, racetest.Timeout(100*time.Millisecond))
 		n := gpu.Alloc[int32](d, "n", 1)
-		err := d.Launch(context.Background(), gpu.Config{Name: "spin", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}}, func(t *gpu.Thread) {
+		err := d.Launch(context.Background(), gpu.LaunchConfig{Name: "spin", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}}, func(t *gpu.Thread) {
 			for {
 				n.AtomicAdd(t, 0, 1, scope.Device)
 			}
@@ -142,7 +142,7 @@ func TestDeviceHaltPrintsTheReportOnce(t *testing.T) {
 	rec.run(func() {
 		d := racetest.Device(rec, racetest.HaltOnFirst())
 		x := gpu.Alloc[int32](d, "x", 1)
-		cfg := gpu.Config{Name: "halt", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}}
+		cfg := gpu.LaunchConfig{Name: "halt", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}}
 		launchErr = d.Launch(t.Context(), cfg, func(t *gpu.Thread) { x.Store(t, 0, 1) })
 	})
 	require.Error(t, launchErr)
@@ -167,7 +167,7 @@ func TestDeviceFailureHelper(t *testing.T) {
 	fmt.Printf("device line %d\n", line+2)
 	d := racetest.Device(t)
 	x := gpu.Alloc[int32](d, "x", 1)
-	cfg := gpu.Config{Name: "racy", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}}
+	cfg := gpu.LaunchConfig{Name: "racy", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}}
 	require.NoError(t, d.Launch(t.Context(), cfg, func(t *gpu.Thread) { x.Store(t, 0, 1) }))
 }
 

@@ -18,9 +18,9 @@ func Total(ctx context.Context, d *gpu.Device, xs []float32, blocks int) ([]floa
 	in := gpu.FromHost(d, "xs", xs)
 	sum, flag := gpu.Alloc[float32](d, "sum", 1), gpu.Alloc[int32](d, "flag", 1)
 	out := gpu.Alloc[float32](d, "out", blocks)
-	cfg := gpu.Config{Name: "total", Grid: gpu.Dim3{X: blocks}, Block: gpu.Dim3{X: 1}}
+	cfg := gpu.LaunchConfig{Name: "total", Grid: gpu.Dim3{X: blocks}, Block: gpu.Dim3{X: 1}}
 	err := d.Launch(ctx, cfg, func(t *gpu.Thread) {
-		if t.Block() == 0 {
+		if t.BlockRank() == 0 {
 			var s float32
 			for i := range in.Len() {
 				s += in.Load(t, i)
@@ -32,7 +32,7 @@ func Total(ctx context.Context, d *gpu.Device, xs []float32, blocks int) ([]floa
 		}
 		for flag.AtomicAdd(t, 0, 0, scope.Device) == 0 {
 		} // should be followed by t.ThreadFence(), the acquire
-		out.Store(t, t.Block(), sum.Load(t, 0))
+		out.Store(t, t.BlockRank(), sum.Load(t, 0))
 	})
 	return out.Host()[1:], err
 }

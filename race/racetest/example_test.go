@@ -18,9 +18,9 @@ func ExampleLaunch() {
 	d, _ := gpu.NewDevice(gpu.DeviceConfig{})
 	data := gpu.Alloc[float32](d, "data", 1)
 	flag := gpu.Alloc[int32](d, "flag", 1)
-	cfg := gpu.Config{Name: "publish", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}}
+	cfg := gpu.LaunchConfig{Name: "publish", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}}
 	racetest.Launch(&printer{}, d, cfg, func(t *gpu.Thread) {
-		if t.Block() == 0 {
+		if t.BlockRank() == 0 {
 			data.Store(t, 0, 42)
 			t.ThreadFenceBlock() // should be t.ThreadFence()
 			flag.AtomicExch(t, 0, 1, scope.Device)
@@ -48,11 +48,11 @@ func ExampleLaunch() {
 func ExampleExpect() {
 	t := &printer{} // the test's *testing.T
 	d := racetest.Device(t)
-	cfg := gpu.Config{Name: "unsynced", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 64}}
+	cfg := gpu.LaunchConfig{Name: "unsynced", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 64}}
 	_ = d.Launch(context.Background(), cfg, func(th *gpu.Thread) {
 		tile := gpu.Shared[int32](th, "tile", 64)
-		tile.Store(th, th.Rank(), 1)
-		_ = tile.Load(th, 63-th.Rank()) // no __syncthreads before it
+		tile.Store(th, th.ThreadRank(), 1)
+		_ = tile.Load(th, 63-th.ThreadRank()) // no __syncthreads before it
 	})
 	rs := racetest.Expect(t, racetest.DetectorOf(d), race.MissingBlockFence, racetest.Shared("tile"))
 	fmt.Println(rs[0].Kind, "on shared", rs[0].Mem.Name)
@@ -68,9 +68,9 @@ func ExampleExplore() {
 	t := &printer{} // the test's *testing.T
 	d, _ := gpu.NewDevice(gpu.DeviceConfig{})
 	data, flag := gpu.Alloc[int32](d, "data", 1), gpu.Alloc[int32](d, "flag", 1)
-	cfg := gpu.Config{Name: "handoff", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}}
+	cfg := gpu.LaunchConfig{Name: "handoff", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}}
 	seed := racetest.Explore(t, 16, d, cfg, func(t *gpu.Thread) {
-		if t.Block() == 0 {
+		if t.BlockRank() == 0 {
 			data.Store(t, 0, 42)
 			flag.StoreRelease(t, 0, 1, scope.Device)
 			return

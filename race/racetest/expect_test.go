@@ -13,13 +13,13 @@ import (
 
 // racyTwice races on global x (a block-scope atomic across blocks) and on
 // each block's shared array "tile" (two warps, no barrier).
-func racyTwice(d *gpu.Device, x gpu.Buffer[int32]) (gpu.Config, gpu.Kernel) {
-	cfg := gpu.Config{Name: "twice", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 64}}
+func racyTwice(d *gpu.Device, x gpu.Buffer[int32]) (gpu.LaunchConfig, gpu.Kernel) {
+	cfg := gpu.LaunchConfig{Name: "twice", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 64}}
 	return cfg, func(t *gpu.Thread) {
 		x.AtomicAdd(t, 0, 1, scope.Block)
 		tile := gpu.Shared[int32](t, "tile", 1)
-		if t.Rank() == 0 || t.Rank() == 32 {
-			tile.Store(t, 0, int32(t.Rank()))
+		if t.ThreadRank() == 0 || t.ThreadRank() == 32 {
+			tile.Store(t, 0, int32(t.ThreadRank()))
 		}
 	}
 }
@@ -79,7 +79,7 @@ func TestExpectMatchesASharedBuffer(t *testing.T) {
 	cfg.Observer = det
 	require.NoError(t, d.Launch(t.Context(), cfg, func(t *gpu.Thread) {
 		racy(t)
-		if t.Block() == 1 && t.Rank() == 0 {
+		if t.BlockRank() == 1 && t.ThreadRank() == 0 {
 			tile = gpu.Shared[int32](t, "tile", 1)
 		}
 	}))

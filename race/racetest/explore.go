@@ -14,7 +14,7 @@ import (
 // orders blocks, thread starts and wake-ups differently
 // (gpu.ScheduleRandom), and, under the Fibers executor, reproduces its
 // interleaving exactly: a failing seed, given to [Seed] or to
-// gpu.Config.Seed with Deterministic set, replays the failure.
+// gpu.LaunchConfig.Seed with Deterministic set, replays the failure.
 //
 // The seeds are 1 to n, or n seeds from the [Seed] option's on; seed 0 is
 // never tried, so that Explore's result is unambiguous. Explore returns
@@ -31,7 +31,7 @@ import (
 // would observe each launch twice. It fails tb with the races found by
 // each launch and takes them from the device's detector, so the test's
 // end does not report them again.
-func Explore(tb testing.TB, n int, d *gpu.Device, cfg gpu.Config, k gpu.Kernel, opts ...Option) uint64 {
+func Explore(tb testing.TB, n int, d *gpu.Device, cfg gpu.LaunchConfig, k gpu.Kernel, opts ...Option) uint64 {
 	tb.Helper()
 	c := configure(tb, opts)
 	first := uint64(1)
@@ -49,7 +49,7 @@ func Explore(tb testing.TB, n int, d *gpu.Device, cfg gpu.Config, k gpu.Kernel, 
 // explore runs one schedule of Explore and reports whether it passed.
 // The setup's writes, made before the launch on the test's goroutine,
 // synchronize before every thread of the launch starts.
-func (c *config) explore(tb testing.TB, d *gpu.Device, cfg gpu.Config, k gpu.Kernel) bool {
+func (c *config) explore(tb testing.TB, d *gpu.Device, cfg gpu.LaunchConfig, k gpu.Kernel) bool {
 	tb.Helper()
 	if c.setup != nil {
 		c.setup()
@@ -70,7 +70,7 @@ func (c *config) explore(tb testing.TB, d *gpu.Device, cfg gpu.Config, k gpu.Ker
 
 // exploreDevice runs one schedule on a Device, under its detector det
 // alone, and fails tb with the races the launch added to det.
-func (c *config) exploreDevice(tb testing.TB, d *gpu.Device, det *race.Detector, cfg gpu.Config, k gpu.Kernel) bool {
+func (c *config) exploreDevice(tb testing.TB, d *gpu.Device, det *race.Detector, cfg gpu.LaunchConfig, k gpu.Kernel) bool {
 	tb.Helper()
 	cfg.Observer = nil // the device's detector observes the launch
 	before, dropped := len(det.Reports()), det.Dropped()
@@ -86,7 +86,7 @@ func (c *config) exploreDevice(tb testing.TB, d *gpu.Device, det *race.Detector,
 }
 
 // failed fails tb naming cfg's seed, and the launch's error if any.
-func (c *config) failed(tb testing.TB, cfg gpu.Config, err error) {
+func (c *config) failed(tb testing.TB, cfg gpu.LaunchConfig, err error) {
 	tb.Helper()
 	tb.Errorf("racetest: launch %q fails under schedule seed %d (racetest.Seed(%d) replays it):", cfg.Name, cfg.Seed, cfg.Seed)
 	if err != nil {

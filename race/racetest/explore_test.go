@@ -18,7 +18,7 @@ import (
 // Both live in shared memory, so every launch starts from zeros.
 func handoff(t *gpu.Thread) {
 	data, flag := gpu.Shared[int32](t, "data", 1), gpu.Shared[int32](t, "flag", 1)
-	switch t.Rank() {
+	switch t.ThreadRank() {
 	case 0:
 		data.Store(t, 0, 1)
 		flag.AtomicExch(t, 0, 1, scope.Block) // no fence before it
@@ -35,7 +35,7 @@ func TestExploreNamesTheSeedAndItReplays(t *testing.T) {
 	t.Parallel()
 	d, err := gpu.NewDevice(gpu.DeviceConfig{})
 	require.NoError(t, err)
-	cfg := gpu.Config{Name: "handoff", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 64}}
+	cfg := gpu.LaunchConfig{Name: "handoff", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 64}}
 	rec := record(t)
 	seed := racetest.Explore(rec, 32, d, cfg, handoff)
 	require.NotZero(t, seed, "some schedule starts thread 0 before thread 32")
@@ -66,7 +66,7 @@ func TestExplorePassesCleanKernels(t *testing.T) {
 	d, err := gpu.NewDevice(gpu.DeviceConfig{})
 	require.NoError(t, err)
 	n := gpu.Alloc[int32](d, "n", 1)
-	cfg := gpu.Config{Grid: gpu.Dim3{X: 4}, Block: gpu.Dim3{X: 32}}
+	cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 4}, Block: gpu.Dim3{X: 32}}
 	require.Zero(t, racetest.Explore(t, 8, d, cfg, func(t *gpu.Thread) { n.AtomicAdd(t, 0, 1, scope.Device) }, racetest.Seed(100)))
 	require.Equal(t, []int32{8 * 4 * 32}, n.Host())
 }
@@ -78,7 +78,7 @@ func TestExploreNeverTriesSeedZero(t *testing.T) {
 	d, err := gpu.NewDevice(gpu.DeviceConfig{})
 	require.NoError(t, err)
 	x := gpu.Alloc[int32](d, "x", 1)
-	cfg := gpu.Config{Name: "store", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}}
+	cfg := gpu.LaunchConfig{Name: "store", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}}
 	rec := record(t)
 	seed := racetest.Explore(rec, 1, d, cfg, func(t *gpu.Thread) { x.Store(t, 0, 1) }, racetest.Seed(0))
 	require.Equal(t, uint64(1), seed)
@@ -90,7 +90,7 @@ func TestExploreNeverTriesSeedZero(t *testing.T) {
 // reads data. It relies on the flag starting at 0.
 func messagePassing(data, flag gpu.Buffer[int32], got gpu.Buffer[int32]) gpu.Kernel {
 	return func(t *gpu.Thread) {
-		if t.Block() == 0 {
+		if t.BlockRank() == 0 {
 			data.Store(t, 0, 42)
 			flag.StoreRelease(t, 0, 1, scope.Device)
 			return
@@ -110,7 +110,7 @@ func TestExploreSetupResetsEachSeed(t *testing.T) {
 	d, err := gpu.NewDevice(gpu.DeviceConfig{})
 	require.NoError(t, err)
 	data, flag, got := gpu.Alloc[int32](d, "data", 1), gpu.Alloc[int32](d, "flag", 1), gpu.Alloc[int32](d, "got", 1)
-	cfg := gpu.Config{Name: "mp", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}}
+	cfg := gpu.LaunchConfig{Name: "mp", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}}
 	setups := 0
 	reset := racetest.Setup(func() {
 		setups++
@@ -140,7 +140,7 @@ func TestExploreOnADeviceObservesOnce(t *testing.T) {
 	rec.run(func() {
 		d := racetest.Device(rec)
 		x := gpu.Alloc[int32](d, "x", 1)
-		cfg := gpu.Config{Name: "store", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}}
+		cfg := gpu.LaunchConfig{Name: "store", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}}
 		clean = racetest.Explore(rec, 4, d, cfg, func(t *gpu.Thread) { x.AtomicAdd(t, 0, 1, scope.Device) })
 		seed = racetest.Explore(rec, 4, d, cfg, func(t *gpu.Thread) { x.Store(t, 0, 1) })
 	})

@@ -96,7 +96,7 @@ func environment(tb testing.TB) race.Env {
 }
 
 // schedule returns cfg under the seeded schedule, if any.
-func (c *config) schedule(cfg gpu.Config) gpu.Config {
+func (c *config) schedule(cfg gpu.LaunchConfig) gpu.LaunchConfig {
 	if c.seeded {
 		return seeded(cfg, c.seed)
 	}
@@ -105,7 +105,7 @@ func (c *config) schedule(cfg gpu.Config) gpu.Config {
 
 // seeded returns cfg under gpu.ScheduleRandom with seed, deterministic
 // where its executor allows.
-func seeded(cfg gpu.Config, seed uint64) gpu.Config {
+func seeded(cfg gpu.LaunchConfig, seed uint64) gpu.LaunchConfig {
 	cfg.Schedule, cfg.Seed = gpu.ScheduleRandom, seed
 	cfg.Deterministic = cfg.Executor == gpu.Fibers
 	return cfg

@@ -16,11 +16,11 @@ import (
 
 // twoRaces races twice: a block-scope atomic across blocks on x[0], and a
 // missing device fence on x[1].
-func twoRaces(t *testing.T) (*gpu.Device, gpu.Config, gpu.Kernel) {
+func twoRaces(t *testing.T) (*gpu.Device, gpu.LaunchConfig, gpu.Kernel) {
 	d, err := gpu.NewDevice(gpu.DeviceConfig{})
 	require.NoError(t, err)
 	x := gpu.Alloc[int32](d, "x", 2)
-	return d, gpu.Config{Name: "racy", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}}, func(t *gpu.Thread) {
+	return d, gpu.LaunchConfig{Name: "racy", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}}, func(t *gpu.Thread) {
 		x.AtomicAdd(t, 0, 1, scope.Block)
 		x.Store(t, 1, 1)
 	}
@@ -77,12 +77,12 @@ func TestOptionsReplaceTheDetectorsOptions(t *testing.T) {
 // acquires what the writer's fence published, and family=iguard in
 // WARPGUARD does the same.
 func TestFamily(t *testing.T) {
-	published := func(t *testing.T) (*gpu.Device, gpu.Config, gpu.Kernel) {
+	published := func(t *testing.T) (*gpu.Device, gpu.LaunchConfig, gpu.Kernel) {
 		d, err := gpu.NewDevice(gpu.DeviceConfig{})
 		require.NoError(t, err)
 		data, flag := gpu.Alloc[int32](d, "data", 1), gpu.Alloc[int32](d, "flag", 1)
-		return d, gpu.Config{Name: "published", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}, Cooperative: true}, func(t *gpu.Thread) {
-			if t.Block() == 0 {
+		return d, gpu.LaunchConfig{Name: "published", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}, Cooperative: true}, func(t *gpu.Thread) {
+			if t.BlockRank() == 0 {
 				data.Store(t, 0, 1)
 				t.ThreadFence()
 				flag.AtomicStore(t, 0, 1, scope.Device)

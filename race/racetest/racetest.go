@@ -26,7 +26,7 @@ func New() *race.Detector { return race.New(race.Options{History: true}) }
 // option if given, so that a kernel that spins forever fails the test
 // with the runtime's listing of where each unfinished thread was instead
 // of hanging it.
-func Launch(tb testing.TB, d *gpu.Device, cfg gpu.Config, k gpu.Kernel, opts ...Option) *race.Detector {
+func Launch(tb testing.TB, d *gpu.Device, cfg gpu.LaunchConfig, k gpu.Kernel, opts ...Option) *race.Detector {
 	tb.Helper()
 	c := configure(tb, opts)
 	det := race.New(c.opt)
@@ -41,7 +41,7 @@ func Launch(tb testing.TB, d *gpu.Device, cfg gpu.Config, k gpu.Kernel, opts ...
 
 // launch runs k on d with cfg under the test's context and c's timeout,
 // and returns its error less a halt on the first race.
-func (c *config) launch(tb testing.TB, d *gpu.Device, cfg gpu.Config, k gpu.Kernel) error {
+func (c *config) launch(tb testing.TB, d *gpu.Device, cfg gpu.LaunchConfig, k gpu.Kernel) error {
 	if c.timeout > 0 && cfg.Timeout == 0 {
 		cfg.Timeout = c.timeout
 	}
@@ -69,8 +69,8 @@ func testContext(tb testing.TB) (context.Context, context.CancelFunc) {
 
 // LaunchFunc returns a function that launches kernels on d with executor
 // e, observed by det: the shape of kernels.LaunchFunc.
-func LaunchFunc(d *gpu.Device, det *race.Detector, e gpu.Executor) func(context.Context, gpu.Config, gpu.Kernel) error {
-	return func(ctx context.Context, cfg gpu.Config, k gpu.Kernel) error {
+func LaunchFunc(d *gpu.Device, det *race.Detector, e gpu.Executor) func(context.Context, gpu.LaunchConfig, gpu.Kernel) error {
+	return func(ctx context.Context, cfg gpu.LaunchConfig, k gpu.Kernel) error {
 		cfg.Observer, cfg.Executor = det, e
 		return withoutHalt(d.Launch(ctx, cfg, k))
 	}

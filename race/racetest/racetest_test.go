@@ -66,7 +66,7 @@ func TestLaunchFailsOnEveryRace(t *testing.T) {
 	require.NoError(t, err)
 	x := gpu.Alloc[int32](d, "x", 2)
 	rec := record(t)
-	racetest.Launch(rec, d, gpu.Config{Name: "racy", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}}, func(t *gpu.Thread) {
+	racetest.Launch(rec, d, gpu.LaunchConfig{Name: "racy", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}}, func(t *gpu.Thread) {
 		x.AtomicAdd(t, 0, 1, scope.Block) // scoped atomic across blocks
 		x.Store(t, 1, 1)                  // missing device fence
 	})
@@ -84,7 +84,7 @@ func TestLaunchPassesCleanKernels(t *testing.T) {
 	x := gpu.Alloc[int32](d, "x", 64)
 	n := gpu.Alloc[int32](d, "n", 1)
 	rec := record(t)
-	det := racetest.Launch(rec, d, gpu.Config{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 32}}, func(t *gpu.Thread) {
+	det := racetest.Launch(rec, d, gpu.LaunchConfig{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 32}}, func(t *gpu.Thread) {
 		n.AtomicAdd(t, 0, 1, scope.Device)
 		x.Store(t, t.GlobalID(), 1)
 	})
@@ -100,7 +100,7 @@ func TestLaunchReportsLaunchErrors(t *testing.T) {
 	require.NoError(t, err)
 	x := gpu.Alloc[int32](d, "x", 1)
 	rec := record(t)
-	racetest.Launch(rec, d, gpu.Config{Name: "oob", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}}, func(t *gpu.Thread) {
+	racetest.Launch(rec, d, gpu.LaunchConfig{Name: "oob", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}}, func(t *gpu.Thread) {
 		x.Store(t, 5, 1)
 	})
 	require.Len(t, rec.errs, 1)
@@ -117,13 +117,13 @@ func TestLaunchFuncKeepsOtherErrors(t *testing.T) {
 	x := gpu.Alloc[int32](d, "x", 4)
 	det := race.New(race.Options{HaltOnFirst: true})
 	launch := racetest.LaunchFunc(d, det, gpu.Fibers)
-	cfg := gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 3}}
+	cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 3}}
 	err = launch(context.Background(), cfg, func(t *gpu.Thread) {
-		if t.Rank() == 0 {
+		if t.ThreadRank() == 0 {
 			x.Store(t, 99, 1) // out of range
 			return
 		}
-		x.Store(t, 0, int32(t.Rank())) // threads 1 and 2 race
+		x.Store(t, 0, int32(t.ThreadRank())) // threads 1 and 2 race
 	})
 	var re *gpu.RangeError
 	require.ErrorAs(t, err, &re, "the out-of-range error survives the halt")
@@ -142,7 +142,7 @@ func TestLaunchStopsASpinningKernel(t *testing.T) {
 	n := gpu.Alloc[int32](d, "n", 1)
 	rec := record(t)
 	start := time.Now()
-	racetest.Launch(rec, d, gpu.Config{Name: "spin", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 2}}, func(t *gpu.Thread) {
+	racetest.Launch(rec, d, gpu.LaunchConfig{Name: "spin", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 2}}, func(t *gpu.Thread) {
 		for {
 			n.AtomicAdd(t, 0, 1, scope.Device)
 		}
@@ -173,7 +173,7 @@ func TestLaunchEndsBeforeTheTestsDeadline(t *testing.T) {
 	n := gpu.Alloc[int32](d, "n", 1)
 	deadline := time.Now().Add(1500 * time.Millisecond) // the launch stops at half a second
 	tb := soonTB{record(t), deadline}
-	racetest.Launch(tb, d, gpu.Config{Name: "spin", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}}, func(t *gpu.Thread) {
+	racetest.Launch(tb, d, gpu.LaunchConfig{Name: "spin", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}}, func(t *gpu.Thread) {
 		for {
 			n.AtomicAdd(t, 0, 1, scope.Device)
 		}

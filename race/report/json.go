@@ -14,7 +14,7 @@ import (
 //	{
 //	  "schema": 1,
 //	  "kind": "missing-device-fence",   // a kind.Kind name
-//	  "launch": "publish",              // gpu.Config.Name
+//	  "launch": "publish",              // gpu.LaunchConfig.Name
 //	  "memory": {"id": 3, "device_id": 1, "name": "data", "space": "global",
 //	             "block_id": -1, "type": "float32", "elem_size": 4, "len": 1},
 //	  "index": 0,

@@ -22,7 +22,7 @@ import (
 // A Report marshals to JSON as [Schema] describes.
 type Report struct {
 	Kind   kind.Kind   `json:"kind"`
-	Launch string      `json:"launch"` // the launch's gpu.Config.Name
+	Launch string      `json:"launch"` // the launch's gpu.LaunchConfig.Name
 	Mem    *gpu.Memory `json:"memory"` // the buffer or shared array
 	Index  int         `json:"index"`  // the element the current access touched
 	// Current is the access that found the race; Previous the earlier
@@ -54,7 +54,7 @@ type Side struct {
 	// kernel function; the runtime's frames are left out. Without
 	// history it is empty, and Site is the only frame.
 	Stack []gpu.Site `json:"stack,omitempty"`
-	// Launch names the side's launch (gpu.Config.Name) when it is not the
+	// Launch names the side's launch (gpu.LaunchConfig.Name) when it is not the
 	// report's: a race between two launches that ran at once.
 	Launch string `json:"launch,omitempty"`
 	// Host marks an access of the host (a CopyIn, CopyOut or Fill made

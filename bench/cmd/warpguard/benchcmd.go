@@ -114,7 +114,7 @@ func benchMatrix(fs *command, glob, configs, size string) (bench.Matrix, error) 
 func benchCatalog() kernels.Catalog {
 	c := kernels.All()
 	for _, k := range kernels.Contention() {
-		if !slices.ContainsFunc(c, func(o *kernels.Kernel) bool { return o.Name == k.Name }) {
+		if !slices.ContainsFunc(c, func(o *kernels.Entry) bool { return o.Name == k.Name }) {
 			c = append(c, k)
 		}
 	}

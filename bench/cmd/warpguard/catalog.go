@@ -59,7 +59,7 @@ func largeGlobs(globs string) string {
 
 // lookupKernel returns the kernel called name, of the catalog or the
 // large-grid group.
-func lookupKernel(name string) (*kernels.Kernel, bool) {
+func lookupKernel(name string) (*kernels.Entry, bool) {
 	if k, ok := kernels.All().Lookup(name); ok {
 		return k, true
 	}

@@ -39,7 +39,7 @@ func list(args []string, stdout, stderr io.Writer) int {
 
 // writeKernel writes k's entry: its name and tags, its doc, and each
 // injection, wrapped at listWidth.
-func writeKernel(w io.Writer, k *kernels.Kernel) {
+func writeKernel(w io.Writer, k *kernels.Entry) {
 	head := k.Name
 	if t := tags(k); t != "" {
 		head += "  (" + t + ")"
@@ -51,7 +51,7 @@ func writeKernel(w io.Writer, k *kernels.Kernel) {
 }
 
 // tags summarizes a kernel's flags: racy (with its kinds), cooperative.
-func tags(k *kernels.Kernel) string {
+func tags(k *kernels.Entry) string {
 	var t []string
 	if k.Racy {
 		t = append(t, "racy: "+kindList(k.Expect))

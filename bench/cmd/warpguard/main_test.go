@@ -183,15 +183,15 @@ func TestListWidth(t *testing.T) {
 }
 
 // benchConfigs is the suite's configurations of cat.
-func benchConfigs(cat kernels.Catalog) []bench.Config {
+func benchConfigs(cat kernels.Catalog) []bench.Case {
 	return bench.Configs(cat, kernels.Default, 1)
 }
 
 // fakeResult is a result of c with wide figures, failing with false
 // positives if fail.
-func fakeResult(c bench.Config, fail bool) bench.Result {
+func fakeResult(c bench.Case, fail bool) bench.Result {
 	r := bench.Result{Kernel: c.Kernel.Name, Inject: c.Inject, Expect: c.Kernel.Expected(c.Inject),
-		Off: bench.Run{Elapsed: 123456789 * time.Microsecond}, On: bench.Run{Elapsed: 987654321 * time.Microsecond}}
+		Off: bench.Outcome{Elapsed: 123456789 * time.Microsecond}, On: bench.Outcome{Elapsed: 987654321 * time.Microsecond}}
 	if len(r.Expect) > 0 {
 		r.Matched = 1
 	}

@@ -52,7 +52,7 @@ func runOne(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fs.usageError(err)
 	}
-	c := bench.Config{Kernel: k, Inject: *inject, Size: sz, Seed: *seed, Executor: ex.Executor, Family: familyOf(env.Apply(opt))}
+	c := bench.Case{Kernel: k, Inject: *inject, Size: sz, Seed: *seed, Executor: ex.Executor, Family: familyOf(env.Apply(opt))}
 	var det bench.Detector
 	if *detector == "on" {
 		det = detectorOf(env, opt)()
@@ -104,7 +104,7 @@ func parseWithName(c *command, args []string, stdout io.Writer) (name string, co
 
 // runExit is run's exit code: an error first, then races, then a wrong
 // output no race explains.
-func runExit(r bench.Run) int {
+func runExit(r bench.Outcome) int {
 	switch {
 	case r.LaunchErr != nil:
 		return exitError
@@ -116,7 +116,7 @@ func runExit(r bench.Run) int {
 	return exitOK
 }
 
-func printRun(w io.Writer, c bench.Config, detector string, r bench.Run) {
+func printRun(w io.Writer, c bench.Case, detector string, r bench.Outcome) {
 	inj := c.Inject
 	if inj == "" {
 		inj = "none"
@@ -153,7 +153,7 @@ type runOut struct {
 	FoundRaces []string      `json:"found_races"`
 }
 
-func runJSON(c bench.Config, detector string, r bench.Run) runOut {
+func runJSON(c bench.Case, detector string, r bench.Outcome) runOut {
 	out := runOut{Kernel: c.Kernel.Name, Inject: c.Inject, Size: c.Size.String(), Seed: c.Seed, Detector: detector,
 		OutputOK: r.LaunchErr == nil && r.CheckErr == nil, ElapsedNS: r.Elapsed.Nanoseconds(), Reports: []race.Report{}, FoundRaces: []string{}}
 	if r.LaunchErr != nil {

@@ -126,7 +126,7 @@ type resultWriter interface {
 // runSuite evaluates each configuration in turn, writing each result to
 // out and a progress line to progress, if not nil. They run one at a time
 // so that their timings do not compete.
-func runSuite(cfgs []bench.Config, out resultWriter, progress io.Writer) ([]bench.Result, error) {
+func runSuite(cfgs []bench.Case, out resultWriter, progress io.Writer) ([]bench.Result, error) {
 	results := make([]bench.Result, 0, len(cfgs))
 	for i, c := range cfgs {
 		r := bench.Evaluate(context.Background(), c)

@@ -26,7 +26,7 @@ type suiteTable struct {
 }
 
 // newSuiteTable returns the table for cfgs' results on w.
-func newSuiteTable(w io.Writer, cfgs []bench.Config, verbose bool) *suiteTable {
+func newSuiteTable(w io.Writer, cfgs []bench.Case, verbose bool) *suiteTable {
 	t := &suiteTable{w: w, verbose: verbose, nameW: len("CONFIGURATION"), expectW: len("EXPECT")}
 	for _, c := range cfgs {
 		t.nameW = max(t.nameW, len(configName(c.Kernel.Name, c.Inject)))

@@ -18,7 +18,7 @@ type Execution uint8
 // The executions.
 const (
 	// Deterministic runs one thread at a time on fibers, in the random
-	// order the schedule seed picks (gpu.Config.Deterministic).
+	// order the schedule seed picks (gpu.LaunchConfig.Deterministic).
 	Deterministic Execution = iota
 	// Fibers runs blocks in parallel, each block's threads as fibers
 	// switched at barriers and spins.
@@ -52,8 +52,8 @@ func ParseExecution(s string) (Execution, error) {
 
 // config returns the launch configuration of the execution under the
 // schedule seed.
-func (e Execution) config(schedule uint64) gpu.Config {
-	cfg := gpu.Config{Executor: gpu.Fibers, Schedule: gpu.ScheduleRandom, Seed: schedule}
+func (e Execution) config(schedule uint64) gpu.LaunchConfig {
+	cfg := gpu.LaunchConfig{Executor: gpu.Fibers, Schedule: gpu.ScheduleRandom, Seed: schedule}
 	switch e {
 	case Deterministic:
 		cfg.Deterministic = true

@@ -58,7 +58,7 @@ func RunUnder(ctx context.Context, k *gen.Kernel, schedule uint64, config string
 // launch runs k once on a fresh device with cfg, recorded and, unless opt
 // is Off, watched by a detector with opt that keeps every report. It
 // returns the detector (nil when Off) and the trace.
-func launch(ctx context.Context, k *gen.Kernel, cfg gpu.Config, opt race.Options) (*race.Detector, *oracle.Trace, error) {
+func launch(ctx context.Context, k *gen.Kernel, cfg gpu.LaunchConfig, opt race.Options) (*race.Detector, *oracle.Trace, error) {
 	rec := oracle.NewRecorder()
 	d, err := gpu.NewDevice(gpu.DeviceConfig{Observer: rec})
 	if err != nil {

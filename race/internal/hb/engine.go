@@ -91,7 +91,7 @@ func (p *Engine) thread(t *gpu.Thread) *pthread {
 	if blk == nil {
 		return nil
 	}
-	th := &blk.threads[t.Rank()]
+	th := &blk.threads[t.ThreadRank()]
 	if t.ObserverState() == nil {
 		t.SetObserverState(th)
 	}
@@ -104,7 +104,7 @@ func (p *Engine) cached(t *gpu.Thread) *pblock {
 	if l == nil || l.g != t.Grid() {
 		return nil
 	}
-	return l.cached(t.Block())
+	return l.cached(t.BlockRank())
 }
 
 // resident returns t's block, nil if its launch or block is not running.
@@ -112,7 +112,7 @@ func (p *Engine) resident(t *gpu.Thread) *pblock {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if l := p.launches[t.Grid()]; l != nil {
-		return l.blocks[t.Block()]
+		return l.blocks[t.BlockRank()]
 	}
 	return nil
 }

@@ -111,8 +111,8 @@ func (d *Engine) threadOf(t *gpu.Thread) *thread {
 
 //go:noinline
 func (d *Engine) lookupThread(t *gpu.Thread) *thread {
-	b := d.launchOf(t.Grid()).res.get(t.Block())
-	th := &b.threads[t.Rank()]
+	b := d.launchOf(t.Grid()).res.get(t.BlockRank())
+	th := &b.threads[t.ThreadRank()]
 	if _, taken := t.ObserverState().(*thread); !taken {
 		t.SetObserverState(th) // else another detector's: leave it, or both look up at every access
 	}

@@ -49,7 +49,7 @@ func TestOneSlotPerPath(t *testing.T) {
 	x := gpu.Alloc[int32](d, "x", 4)
 	rec := &slotRecorder{evict: true}
 	rec.c.Stacks = true
-	require.NoError(t, d.Launch(context.Background(), gpu.Config{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Observer: rec},
+	require.NoError(t, d.Launch(context.Background(), gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Observer: rec},
 		func(t *gpu.Thread) {
 			for i := range 3 {
 				x.Store(t, i, 1)
@@ -113,7 +113,7 @@ func TestOneSlotPerPathConcurrently(t *testing.T) {
 	require.NoError(t, err)
 	x := gpu.Alloc[int32](d, "x", 128)
 	rec := &slotRecorder{}
-	require.NoError(t, d.Launch(context.Background(), gpu.Config{Grid: gpu.Dim3{X: 4}, Block: gpu.Dim3{X: 32}, Executor: gpu.Goroutines, Observer: rec},
+	require.NoError(t, d.Launch(context.Background(), gpu.LaunchConfig{Grid: gpu.Dim3{X: 4}, Block: gpu.Dim3{X: 32}, Executor: gpu.Goroutines, Observer: rec},
 		func(t *gpu.Thread) { x.Store(t, t.GlobalID(), 1) }))
 	require.Len(t, rec.slots, 128)
 	for i, s := range rec.slots {

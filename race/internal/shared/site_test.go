@@ -47,7 +47,7 @@ func TestSiteCacheMatchesCaller(t *testing.T) {
 	x := gpu.Alloc[int32](d, "x", 64)
 	sc := &siteChecker{}
 	for _, e := range []gpu.Executor{gpu.Fibers, gpu.Goroutines} {
-		require.NoError(t, d.Launch(context.Background(), gpu.Config{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 32}, Executor: e, Observer: sc},
+		require.NoError(t, d.Launch(context.Background(), gpu.LaunchConfig{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 32}, Executor: e, Observer: sc},
 			func(t *gpu.Thread) {
 				for i := range 4 {
 					x.Store(t, t.Lane(), int32(i))
