@@ -21,8 +21,17 @@
 // package race reports the emulated race instead. Accesses come in CUDA's
 // kinds: weak (Load, Store), strong relaxed (LoadVolatile, StoreVolatile),
 // scoped acquire/release (LoadAcquire, StoreRelease), scoped relaxed atomics
-// (AtomicLoad, AtomicStore) and scoped read-modify-writes (AtomicAdd, ...,
-// AtomicCAS). [Shared] and [DynamicShared] give per-block shared memory.
+// (AtomicLoad, AtomicStore), scoped relaxed read-modify-writes (AtomicAdd,
+// ..., AtomicCAS, as CUDA's atomicX), and libcu++'s atomic_ref, whose every
+// operation takes a memory order ([Buffer.Ref], [Ref]: relaxed, acquire,
+// release, acq_rel, seq_cst). [Thread.Fence] and the ThreadFence calls are
+// PTX's fence.sc, as __threadfence compiles on Volta and later;
+// [Thread.FenceAcqRel] is the acq_rel fence. Elements are 1-, 2-, 4- and
+// 8-byte integers, float32, float64 and [Half]; narrow ones live in their
+// 4-byte word, which the runtime updates with compare-and-swap, so
+// neighbouring bytes never clobber each other. [Buffer.Slice] is a view (a
+// pointer plus an offset) and [Copy] a device-to-device copy. [Shared] and
+// [DynamicShared] give per-block shared memory.
 // Memory belongs to the device that allocated it, whose number every
 // [Memory] carries: a thread that accesses another device's buffer ends
 // with a [ForeignError] before the access reaches memory or an observer.
