@@ -1,28 +1,30 @@
 #!/usr/bin/env bash
 # large.sh times the large-grid group (kernels.Large) under warpguard with
-# detection off and under opt, and its plain-Go twins (bench/gorace) built
-# plainly and with -race, and prints one table of medians with the two
-# overhead ratios and their geometric means. RUNS (default 5) is the
-# timed runs of each; extra arguments go to warpguard bench, such as
-# -kernels large/saxpy.
+# detection off and under one detector configuration, CONFIG (default
+# exact, the default detector; opt for the IGUARD family), and its plain-Go
+# twins (bench/gorace) built plainly and with -race, and prints one table
+# of medians with the two overhead ratios and their geometric means. RUNS
+# (default 5) is the timed runs of each; extra arguments go to warpguard
+# bench, such as -kernels large/saxpy.
 #
 #	bash bench/large.sh
-#	RUNS=3 bash bench/large.sh -kernels 'large/saxpy,large/reduce'
+#	CONFIG=opt RUNS=3 bash bench/large.sh -kernels 'large/saxpy,large/reduce'
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${RUNS:-5}
+config=${CONFIG:-exact}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 go build -o "$tmp/warpguard" ./bench/cmd/warpguard
-echo "== warpguard bench -kernels 'large/*' -configs off,opt -runs $runs -mintime 0 $*" >&2
-"$tmp/warpguard" bench -kernels 'large/*' -configs off,opt -runs "$runs" -mintime 0 -json "$@" >"$tmp/wg.jsonl"
+echo "== warpguard bench -kernels 'large/*' -configs off,$config -runs $runs -mintime 0 $*" >&2
+"$tmp/warpguard" bench -kernels 'large/*' -configs "off,$config" -runs "$runs" -mintime 0 -json "$@" >"$tmp/wg.jsonl"
 echo "== go test -bench . -count $runs ./bench/gorace" >&2
 go test -run '^$' -bench . -count "$runs" ./bench/gorace >"$tmp/plain.txt"
 echo "== go test -race -bench . -count $runs ./bench/gorace" >&2
 go test -race -run '^$' -bench . -count "$runs" ./bench/gorace >"$tmp/race.txt"
 
-awk '
+awk -v cfg="$config" '
 # str and num read a field of one of warpguard bench -json lines.
 function str(line, key) {
 	if (!match(line, "\"" key "\":\"[^\"]*\"")) return ""
@@ -52,9 +54,9 @@ FILENAME ~ /(plain|race).txt$/ && /^BenchmarkTwins\// {
 	times[name, kind] = times[name, kind] " " $3
 }
 END {
-	printf "%-16s %10s %10s %8s %10s %10s %8s\n", "kernel", "off ms", "opt ms", "opt/off", "Go ms", "-race ms", "race/Go"
+	printf "%-16s %10s %10s %8s %10s %10s %8s\n", "kernel", "off ms", cfg " ms", cfg "/off", "Go ms", "-race ms", "race/Go"
 	for (i = 1; i <= nk; i++) {
-		k = order[i]; off = wg[k, "off"]; opt = wg[k, "opt"]
+		k = order[i]; off = wg[k, "off"]; opt = wg[k, cfg]
 		gp = median(times[k, "plain"]); gr = median(times[k, "race"])
 		printf "%-16s %10s %10s %8s %10s %10s %8s\n", k, ms(off), ms(opt), ratio(opt, off), ms(gp), ms(gr), ratio(gr, gp)
 		if (off > 0 && opt > 0) { lw += log(opt / off); nw++ }
