@@ -34,9 +34,18 @@ type bgen struct {
 // its owner, not with the grid, and a barrier folds its block's threads
 // into one entry. A vclock is immutable once made: threads that learned
 // the same thing (at a barrier) share one.
+//
+// A large vclock belongs to a lineage (lin, seq; see lineage.go): a chain
+// of vclocks each covering the one before, so that whether one covers an
+// earlier member of its chain is answered without a walk. A lock handed
+// from thread to thread builds one chain: each holder's release covers
+// the release it acquired, and acquiring a later release of the chain
+// than one already known costs no walk of the holders before it.
 type vclock struct {
-	e []epoch // sorted by tid; none implied by b
-	b []bgen  // sorted by blk
+	e   []epoch // sorted by tid; none implied by b
+	b   []bgen  // sorted by blk
+	lin *lineage
+	seq uint64 // the vclock's place in lin
 	// covered is the last vclock a join found this one covers, so that
 	// joining it again costs no walk. It is weak: it keeps nothing alive,
 	// and a new vclock at a freed one's address never matches it. It is
@@ -44,6 +53,9 @@ type vclock struct {
 	// thread's join may set, so it is read and written atomically.
 	covered atomic.Pointer[weak.Pointer[vclock]]
 }
+
+// size returns how many entries v has.
+func (v *vclock) size() int { return len(v.e) + len(v.b) }
 
 // blockK returns the barrier count of block blk that v knows, 0 if none.
 func (v *vclock) blockK(blk int32) uint32 {
@@ -76,38 +88,51 @@ func (v *vclock) knows(e epoch) bool {
 	return v.threadC(e.tid) >= e.c || e.gen() < v.blockK(e.blk)
 }
 
-// covers reports whether v knows everything w knows. It walks both in
-// order: a thread's block grows with its id, so epochs sorted by thread
-// are sorted by block too.
-func (v *vclock) covers(w *vclock) bool {
+// covers reports whether v knows everything w knows, counting the
+// entries it walks in n. An earlier member of v's lineage is covered
+// without a walk; otherwise it walks both in order: a thread's block
+// grows with its id, so epochs sorted by thread are sorted by block too.
+func (v *vclock) covers(w *vclock, n *counters) bool {
 	if w == nil || v == w {
 		return true
 	}
 	if v == nil {
 		return len(w.e) == 0 && len(w.b) == 0
 	}
-	return v.coversBlocks(w.b) && v.coversThreads(w.e)
+	if v.descends(w) {
+		return true
+	}
+	ok, k := v.coversBlocks(w.b)
+	if ok {
+		var j int
+		ok, j = v.coversThreads(w.e)
+		k += j
+	}
+	n.joined(k)
+	return ok
 }
 
-// coversBlocks reports whether v knows every block entry of bs.
-func (v *vclock) coversBlocks(bs []bgen) bool {
+// coversBlocks reports whether v knows every block entry of bs, and how
+// many of them it walked.
+func (v *vclock) coversBlocks(bs []bgen) (bool, int) {
 	i := 0
-	for _, g := range bs {
+	for j, g := range bs {
 		for i < len(v.b) && v.b[i].blk < g.blk {
 			i++
 		}
 		if i == len(v.b) || v.b[i].blk != g.blk || v.b[i].k < g.k {
-			return false
+			return false, j + 1
 		}
 	}
-	return true
+	return true, len(bs)
 }
 
 // coversThreads reports whether v knows every epoch of es, sorted by
-// thread, by its thread entries or its block entries.
-func (v *vclock) coversThreads(es []epoch) bool {
+// thread, by its thread entries or its block entries, and how many of
+// them it walked.
+func (v *vclock) coversThreads(es []epoch) (bool, int) {
 	var bi, ei int
-	for _, e := range es {
+	for j, e := range es {
 		for ei < len(v.e) && v.e[ei].tid < e.tid {
 			ei++
 		}
@@ -118,15 +143,16 @@ func (v *vclock) coversThreads(es []epoch) bool {
 			bi++
 		}
 		if bi == len(v.b) || v.b[bi].blk != e.blk || e.gen() >= v.b[bi].k {
-			return false
+			return false, j + 1
 		}
 	}
-	return true
+	return true, len(es)
 }
 
 // join returns the least vclock above a and b, reusing either when it
-// already covers the other.
-func join(a, b *vclock) *vclock {
+// already covers the other, and counts in n the entries it walked and
+// wrote. A new vclock continues a's or b's lineage where it can.
+func join(a, b *vclock, n *counters) *vclock {
 	switch {
 	case b == nil || a == b:
 		return a
@@ -134,30 +160,42 @@ func join(a, b *vclock) *vclock {
 		return b
 	}
 	switch {
-	case len(b.e)+len(b.b) <= len(a.e)+len(a.b) && a.remembers(b):
+	case a.descends(b):
 		return a
-	case b.remembers(a):
+	case b.descends(a):
+		return b
+	case b.size() <= a.size() && a.remembers(b, n):
+		return a
+	case b.remembers(a, n):
 		return b
 	}
 	v := &vclock{b: mergeBlocks(a.b, b.b)}
 	v.e = prune(mergeThreads(a.e, b.e), v)
+	n.joined(v.size())
+	if n == nil || !n.flat {
+		v.descend(a, b)
+	}
 	return v
 }
 
 // memoAt is the size from which a vclock remembers the last vclock it
-// covered: a smaller one is walked faster than a weak pointer is made.
+// covered, and belongs to a lineage: a smaller one is walked faster than
+// a weak pointer is made.
 const memoAt = 32
 
 // remembers reports whether v covers w, remembering the answer for a
 // large w.
-func (v *vclock) remembers(w *vclock) bool {
-	if len(w.e)+len(w.b) < memoAt {
-		return v.covers(w)
+func (v *vclock) remembers(w *vclock, n *counters) bool {
+	if w.size() < memoAt {
+		return v.covers(w, n)
+	}
+	if v.descends(w) {
+		return true
 	}
 	if c := v.covered.Load(); c != nil && c.Value() == w {
 		return true // the memo is w's own weak pointer: w is alive, we hold it
 	}
-	if !v.covers(w) {
+	if !v.covers(w, n) {
 		return false
 	}
 	ww := weak.Make(w)
@@ -167,6 +205,12 @@ func (v *vclock) remembers(w *vclock) bool {
 
 // mergeBlocks merges two block lists, keeping each block's larger count.
 func mergeBlocks(a, b []bgen) []bgen {
+	if len(b) == 0 {
+		return a // vclocks are immutable: the list is shared, not copied
+	}
+	if len(a) == 0 {
+		return b
+	}
 	out := make([]bgen, 0, len(a)+len(b))
 	for len(a) > 0 && len(b) > 0 {
 		switch {
@@ -182,10 +226,22 @@ func mergeBlocks(a, b []bgen) []bgen {
 	return append(append(out, a...), b...)
 }
 
+// gallopAt is how many times longer one epoch list must be than the
+// other for a merge to copy the longer one's runs whole between the
+// shorter one's entries, found by binary search, instead of stepping
+// through both.
+const gallopAt = 8
+
 // mergeThreads merges two epoch lists sorted by thread, keeping each
-// thread's later epoch.
+// thread's later epoch, into a new list.
 func mergeThreads(a, b []epoch) []epoch {
+	if len(a) < len(b) {
+		a, b = b, a
+	}
 	out := make([]epoch, 0, len(a)+len(b))
+	if len(b)*gallopAt <= len(a) {
+		return gallop(out, a, b)
+	}
 	for len(a) > 0 && len(b) > 0 {
 		switch {
 		case a[0].tid < b[0].tid:
@@ -200,6 +256,21 @@ func mergeThreads(a, b []epoch) []epoch {
 		}
 	}
 	return append(append(out, a...), b...)
+}
+
+// gallop appends to out the merge of a long list a and a short list b,
+// copying each run of a between b's entries in one move.
+func gallop(out, a, b []epoch) []epoch {
+	for _, x := range b {
+		i, found := slices.BinarySearchFunc(a, x.tid, func(e epoch, t int32) int { return int(e.tid - t) })
+		out = append(out, a[:i]...)
+		if found {
+			x.c = max(x.c, a[i].c)
+			i++
+		}
+		out, a = append(out, x), a[i:]
+	}
+	return append(out, a...)
 }
 
 // prune drops from es, in place, the epochs v's block entries imply,
@@ -223,8 +294,8 @@ func prune(es []epoch, v *vclock) []epoch {
 
 // withBlock returns v joined with knowledge of block blk up to its k-th
 // barrier.
-func withBlock(v *vclock, blk int32, k uint32) *vclock {
-	return join(v, &vclock{b: []bgen{{blk, k}}})
+func withBlock(v *vclock, blk int32, k uint32, n *counters) *vclock {
+	return join(v, &vclock{b: []bgen{{blk, k}}}, n)
 }
 
 // A view is what a thread knew at one point: its vclock and its own
@@ -237,14 +308,14 @@ type view struct {
 	known bool
 }
 
-// joinView returns the least vclock above a and w.
-func joinView(a *vclock, w view) *vclock {
+// joinView returns the least vclock above a and w, counting in n.
+func joinView(a *vclock, w view, n *counters) *vclock {
 	if !w.known {
 		return a
 	}
-	a = join(a, w.k)
+	a = join(a, w.k, n)
 	if a.knows(w.self) {
 		return a
 	}
-	return join(a, &vclock{e: []epoch{w.self}})
+	return join(a, &vclock{e: []epoch{w.self}}, n)
 }

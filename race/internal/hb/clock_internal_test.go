@@ -26,31 +26,31 @@ func TestVclockKnows(t *testing.T) {
 func TestJoinFoldsThreadsIntoBlocks(t *testing.T) {
 	t.Parallel()
 	a := &vclock{e: []epoch{at(1, 0, 0, 5), at(40, 1, 0, 2)}}
-	b := withBlock(nil, 0, 1)
-	j := join(a, b)
+	b := withBlock(nil, 0, 1, nil)
+	j := join(a, b, nil)
 	require.Equal(t, []epoch{at(40, 1, 0, 2)}, j.e, "thread 1's entry is implied by block 0's barrier")
 	require.Equal(t, []bgen{{0, 1}}, j.b)
-	assert.True(t, j.covers(a) && j.covers(b))
-	assert.Same(t, j, join(j, a), "a join that adds nothing reuses the vclock")
-	assert.Same(t, j, join(b, j))
+	assert.True(t, j.covers(a, nil) && j.covers(b, nil))
+	assert.Same(t, j, join(j, a, nil), "a join that adds nothing reuses the vclock")
+	assert.Same(t, j, join(b, j, nil))
 }
 
 func TestJoinKeepsLaterEpochs(t *testing.T) {
 	t.Parallel()
 	a := &vclock{e: []epoch{at(1, 0, 0, 5), at(3, 0, 0, 1)}}
 	b := &vclock{e: []epoch{at(1, 0, 0, 2), at(2, 0, 0, 7)}}
-	j := join(a, b)
+	j := join(a, b, nil)
 	require.Equal(t, []epoch{at(1, 0, 0, 5), at(2, 0, 0, 7), at(3, 0, 0, 1)}, j.e)
-	assert.False(t, a.covers(b))
-	assert.False(t, b.covers(a))
+	assert.False(t, a.covers(b, nil))
+	assert.False(t, b.covers(a, nil))
 }
 
 func TestJoinView(t *testing.T) {
 	t.Parallel()
 	w := view{k: &vclock{e: []epoch{at(1, 0, 0, 2)}}, self: at(9, 0, 0, 4), known: true}
-	v := joinView(nil, w)
+	v := joinView(nil, w, nil)
 	assert.True(t, v.knows(at(1, 0, 0, 2)) && v.knows(at(9, 0, 0, 4)))
-	assert.Nil(t, joinView(nil, view{}), "the zero view knows nothing")
+	assert.Nil(t, joinView(nil, view{}, nil), "the zero view knows nothing")
 }
 
 // wideClock returns a vclock of n threads of block 0, each at step c.
@@ -65,12 +65,12 @@ func wideClock(n int, c uint32) *vclock {
 func TestRemembersOnlyWhatItChecked(t *testing.T) {
 	t.Parallel()
 	big, small := wideClock(memoAt, 2), wideClock(memoAt, 1)
-	require.True(t, big.remembers(small))
+	require.True(t, big.remembers(small, nil))
 	c := big.covered.Load()
 	require.NotNil(t, c, "a large covered vclock is remembered")
 	assert.Same(t, small, c.Value())
-	assert.True(t, big.remembers(small), "the memo answers again")
+	assert.True(t, big.remembers(small, nil), "the memo answers again")
 	later := wideClock(memoAt, 3)
-	assert.False(t, big.remembers(later), "another vclock is walked, not taken for the remembered one")
+	assert.False(t, big.remembers(later, nil), "another vclock is walked, not taken for the remembered one")
 	assert.Same(t, small, big.covered.Load().Value(), "a failed check leaves the memo")
 }

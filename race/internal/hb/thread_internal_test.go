@@ -74,7 +74,7 @@ func TestSpinOnOneReleaseStateJoinsNothing(t *testing.T) {
 	th := &pthread{tid: 1, c: 1}
 	r := &relInfo{}
 	for v := range int32(50) {
-		r.dev = join(r.dev, &vclock{e: []epoch{at(10+v, 0, 0, 1)}})
+		r.dev = join(r.dev, &vclock{e: []epoch{at(10+v, 0, 0, 1)}}, nil)
 		r.ver++
 		th.hold(heldRelease{r: r, m: scope.Device, dev: r.dev})
 		require.Nil(t, th.pend[scope.Device], "read %d joined", v)
