@@ -35,7 +35,7 @@ func (n *counters) joined(k int) {
 // totals are the engine's counters.
 type totals struct {
 	accesses, checks, firsts, joins atomic.Uint64
-	bytes, peak              atomic.Int64
+	bytes, peak                     atomic.Int64
 }
 
 // add adds a thread's counters to the totals.
