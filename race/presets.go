@@ -33,7 +33,7 @@ func Configs() []string {
 // "plain:full" is plain with a full entry per granule from its first
 // touch and "exact:full" is exact without first records, its ablation
 // (the exact engine has no coalescing or backoff to switch off: see the
-// package doc's "Exact mode's costs"); ":flat" sets Options.FlatClocks
+// package doc's "How the Exact family checks"); ":flat" sets Options.FlatClocks
 // for exact, its ablation of clock lineages; and for
 // the IGUARD family's configurations but central, ":spin", ":mutex" or
 // ":striped" sets Options.Lock, so that "opt:mutex" is opt with a
