@@ -1,6 +1,9 @@
 package hb
 
 import (
+	"maps"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -73,4 +76,38 @@ func TestRemembersOnlyWhatItChecked(t *testing.T) {
 	later := wideClock(memoAt, 3)
 	assert.False(t, big.remembers(later, nil), "another vclock is walked, not taken for the remembered one")
 	assert.Same(t, small, big.covered.Load().Value(), "a failed check leaves the memo")
+}
+
+// naiveMerge is mergeThreads by map, for comparison.
+func naiveMerge(a, b []epoch) []epoch {
+	m := map[int32]epoch{}
+	for _, e := range append(slices.Clone(a), b...) {
+		if old, ok := m[e.tid]; !ok || e.c > old.c {
+			m[e.tid] = e
+		}
+	}
+	out := slices.Collect(maps.Values(m))
+	sortEpochs(out)
+	return out
+}
+
+// randomEpochs returns n epochs of distinct threads below span, sorted.
+func randomEpochs(r *rand.Rand, n, span int) []epoch {
+	var out []epoch
+	for _, tid := range r.Perm(span)[:n] {
+		out = append(out, at(int32(tid), int32(tid/64), 0, uint32(1+r.IntN(5))))
+	}
+	sortEpochs(out)
+	return out
+}
+
+func TestMergeThreadsGallops(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 500 {
+		long, short := 1+r.IntN(200), r.IntN(12)
+		a, b := randomEpochs(r, long, 256), randomEpochs(r, short, 256)
+		require.Equal(t, naiveMerge(a, b), mergeThreads(a, b), "long first")
+		require.Equal(t, naiveMerge(a, b), mergeThreads(b, a), "short first")
+	}
 }
