@@ -1,6 +1,7 @@
 package hb
 
 import (
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -76,4 +77,43 @@ func TestViewClockBuildsOnTheThreadsLastOnly(t *testing.T) {
 	v := th.viewClock(before)
 	assert.False(t, v.knows(at(99, 3, 0, 7)), "an earlier view's vclock holds nothing acquired after it")
 	assert.True(t, after.knows(at(99, 3, 0, 7)))
+}
+
+// TestLineageUnderConcurrentExtension: vclocks extended from one another
+// by many goroutines at once keep the invariant: a member covers, by a
+// walk, every member of its lineage with a smaller seq.
+func TestLineageUnderConcurrentExtension(t *testing.T) {
+	t.Parallel()
+	root := join(wideClock(memoAt, 1), &vclock{e: []epoch{at(memoAt, 0, 0, 1)}}, nil)
+	const workers, steps = 4, 50
+	out := make([][]*vclock, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			v := root
+			for i := range steps {
+				v = join(v, &vclock{e: []epoch{at(int32(memoAt+1+w), 0, 0, uint32(i+1))}}, nil)
+				out[w] = append(out[w], v)
+			}
+		})
+	}
+	wg.Wait()
+	var all []*vclock
+	for _, vs := range out {
+		all = append(all, vs...)
+	}
+	for _, u := range all {
+		for _, v := range all {
+			if v.descends(u) {
+				require.True(t, v.coversWalk(u), "seq %d of a lineage does not cover seq %d", v.seq, u.seq)
+			}
+		}
+	}
+}
+
+// coversWalk is covers without lineages: the walk alone.
+func (v *vclock) coversWalk(w *vclock) bool {
+	ok, _ := v.coversBlocks(w.b)
+	ok2, _ := v.coversThreads(w.e)
+	return ok && ok2
 }
