@@ -16,6 +16,10 @@ type lineage struct {
 	// head is the seq of the lineage's last member. It only grows, by
 	// compare-and-swap, so of two vclocks made at once from one member
 	// only one continues the chain; the other starts a lineage of its own.
+	// The compare-and-swap publishes nothing: a member's lin and seq are
+	// set before it is shared, and reach another thread only through what
+	// shares the vclock (a page mutex, a barrier), whose unlock or release
+	// synchronizes before that thread's reads of them.
 	head atomic.Uint64
 }
 
