@@ -111,7 +111,7 @@ func (l *plaunch) barrier(ths []*pthread, n *counters) {
 		es = append(es, th.self())
 	}
 	sortEpochs(es)
-	v = join(v, &vclock{e: es}, n)
+	v = join(v, threadsClock(es), n)
 	for _, th := range ths {
 		th.know = v
 		th.c++

@@ -1,6 +1,7 @@
 package hb
 
 import (
+	"cmp"
 	"slices"
 	"sync/atomic"
 	"weak"
@@ -29,7 +30,8 @@ type bgen struct {
 
 // A vclock is a sparse vector clock: what its owner knows of other
 // threads. Blocks whose barrier it learned of are one entry each (b);
-// threads known beyond that are one entry each (e), sorted by thread.
+// threads known beyond that are one entry each, sorted by thread, kept in
+// chunks shared between vclocks (ch; see chunk.go).
 // So it grows with the blocks and the threads that synchronized with
 // its owner, not with the grid, and a barrier folds its block's threads
 // into one entry. A vclock is immutable once made: threads that learned
@@ -42,8 +44,9 @@ type bgen struct {
 // the release it acquired, and acquiring a later release of the chain
 // than one already known costs no walk of the holders before it.
 type vclock struct {
-	e   []epoch // sorted by tid; none implied by b
-	b   []bgen  // sorted by blk
+	ch  []*chunk // sorted by key; no epoch implied by b
+	ne  int      // the epochs in ch
+	b   []bgen   // sorted by blk
 	lin *lineage
 	seq uint64 // the vclock's place in lin
 	// covered is the last vclock a join found this one covers, so that
@@ -55,7 +58,7 @@ type vclock struct {
 }
 
 // size returns how many entries v has.
-func (v *vclock) size() int { return len(v.e) + len(v.b) }
+func (v *vclock) size() int { return v.ne + len(v.b) }
 
 // blockK returns the barrier count of block blk that v knows, 0 if none.
 func (v *vclock) blockK(blk int32) uint32 {
@@ -75,11 +78,16 @@ func (v *vclock) threadC(tid int32) uint64 {
 	if v == nil {
 		return 0
 	}
-	i, ok := slices.BinarySearchFunc(v.e, tid, func(e epoch, t int32) int { return int(e.tid - t) })
+	i, ok := findChunk(v.ch, tid>>chunkBits)
 	if !ok {
 		return 0
 	}
-	return v.e[i].c
+	es := v.ch[i].e
+	j, ok := slices.BinarySearchFunc(es, tid, func(e epoch, t int32) int { return cmp.Compare(e.tid, t) })
+	if !ok {
+		return 0
+	}
+	return es[j].c
 }
 
 // knows reports whether the event at e is ordered before v's owner's
@@ -97,7 +105,7 @@ func (v *vclock) covers(w *vclock, n *counters) bool {
 		return true
 	}
 	if v == nil {
-		return len(w.e) == 0 && len(w.b) == 0
+		return w.size() == 0
 	}
 	if v.descends(w) {
 		return true
@@ -105,7 +113,7 @@ func (v *vclock) covers(w *vclock, n *counters) bool {
 	ok, k := v.coversBlocks(w.b)
 	if ok {
 		var j int
-		ok, j = v.coversThreads(w.e)
+		ok, j = v.coversThreads(w.ch)
 		k += j
 	}
 	n.joined(k)
@@ -127,22 +135,47 @@ func (v *vclock) coversBlocks(bs []bgen) (bool, int) {
 	return true, len(bs)
 }
 
-// coversThreads reports whether v knows every epoch of es, sorted by
-// thread, by its thread entries or its block entries, and how many of
-// them it walked.
-func (v *vclock) coversThreads(es []epoch) (bool, int) {
-	var bi, ei int
+// coversThreads reports whether v knows every epoch of the chunks ws by
+// its thread entries or its block entries, and how many epochs it
+// walked: none of a chunk v shares.
+func (v *vclock) coversThreads(ws []*chunk) (bool, int) {
+	var vi, bi, walked int
+	for _, wc := range ws {
+		k := wc.key()
+		for vi < len(v.ch) && v.ch[vi].key() < k {
+			vi++
+		}
+		var ve []epoch
+		if vi < len(v.ch) && v.ch[vi].key() == k {
+			if v.ch[vi] == wc {
+				continue
+			}
+			ve = v.ch[vi].e
+		}
+		ok, n := v.coversRun(ve, wc.e, &bi)
+		if walked += n; !ok {
+			return false, walked
+		}
+	}
+	return true, walked
+}
+
+// coversRun reports whether the thread entries ve, or v's block entries
+// from *bi on, know every epoch of es, and how many of es it walked.
+// Both lists are one chunk's run of threads, sorted; *bi advances.
+func (v *vclock) coversRun(ve, es []epoch, bi *int) (bool, int) {
+	ei := 0
 	for j, e := range es {
-		for ei < len(v.e) && v.e[ei].tid < e.tid {
+		for ei < len(ve) && ve[ei].tid < e.tid {
 			ei++
 		}
-		if ei < len(v.e) && v.e[ei].tid == e.tid && v.e[ei].c >= e.c {
+		if ei < len(ve) && ve[ei].tid == e.tid && ve[ei].c >= e.c {
 			continue
 		}
-		for bi < len(v.b) && v.b[bi].blk < e.blk {
-			bi++
+		for *bi < len(v.b) && v.b[*bi].blk < e.blk {
+			*bi++
 		}
-		if bi == len(v.b) || v.b[bi].blk != e.blk || e.gen() >= v.b[bi].k {
+		if *bi == len(v.b) || v.b[*bi].blk != e.blk || e.gen() >= v.b[*bi].k {
 			return false, j + 1
 		}
 	}
@@ -170,8 +203,10 @@ func join(a, b *vclock, n *counters) *vclock {
 		return b
 	}
 	v := &vclock{b: mergeBlocks(a.b, b.b)}
-	v.e = prune(mergeThreads(a.e, b.e), v)
-	n.joined(v.size())
+	ch, wrote := mergeChunks(a.ch, b.ch)
+	v.ch = pruneChunks(ch, v.b)
+	v.ne = epochCount(v.ch)
+	n.joined(wrote)
 	if n == nil || !n.flat {
 		v.descend(a, b)
 	}
@@ -226,22 +261,10 @@ func mergeBlocks(a, b []bgen) []bgen {
 	return append(append(out, a...), b...)
 }
 
-// gallopAt is how many times longer one epoch list must be than the
-// other for a merge to copy the longer one's runs whole between the
-// shorter one's entries, found by binary search, instead of stepping
-// through both.
-const gallopAt = 8
-
 // mergeThreads merges two epoch lists sorted by thread, keeping each
 // thread's later epoch, into a new list.
 func mergeThreads(a, b []epoch) []epoch {
-	if len(a) < len(b) {
-		a, b = b, a
-	}
 	out := make([]epoch, 0, len(a)+len(b))
-	if len(b)*gallopAt <= len(a) {
-		return gallop(out, a, b)
-	}
 	for len(a) > 0 && len(b) > 0 {
 		switch {
 		case a[0].tid < b[0].tid:
@@ -256,40 +279,6 @@ func mergeThreads(a, b []epoch) []epoch {
 		}
 	}
 	return append(append(out, a...), b...)
-}
-
-// gallop appends to out the merge of a long list a and a short list b,
-// copying each run of a between b's entries in one move.
-func gallop(out, a, b []epoch) []epoch {
-	for _, x := range b {
-		i, found := slices.BinarySearchFunc(a, x.tid, func(e epoch, t int32) int { return int(e.tid - t) })
-		out = append(out, a[:i]...)
-		if found {
-			x.c = max(x.c, a[i].c)
-			i++
-		}
-		out, a = append(out, x), a[i:]
-	}
-	return append(out, a...)
-}
-
-// prune drops from es, in place, the epochs v's block entries imply,
-// walking both in order.
-func prune(es []epoch, v *vclock) []epoch {
-	if len(v.b) == 0 {
-		return es
-	}
-	out, bi := es[:0], 0
-	for _, e := range es {
-		for bi < len(v.b) && v.b[bi].blk < e.blk {
-			bi++
-		}
-		if bi < len(v.b) && v.b[bi].blk == e.blk && e.gen() < v.b[bi].k {
-			continue
-		}
-		out = append(out, e)
-	}
-	return out
 }
 
 // withBlock returns v joined with knowledge of block blk up to its k-th
@@ -317,5 +306,5 @@ func joinView(a *vclock, w view, n *counters) *vclock {
 	if a.knows(w.self) {
 		return a
 	}
-	return join(a, &vclock{e: []epoch{w.self}}, n)
+	return join(a, threadsClock([]epoch{w.self}), n)
 }

@@ -16,7 +16,8 @@ func at(tid, blk int32, gen uint32, step uint32) epoch {
 
 func TestVclockKnows(t *testing.T) {
 	t.Parallel()
-	v := &vclock{e: []epoch{at(5, 0, 0, 3), at(70, 2, 1, 4)}, b: []bgen{{blk: 1, k: 2}}}
+	v := threadsClock([]epoch{at(5, 0, 0, 3), at(70, 2, 1, 4)})
+	v.b = []bgen{{blk: 1, k: 2}}
 	assert.True(t, v.knows(at(5, 0, 0, 3)), "an entry's own epoch")
 	assert.False(t, v.knows(at(5, 0, 0, 4)), "past the entry")
 	assert.True(t, v.knows(at(40, 1, 1, 99)), "before block 1's second barrier")
@@ -28,10 +29,10 @@ func TestVclockKnows(t *testing.T) {
 
 func TestJoinFoldsThreadsIntoBlocks(t *testing.T) {
 	t.Parallel()
-	a := &vclock{e: []epoch{at(1, 0, 0, 5), at(40, 1, 0, 2)}}
+	a := threadsClock([]epoch{at(1, 0, 0, 5), at(40, 1, 0, 2)})
 	b := withBlock(nil, 0, 1, nil)
 	j := join(a, b, nil)
-	require.Equal(t, []epoch{at(40, 1, 0, 2)}, j.e, "thread 1's entry is implied by block 0's barrier")
+	require.Equal(t, []epoch{at(40, 1, 0, 2)}, j.epochs(), "thread 1's entry is implied by block 0's barrier")
 	require.Equal(t, []bgen{{0, 1}}, j.b)
 	assert.True(t, j.covers(a, nil) && j.covers(b, nil))
 	assert.Same(t, j, join(j, a, nil), "a join that adds nothing reuses the vclock")
@@ -40,17 +41,17 @@ func TestJoinFoldsThreadsIntoBlocks(t *testing.T) {
 
 func TestJoinKeepsLaterEpochs(t *testing.T) {
 	t.Parallel()
-	a := &vclock{e: []epoch{at(1, 0, 0, 5), at(3, 0, 0, 1)}}
-	b := &vclock{e: []epoch{at(1, 0, 0, 2), at(2, 0, 0, 7)}}
+	a := threadsClock([]epoch{at(1, 0, 0, 5), at(3, 0, 0, 1)})
+	b := threadsClock([]epoch{at(1, 0, 0, 2), at(2, 0, 0, 7)})
 	j := join(a, b, nil)
-	require.Equal(t, []epoch{at(1, 0, 0, 5), at(2, 0, 0, 7), at(3, 0, 0, 1)}, j.e)
+	require.Equal(t, []epoch{at(1, 0, 0, 5), at(2, 0, 0, 7), at(3, 0, 0, 1)}, j.epochs())
 	assert.False(t, a.covers(b, nil))
 	assert.False(t, b.covers(a, nil))
 }
 
 func TestJoinView(t *testing.T) {
 	t.Parallel()
-	w := view{k: &vclock{e: []epoch{at(1, 0, 0, 2)}}, self: at(9, 0, 0, 4), known: true}
+	w := view{k: threadsClock([]epoch{at(1, 0, 0, 2)}), self: at(9, 0, 0, 4), known: true}
 	v := joinView(nil, w, nil)
 	assert.True(t, v.knows(at(1, 0, 0, 2)) && v.knows(at(9, 0, 0, 4)))
 	assert.Nil(t, joinView(nil, view{}, nil), "the zero view knows nothing")
@@ -58,11 +59,11 @@ func TestJoinView(t *testing.T) {
 
 // wideClock returns a vclock of n threads of block 0, each at step c.
 func wideClock(n int, c uint32) *vclock {
-	v := &vclock{}
+	var es []epoch
 	for i := range n {
-		v.e = append(v.e, at(int32(i), 0, 0, c))
+		es = append(es, at(int32(i), 0, 0, c))
 	}
-	return v
+	return threadsClock(es)
 }
 
 func TestRemembersOnlyWhatItChecked(t *testing.T) {

@@ -16,7 +16,7 @@ func handoffs(start *vclock, k int, n *counters) []*vclock {
 	rel := []*vclock{start}
 	for i := range k {
 		know := join(nil, rel[len(rel)-1], n)
-		rel = append(rel, join(know, &vclock{e: []epoch{at(int32(i%8), 0, 0, uint32(10+i))}}, n))
+		rel = append(rel, join(know, threadsClock([]epoch{at(int32(i%8), 0, 0, uint32(10+i))}), n))
 	}
 	return rel
 }
@@ -50,10 +50,10 @@ func TestFlatClocksWalk(t *testing.T) {
 
 func TestLineageDoesNotBranch(t *testing.T) {
 	t.Parallel()
-	base := join(wideClock(memoAt, 1), &vclock{e: []epoch{at(memoAt+1, 0, 0, 1)}}, nil)
+	base := join(wideClock(memoAt, 1), threadsClock([]epoch{at(memoAt+1, 0, 0, 1)}), nil)
 	require.NotNil(t, base.lin)
-	a := join(base, &vclock{e: []epoch{at(memoAt+2, 0, 0, 1)}}, nil)
-	b := join(base, &vclock{e: []epoch{at(memoAt+3, 0, 0, 1)}}, nil)
+	a := join(base, threadsClock([]epoch{at(memoAt+2, 0, 0, 1)}), nil)
+	b := join(base, threadsClock([]epoch{at(memoAt+3, 0, 0, 1)}), nil)
 	assert.Same(t, base.lin, a.lin, "the first extension continues the lineage")
 	assert.NotSame(t, base.lin, b.lin, "a second extension of one member starts its own")
 	assert.False(t, a.covers(b, nil))
@@ -72,7 +72,7 @@ func TestViewClockBuildsOnTheThreadsLastOnly(t *testing.T) {
 	// A view at the same epoch as the last made, but from before an
 	// acquire, must not be built on it: it knew less.
 	before := th.now()
-	th.know = join(th.know, &vclock{e: []epoch{at(99, 3, 0, 7)}}, nil)
+	th.know = join(th.know, threadsClock([]epoch{at(99, 3, 0, 7)}), nil)
 	after := th.viewClock(th.now())
 	v := th.viewClock(before)
 	assert.False(t, v.knows(at(99, 3, 0, 7)), "an earlier view's vclock holds nothing acquired after it")
@@ -84,7 +84,7 @@ func TestViewClockBuildsOnTheThreadsLastOnly(t *testing.T) {
 // walk, every member of its lineage with a smaller seq.
 func TestLineageUnderConcurrentExtension(t *testing.T) {
 	t.Parallel()
-	root := join(wideClock(memoAt, 1), &vclock{e: []epoch{at(memoAt, 0, 0, 1)}}, nil)
+	root := join(wideClock(memoAt, 1), threadsClock([]epoch{at(memoAt, 0, 0, 1)}), nil)
 	const workers, steps = 4, 50
 	out := make([][]*vclock, workers)
 	var wg sync.WaitGroup
@@ -92,7 +92,7 @@ func TestLineageUnderConcurrentExtension(t *testing.T) {
 		wg.Go(func() {
 			v := root
 			for i := range steps {
-				v = join(v, &vclock{e: []epoch{at(int32(memoAt+1+w), 0, 0, uint32(i+1))}}, nil)
+				v = join(v, threadsClock([]epoch{at(int32(memoAt+1+w), 0, 0, uint32(i+1))}), nil)
 				out[w] = append(out[w], v)
 			}
 		})
@@ -114,6 +114,6 @@ func TestLineageUnderConcurrentExtension(t *testing.T) {
 // coversWalk is covers without lineages: the walk alone.
 func (v *vclock) coversWalk(w *vclock) bool {
 	ok, _ := v.coversBlocks(w.b)
-	ok2, _ := v.coversThreads(w.e)
+	ok2, _ := v.coversThreads(w.ch)
 	return ok && ok2
 }
