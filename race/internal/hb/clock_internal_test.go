@@ -102,7 +102,7 @@ func randomEpochs(r *rand.Rand, n, span int) []epoch {
 	return out
 }
 
-func TestMergeThreadsGallops(t *testing.T) {
+func TestMergeThreadsAgreesWithAMap(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
 	for range 500 {
