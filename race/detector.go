@@ -41,7 +41,7 @@ func New(opt Options) *Detector {
 	d.sites.Stacks = opt.History
 	d.eng = iguard.New(opt.engine(), &d.sites, &d.sink)
 	if opt.Exact() {
-		d.pre = hb.New(d.shift, opt.FullEntries, &d.sites, &d.sink)
+		d.pre = hb.New(d.shift, opt.FullEntries, opt.FlatClocks, &d.sites, &d.sink)
 	}
 	return d
 }

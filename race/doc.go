@@ -164,10 +164,37 @@
 // memory touched. No lock orders every event: each granule's accesses
 // are checked under a mutex of their shadow page, so accesses of
 // different pages run in parallel, and a thread's own state is changed
-// only by its own calls and by the barriers that hold it. The family
-// costs more than IGUARD's, most where a lock passes between many
-// threads with no barrier, since each hand-off joins vector clocks that
-// grow with the lock's past holders (BENCHMARKS.md has the numbers).
+// only by its own calls and by the barriers that hold it.
+//
+// A lock passed between many threads with no barrier makes each holder's
+// vclock hold an entry per past holder. Joins do not grow with them. A
+// vclock's thread entries are kept in immutable chunks, one per run of 64
+// thread ids, shared by the vclocks that hold the same entries there: a
+// join copies only the runs in which its inputs differ (a release adds
+// its holder's epoch: one run), and a covers check skips the runs both
+// share. And a large vclock belongs to a lineage, a chain of vclocks each
+// covering the one before; a lock's releases form one (each holder
+// releases what it acquired and its own epoch, and a thread's next
+// release is built on its last), so a holder acquiring the latest
+// release finds by its place in the chain, without a walk, that it covers
+// what the holder knew, and the lock's release state finds the same of
+// the release it already held. What is left grows with the runs of
+// thread ids a vclock holds, not their entries. The family still costs
+// more than IGUARD's on lock-heavy kernels (BENCHMARKS.md has the
+// numbers); Stats.Joins counts the vclock entries joins walked or wrote.
+//
+// The family's ablations, in [Config]'s suffixes: "exact:full" gives
+// every granule its full state at its first access (no first records),
+// "exact:flat" keeps no lineages (every covers check walks the runs its
+// vclocks do not share). It has no
+// coalescing or backoff to switch off: its metadata locks are a
+// sync.Mutex per shadow page, held for one granule's check, and Go's
+// mutex already spins briefly and then parks a waiter, so there is no
+// spin on an entry to back off from (Stats.Contended and Waits stay 0);
+// and iGUARD's warp coalescing, a lane skipping a check that repeats a
+// warp-mate's, would drop the lane's own record, which happens-before
+// needs, since the lanes are different threads: an access ordered after
+// one lane and not the other races with only one of them.
 //
 // Reads-from is exact on every executor and any number of cores: a
 // detector of the family is a [gpu.Sequencer], so the runtime performs

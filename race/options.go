@@ -64,6 +64,14 @@ type Options struct {
 	// granule its full state at once, instead of a one-access cell
 	// (race/internal/hb), with the same verdicts.
 	FullEntries bool
+	// FlatClocks makes the Exact family's covers checks walk the vector
+	// clocks (the runs of threads they do not share), instead of
+	// answering whether a clock covers an earlier one of its lineage
+	// (each clock of a lineage covers those before it: the releases of a
+	// lock handed from thread to thread form one) without a walk
+	// (race/internal/hb, lineage.go). It exists for benchmarks; verdicts are the same, and
+	// Stats.Joins counts the difference. The IGUARD family ignores it.
+	FlatClocks bool
 	// Central ships every event to one checking goroutine per launch, in
 	// the style of Barracuda, instead of checking inline on the accessing
 	// goroutine. It exists as a baseline for benchmarks; it is slower.

@@ -32,7 +32,9 @@ func Configs() []string {
 // ":full" sets Options.FullEntries for any but off and central, so that
 // "plain:full" is plain with a full entry per granule from its first
 // touch and "exact:full" is exact without first records, its ablation
-// (the exact engine has no coalescing or backoff to switch off); and for
+// (the exact engine has no coalescing or backoff to switch off: see the
+// package doc's "How the Exact family checks"); ":flat" sets Options.FlatClocks
+// for exact, its ablation of clock lineages; and for
 // the IGUARD family's configurations but central, ":spin", ":mutex" or
 // ":striped" sets Options.Lock, so that "opt:mutex" is opt with a
 // sync.Mutex per entry. Without ":history" the options have no history.
@@ -61,8 +63,13 @@ func (o *Options) suffix(base, sfx string) error {
 	case sfx == "full" && !o.Central:
 		o.FullEntries = true
 		return nil
-	case o.Central || o.Exact():
+	case sfx == "flat" && o.Exact():
+		o.FlatClocks = true
+		return nil
+	case o.Central:
 		return fmt.Errorf("race: configuration %q takes no suffix but full and history (%q)", base, sfx)
+	case o.Exact():
+		return fmt.Errorf("race: configuration %q takes no suffix but full, flat and history (%q)", base, sfx)
 	}
 	var err error
 	if o.Lock, err = ParseLocking(sfx); err != nil {

@@ -32,8 +32,13 @@ func TestConfigs(t *testing.T) {
 	exactFull, err := race.Config("exact:full")
 	require.NoError(t, err)
 	require.Equal(t, race.Options{FullEntries: true}, exactFull)
+	exactFlat, err := race.Config("exact:flat")
+	require.NoError(t, err)
+	require.Equal(t, race.Options{FlatClocks: true}, exactFlat)
 	_, err = race.Config("exact:mutex")
-	require.ErrorContains(t, err, "takes no suffix but full and history")
+	require.ErrorContains(t, err, "takes no suffix but full, flat and history")
+	_, err = race.Config("opt:flat")
+	require.ErrorContains(t, err, `"flat"`, "flat is the exact family's ablation")
 	plain, _ := race.Config("plain")
 	require.True(t, plain.NoBackoff && plain.NoCoalesce)
 	off, _ := race.Config("off")
@@ -200,4 +205,44 @@ func TestExactFullSameVerdicts(t *testing.T) {
 	}
 	require.Equal(t, uint64(16*256), firsts["exact"])
 	require.Zero(t, firsts["exact:full"])
+}
+
+// TestExactFlatSameVerdicts: the exact family's ablation of clock
+// lineages (exact:flat) reports what exact does on the corpus, and its
+// joins walk more vector clock entries where a lock passes from thread
+// to thread: exact answers a holder's covers checks of the lock's
+// earlier releases by lineage.
+func TestExactFlatSameVerdicts(t *testing.T) {
+	t.Parallel()
+	for _, c := range corpus() {
+		want := c.expectIn(true)
+		opt, err := race.Config("exact:flat")
+		require.NoError(t, err)
+		opt.History = true
+		rs := c.reportsWith(t, gpu.Fibers, race.New(opt))
+		fps, missed := verdict(want, want != nil, rs)
+		require.Empty(t, fps, c.name)
+		require.False(t, missed, c.name)
+	}
+	joins := map[string]uint64{}
+	for _, name := range []string{"exact", "exact:flat"} {
+		opt, _ := race.Config(name)
+		det := race.New(opt)
+		d := newDevice(t)
+		lock, total := gpu.Alloc[int32](d, "lock", 1), gpu.Alloc[int32](d, "total", 1)
+		cfg := gpu.Config{Grid: gpu.Dim3{X: 4}, Block: gpu.Dim3{X: 64}, Observer: det, Deterministic: true}
+		require.NoError(t, d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
+			for lock.AtomicCAS(t, 0, 0, 1, scope.Device) != 0 {
+			}
+			t.ThreadFence()
+			total.Store(t, 0, total.Load(t, 0)+1)
+			t.ThreadFence()
+			lock.AtomicExch(t, 0, 0, scope.Device)
+		}))
+		require.Empty(t, det.Reports(), name)
+		require.Equal(t, int32(256), total.Host()[0])
+		joins[name] = det.Stats().Joins
+	}
+	require.NotZero(t, joins["exact"])
+	require.Less(t, 5*joins["exact"], 4*joins["exact:flat"], "lineages spare the walks of a lock's earlier releases")
 }

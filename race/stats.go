@@ -3,7 +3,8 @@ package race
 // Stats are a detector's counters. The access counters cover the blocks
 // that have ended: read them after a launch. The Exact family counts
 // accesses, checks, checks a first record settled (Firsts) and its
-// shadow's pages; the other counters are the IGUARD family's.
+// shadow's pages, and the vector clock work of its joins (Joins); the
+// other counters are the IGUARD family's.
 type Stats struct {
 	Reports       int   // distinct races kept
 	Dropped       int   // distinct races past MaxReports
@@ -20,6 +21,7 @@ type Stats struct {
 	Waits     uint64 // backoff steps taken
 	WaitNs    uint64 // ns spent acquiring contended entries with backoff
 	Widened   uint64 // entries whose records outgrew their packed fields and are kept whole (see the package doc on metadata)
+	Joins     uint64 // vector clock entries the Exact family's joins and covers checks walked or wrote (see Options.FlatClocks)
 }
 
 // Stats returns the detector's counters.
@@ -28,7 +30,7 @@ func (d *Detector) Stats() Stats {
 	if d.pre != nil {
 		c := d.pre.Counts()
 		return Stats{Reports: kept, Dropped: dropped, MetadataBytes: c.MetadataBytes, PeakMetadata: c.PeakMetadata,
-			Accesses: c.Accesses, Checks: c.Checks, Firsts: c.Firsts}
+			Accesses: c.Accesses, Checks: c.Checks, Firsts: c.Firsts, Joins: c.Joins}
 	}
 	c := d.eng.Counts()
 	return Stats{Reports: kept, Dropped: dropped,

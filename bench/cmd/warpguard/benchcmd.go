@@ -20,7 +20,7 @@ import (
 // benchDoc is bench's help paragraph.
 const benchDoc = "Bench measures the clean configuration of each kernel, and the contention " +
 	"workloads, under each detector configuration (off; central, plain, coalesce, backoff and opt of the iguard family; exact, the default; " +
-	"a name may end in :mutex, :striped, :full or :history), alternating the configurations run by run after " +
+	"a name may end in :mutex, :striped, :full, :flat (exact only) or :history), alternating the configurations run by run after " +
 	"running the first kernel untimed for -prime, and prints a table of medians with their spread, " +
 	"ratios against detection off and the detector's counters per launch; progress, with the time " +
 	"left, goes to stderr. -json prints JSON lines with nanoseconds, -svg writes a bar chart, and " +
@@ -34,7 +34,7 @@ const benchDoc = "Bench measures the clean configuration of each kernel, and the
 func benchCmd(args []string, stdout, stderr io.Writer) int {
 	fs := newCommand("bench", "[flags]", benchDoc, stderr)
 	glob := fs.String("kernels", "", "measure "+kernelsFlagDoc)
-	configs := fs.String("configs", strings.Join(race.Configs(), ","), "comma-separated detector configurations; a name may end in :mutex, :striped, :full or :history (see race.Config)")
+	configs := fs.String("configs", strings.Join(race.Configs(), ","), "comma-separated detector configurations; a name may end in :mutex, :striped, :full, :flat (exact only) or :history (see race.Config)")
 	runs := fs.Int("runs", 5, "timed runs of each kernel under each configuration")
 	warmup := fs.Int("warmup", 1, "untimed runs first")
 	prime := fs.Duration("prime", time.Second, "run the first kernel untimed this long before measuring anything (a fresh process runs slower at first); 0 for none")

@@ -1,6 +1,7 @@
 package hb
 
 import (
+	"cmp"
 	"slices"
 	"sync/atomic"
 	"weak"
@@ -29,14 +30,25 @@ type bgen struct {
 
 // A vclock is a sparse vector clock: what its owner knows of other
 // threads. Blocks whose barrier it learned of are one entry each (b);
-// threads known beyond that are one entry each (e), sorted by thread.
+// threads known beyond that are one entry each, sorted by thread, kept in
+// chunks shared between vclocks (ch; see chunk.go).
 // So it grows with the blocks and the threads that synchronized with
 // its owner, not with the grid, and a barrier folds its block's threads
 // into one entry. A vclock is immutable once made: threads that learned
 // the same thing (at a barrier) share one.
+//
+// A large vclock belongs to a lineage (lin, seq; see lineage.go): a chain
+// of vclocks each covering the one before, so that whether one covers an
+// earlier member of its chain is answered without a walk. A lock handed
+// from thread to thread builds one chain: each holder's release covers
+// the release it acquired, and acquiring a later release of the chain
+// than one already known costs no walk of the holders before it.
 type vclock struct {
-	e []epoch // sorted by tid; none implied by b
-	b []bgen  // sorted by blk
+	ch  []*chunk // sorted by key; no epoch implied by b
+	ne  int      // the epochs in ch
+	b   []bgen   // sorted by blk
+	lin *lineage
+	seq uint64 // the vclock's place in lin
 	// covered is the last vclock a join found this one covers, so that
 	// joining it again costs no walk. It is weak: it keeps nothing alive,
 	// and a new vclock at a freed one's address never matches it. It is
@@ -44,6 +56,9 @@ type vclock struct {
 	// thread's join may set, so it is read and written atomically.
 	covered atomic.Pointer[weak.Pointer[vclock]]
 }
+
+// size returns how many entries v has.
+func (v *vclock) size() int { return v.ne + len(v.b) }
 
 // blockK returns the barrier count of block blk that v knows, 0 if none.
 func (v *vclock) blockK(blk int32) uint32 {
@@ -63,11 +78,16 @@ func (v *vclock) threadC(tid int32) uint64 {
 	if v == nil {
 		return 0
 	}
-	i, ok := slices.BinarySearchFunc(v.e, tid, func(e epoch, t int32) int { return int(e.tid - t) })
+	i, ok := findChunk(v.ch, tid>>chunkBits)
 	if !ok {
 		return 0
 	}
-	return v.e[i].c
+	es := v.ch[i].e
+	j, ok := slices.BinarySearchFunc(es, tid, func(e epoch, t int32) int { return cmp.Compare(e.tid, t) })
+	if !ok {
+		return 0
+	}
+	return es[j].c
 }
 
 // knows reports whether the event at e is ordered before v's owner's
@@ -76,57 +96,96 @@ func (v *vclock) knows(e epoch) bool {
 	return v.threadC(e.tid) >= e.c || e.gen() < v.blockK(e.blk)
 }
 
-// covers reports whether v knows everything w knows. It walks both in
-// order: a thread's block grows with its id, so epochs sorted by thread
-// are sorted by block too.
-func (v *vclock) covers(w *vclock) bool {
+// covers reports whether v knows everything w knows, counting the
+// entries it walks in n. An earlier member of v's lineage is covered
+// without a walk; otherwise it walks both in order: a thread's block
+// grows with its id, so epochs sorted by thread are sorted by block too.
+func (v *vclock) covers(w *vclock, n *counters) bool {
 	if w == nil || v == w {
 		return true
 	}
 	if v == nil {
-		return len(w.e) == 0 && len(w.b) == 0
+		return w.size() == 0
 	}
-	return v.coversBlocks(w.b) && v.coversThreads(w.e)
+	if v.descends(w) {
+		return true
+	}
+	ok, k := v.coversBlocks(w.b)
+	if ok {
+		var j int
+		ok, j = v.coversThreads(w.ch)
+		k += j
+	}
+	n.joined(k)
+	return ok
 }
 
-// coversBlocks reports whether v knows every block entry of bs.
-func (v *vclock) coversBlocks(bs []bgen) bool {
+// coversBlocks reports whether v knows every block entry of bs, and how
+// many of them it walked.
+func (v *vclock) coversBlocks(bs []bgen) (bool, int) {
 	i := 0
-	for _, g := range bs {
+	for j, g := range bs {
 		for i < len(v.b) && v.b[i].blk < g.blk {
 			i++
 		}
 		if i == len(v.b) || v.b[i].blk != g.blk || v.b[i].k < g.k {
-			return false
+			return false, j + 1
 		}
 	}
-	return true
+	return true, len(bs)
 }
 
-// coversThreads reports whether v knows every epoch of es, sorted by
-// thread, by its thread entries or its block entries.
-func (v *vclock) coversThreads(es []epoch) bool {
-	var bi, ei int
-	for _, e := range es {
-		for ei < len(v.e) && v.e[ei].tid < e.tid {
-			ei++
+// coversThreads reports whether v knows every epoch of the chunks ws by
+// its thread entries or its block entries, and how many epochs it
+// walked: none of a chunk v shares.
+func (v *vclock) coversThreads(ws []*chunk) (bool, int) {
+	var vi, bi, walked int
+	for _, wc := range ws {
+		k := wc.key()
+		for vi < len(v.ch) && v.ch[vi].key() < k {
+			vi++
 		}
-		if ei < len(v.e) && v.e[ei].tid == e.tid && v.e[ei].c >= e.c {
-			continue
+		var ve []epoch
+		if vi < len(v.ch) && v.ch[vi].key() == k {
+			if v.ch[vi] == wc {
+				continue
+			}
+			ve = v.ch[vi].e
 		}
-		for bi < len(v.b) && v.b[bi].blk < e.blk {
-			bi++
-		}
-		if bi == len(v.b) || v.b[bi].blk != e.blk || e.gen() >= v.b[bi].k {
-			return false
+		ok, n := v.coversRun(ve, wc.e, &bi)
+		if walked += n; !ok {
+			return false, walked
 		}
 	}
-	return true
+	return true, walked
+}
+
+// coversRun reports whether the thread entries ve, or v's block entries
+// from *bi on, know every epoch of es, and how many of es it walked.
+// Both lists are one chunk's run of threads, sorted; *bi advances.
+func (v *vclock) coversRun(ve, es []epoch, bi *int) (bool, int) {
+	ei := 0
+	for j, e := range es {
+		for ei < len(ve) && ve[ei].tid < e.tid {
+			ei++
+		}
+		if ei < len(ve) && ve[ei].tid == e.tid && ve[ei].c >= e.c {
+			continue
+		}
+		for *bi < len(v.b) && v.b[*bi].blk < e.blk {
+			*bi++
+		}
+		if *bi == len(v.b) || v.b[*bi].blk != e.blk || e.gen() >= v.b[*bi].k {
+			return false, j + 1
+		}
+	}
+	return true, len(es)
 }
 
 // join returns the least vclock above a and b, reusing either when it
-// already covers the other.
-func join(a, b *vclock) *vclock {
+// already covers the other, and counts in n the entries it walked and
+// wrote. A new vclock continues a's or b's lineage where it can.
+func join(a, b *vclock, n *counters) *vclock {
 	switch {
 	case b == nil || a == b:
 		return a
@@ -134,30 +193,44 @@ func join(a, b *vclock) *vclock {
 		return b
 	}
 	switch {
-	case len(b.e)+len(b.b) <= len(a.e)+len(a.b) && a.remembers(b):
+	case a.descends(b):
 		return a
-	case b.remembers(a):
+	case b.descends(a):
+		return b
+	case b.size() <= a.size() && a.remembers(b, n):
+		return a
+	case b.remembers(a, n):
 		return b
 	}
 	v := &vclock{b: mergeBlocks(a.b, b.b)}
-	v.e = prune(mergeThreads(a.e, b.e), v)
+	ch, wrote := mergeChunks(a.ch, b.ch)
+	v.ch = pruneChunks(ch, v.b)
+	v.ne = epochCount(v.ch)
+	n.joined(wrote)
+	if n == nil || !n.flat {
+		v.descend(a, b)
+	}
 	return v
 }
 
 // memoAt is the size from which a vclock remembers the last vclock it
-// covered: a smaller one is walked faster than a weak pointer is made.
+// covered, and belongs to a lineage: a smaller one is walked faster than
+// a weak pointer is made.
 const memoAt = 32
 
 // remembers reports whether v covers w, remembering the answer for a
 // large w.
-func (v *vclock) remembers(w *vclock) bool {
-	if len(w.e)+len(w.b) < memoAt {
-		return v.covers(w)
+func (v *vclock) remembers(w *vclock, n *counters) bool {
+	if w.size() < memoAt {
+		return v.covers(w, n)
+	}
+	if v.descends(w) {
+		return true
 	}
 	if c := v.covered.Load(); c != nil && c.Value() == w {
 		return true // the memo is w's own weak pointer: w is alive, we hold it
 	}
-	if !v.covers(w) {
+	if !v.covers(w, n) {
 		return false
 	}
 	ww := weak.Make(w)
@@ -167,6 +240,12 @@ func (v *vclock) remembers(w *vclock) bool {
 
 // mergeBlocks merges two block lists, keeping each block's larger count.
 func mergeBlocks(a, b []bgen) []bgen {
+	if len(b) == 0 {
+		return a // vclocks are immutable: the list is shared, not copied
+	}
+	if len(a) == 0 {
+		return b
+	}
 	out := make([]bgen, 0, len(a)+len(b))
 	for len(a) > 0 && len(b) > 0 {
 		switch {
@@ -183,7 +262,7 @@ func mergeBlocks(a, b []bgen) []bgen {
 }
 
 // mergeThreads merges two epoch lists sorted by thread, keeping each
-// thread's later epoch.
+// thread's later epoch, into a new list.
 func mergeThreads(a, b []epoch) []epoch {
 	out := make([]epoch, 0, len(a)+len(b))
 	for len(a) > 0 && len(b) > 0 {
@@ -202,29 +281,10 @@ func mergeThreads(a, b []epoch) []epoch {
 	return append(append(out, a...), b...)
 }
 
-// prune drops from es, in place, the epochs v's block entries imply,
-// walking both in order.
-func prune(es []epoch, v *vclock) []epoch {
-	if len(v.b) == 0 {
-		return es
-	}
-	out, bi := es[:0], 0
-	for _, e := range es {
-		for bi < len(v.b) && v.b[bi].blk < e.blk {
-			bi++
-		}
-		if bi < len(v.b) && v.b[bi].blk == e.blk && e.gen() < v.b[bi].k {
-			continue
-		}
-		out = append(out, e)
-	}
-	return out
-}
-
 // withBlock returns v joined with knowledge of block blk up to its k-th
 // barrier.
-func withBlock(v *vclock, blk int32, k uint32) *vclock {
-	return join(v, &vclock{b: []bgen{{blk, k}}})
+func withBlock(v *vclock, blk int32, k uint32, n *counters) *vclock {
+	return join(v, &vclock{b: []bgen{{blk, k}}}, n)
 }
 
 // A view is what a thread knew at one point: its vclock and its own
@@ -237,14 +297,14 @@ type view struct {
 	known bool
 }
 
-// joinView returns the least vclock above a and w.
-func joinView(a *vclock, w view) *vclock {
+// joinView returns the least vclock above a and w, counting in n.
+func joinView(a *vclock, w view, n *counters) *vclock {
 	if !w.known {
 		return a
 	}
-	a = join(a, w.k)
+	a = join(a, w.k, n)
 	if a.knows(w.self) {
 		return a
 	}
-	return join(a, &vclock{e: []epoch{w.self}})
+	return join(a, threadsClock([]epoch{w.self}), n)
 }

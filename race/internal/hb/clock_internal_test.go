@@ -1,6 +1,9 @@
 package hb
 
 import (
+	"maps"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -13,7 +16,8 @@ func at(tid, blk int32, gen uint32, step uint32) epoch {
 
 func TestVclockKnows(t *testing.T) {
 	t.Parallel()
-	v := &vclock{e: []epoch{at(5, 0, 0, 3), at(70, 2, 1, 4)}, b: []bgen{{blk: 1, k: 2}}}
+	v := threadsClock([]epoch{at(5, 0, 0, 3), at(70, 2, 1, 4)})
+	v.b = []bgen{{blk: 1, k: 2}}
 	assert.True(t, v.knows(at(5, 0, 0, 3)), "an entry's own epoch")
 	assert.False(t, v.knows(at(5, 0, 0, 4)), "past the entry")
 	assert.True(t, v.knows(at(40, 1, 1, 99)), "before block 1's second barrier")
@@ -25,52 +29,86 @@ func TestVclockKnows(t *testing.T) {
 
 func TestJoinFoldsThreadsIntoBlocks(t *testing.T) {
 	t.Parallel()
-	a := &vclock{e: []epoch{at(1, 0, 0, 5), at(40, 1, 0, 2)}}
-	b := withBlock(nil, 0, 1)
-	j := join(a, b)
-	require.Equal(t, []epoch{at(40, 1, 0, 2)}, j.e, "thread 1's entry is implied by block 0's barrier")
+	a := threadsClock([]epoch{at(1, 0, 0, 5), at(40, 1, 0, 2)})
+	b := withBlock(nil, 0, 1, nil)
+	j := join(a, b, nil)
+	require.Equal(t, []epoch{at(40, 1, 0, 2)}, j.epochs(), "thread 1's entry is implied by block 0's barrier")
 	require.Equal(t, []bgen{{0, 1}}, j.b)
-	assert.True(t, j.covers(a) && j.covers(b))
-	assert.Same(t, j, join(j, a), "a join that adds nothing reuses the vclock")
-	assert.Same(t, j, join(b, j))
+	assert.True(t, j.covers(a, nil) && j.covers(b, nil))
+	assert.Same(t, j, join(j, a, nil), "a join that adds nothing reuses the vclock")
+	assert.Same(t, j, join(b, j, nil))
 }
 
 func TestJoinKeepsLaterEpochs(t *testing.T) {
 	t.Parallel()
-	a := &vclock{e: []epoch{at(1, 0, 0, 5), at(3, 0, 0, 1)}}
-	b := &vclock{e: []epoch{at(1, 0, 0, 2), at(2, 0, 0, 7)}}
-	j := join(a, b)
-	require.Equal(t, []epoch{at(1, 0, 0, 5), at(2, 0, 0, 7), at(3, 0, 0, 1)}, j.e)
-	assert.False(t, a.covers(b))
-	assert.False(t, b.covers(a))
+	a := threadsClock([]epoch{at(1, 0, 0, 5), at(3, 0, 0, 1)})
+	b := threadsClock([]epoch{at(1, 0, 0, 2), at(2, 0, 0, 7)})
+	j := join(a, b, nil)
+	require.Equal(t, []epoch{at(1, 0, 0, 5), at(2, 0, 0, 7), at(3, 0, 0, 1)}, j.epochs())
+	assert.False(t, a.covers(b, nil))
+	assert.False(t, b.covers(a, nil))
 }
 
 func TestJoinView(t *testing.T) {
 	t.Parallel()
-	w := view{k: &vclock{e: []epoch{at(1, 0, 0, 2)}}, self: at(9, 0, 0, 4), known: true}
-	v := joinView(nil, w)
+	w := view{k: threadsClock([]epoch{at(1, 0, 0, 2)}), self: at(9, 0, 0, 4), known: true}
+	v := joinView(nil, w, nil)
 	assert.True(t, v.knows(at(1, 0, 0, 2)) && v.knows(at(9, 0, 0, 4)))
-	assert.Nil(t, joinView(nil, view{}), "the zero view knows nothing")
+	assert.Nil(t, joinView(nil, view{}, nil), "the zero view knows nothing")
 }
 
 // wideClock returns a vclock of n threads of block 0, each at step c.
 func wideClock(n int, c uint32) *vclock {
-	v := &vclock{}
+	var es []epoch
 	for i := range n {
-		v.e = append(v.e, at(int32(i), 0, 0, c))
+		es = append(es, at(int32(i), 0, 0, c))
 	}
-	return v
+	return threadsClock(es)
 }
 
 func TestRemembersOnlyWhatItChecked(t *testing.T) {
 	t.Parallel()
 	big, small := wideClock(memoAt, 2), wideClock(memoAt, 1)
-	require.True(t, big.remembers(small))
+	require.True(t, big.remembers(small, nil))
 	c := big.covered.Load()
 	require.NotNil(t, c, "a large covered vclock is remembered")
 	assert.Same(t, small, c.Value())
-	assert.True(t, big.remembers(small), "the memo answers again")
+	assert.True(t, big.remembers(small, nil), "the memo answers again")
 	later := wideClock(memoAt, 3)
-	assert.False(t, big.remembers(later), "another vclock is walked, not taken for the remembered one")
+	assert.False(t, big.remembers(later, nil), "another vclock is walked, not taken for the remembered one")
 	assert.Same(t, small, big.covered.Load().Value(), "a failed check leaves the memo")
+}
+
+// naiveMerge is mergeThreads by map, for comparison.
+func naiveMerge(a, b []epoch) []epoch {
+	m := map[int32]epoch{}
+	for _, e := range append(slices.Clone(a), b...) {
+		if old, ok := m[e.tid]; !ok || e.c > old.c {
+			m[e.tid] = e
+		}
+	}
+	out := slices.Collect(maps.Values(m))
+	sortEpochs(out)
+	return out
+}
+
+// randomEpochs returns n epochs of distinct threads below span, sorted.
+func randomEpochs(r *rand.Rand, n, span int) []epoch {
+	var out []epoch
+	for _, tid := range r.Perm(span)[:n] {
+		out = append(out, at(int32(tid), int32(tid/64), 0, uint32(1+r.IntN(5))))
+	}
+	sortEpochs(out)
+	return out
+}
+
+func TestMergeThreadsAgreesWithAMap(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 500 {
+		long, short := 1+r.IntN(200), r.IntN(12)
+		a, b := randomEpochs(r, long, 256), randomEpochs(r, short, 256)
+		require.Equal(t, naiveMerge(a, b), mergeThreads(a, b), "long first")
+		require.Equal(t, naiveMerge(a, b), mergeThreads(b, a), "short first")
+	}
 }

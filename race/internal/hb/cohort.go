@@ -184,7 +184,7 @@ func (p *Engine) BlockStart(g *gpu.Grid, b int) {
 	blk := &pblock{id: b, threads: l.threads(), shared: p.newShadow()}
 	for r := range blk.threads {
 		tid := l.tid0 + int32(b*g.BlockSize+r)
-		blk.threads[r] = pthread{l: l, blk: blk, tid: tid, place: l.place(tid), c: 1, know: l.base}
+		blk.threads[r] = pthread{l: l, blk: blk, tid: tid, place: l.place(tid), c: 1, know: l.base, n: counters{flat: l.p.flat}}
 	}
 	l.blocks[b] = blk
 	l.cache[b%len(l.cache)].Store(blk)

@@ -8,7 +8,10 @@
 //
 // An [Engine] keeps, per thread, its clock and one sparse vector clock of
 // what it knows, shared with the threads it last met at a barrier
-// (clock.go, thread.go); per granule, FastTrack-style, the accesses a
+// (clock.go, thread.go), its thread entries in chunks that vclocks share
+// where their entries agree (chunk.go), large vector clocks in lineages
+// whose members cover the earlier ones without a walk (lineage.go); per
+// granule, FastTrack-style, the accesses a
 // later one may still race with (loc.go, set.go) and the release state a
 // strong read acquires from (release.go), in a page table per address
 // space (shadow.go) whose cells hold a granule's one access until a

@@ -37,6 +37,7 @@ import (
 type Engine struct {
 	shift    uint          // log2 of the granule size
 	full     bool          // every touched granule gets its full state at once (no first records)
+	flat     bool          // joins keep no lineages: every covers check walks (see lineage)
 	sites    *shared.Sites // finds the site of a report's access when it came without one
 	sink     *shared.Sink  // keeps the reports
 	mu       sync.Mutex
@@ -58,10 +59,11 @@ const preciseStripes = 256
 // New returns an engine checking granules of 1<<shift bytes, which finds
 // missing sites with sites and keeps its reports in sink. With full,
 // every touched granule gets its full state at its first access, instead
-// of a first record (see cell): an ablation for benchmarks, with the same
-// verdicts.
-func New(shift uint, full bool, sites *shared.Sites, sink *shared.Sink) *Engine {
-	return &Engine{shift: shift, full: full, sites: sites, sink: sink, launches: map[*gpu.Grid]*plaunch{}, coh: newCohort()}
+// of a first record (see cell); with flat, vector clocks keep no
+// lineages, so that every covers check walks (see lineage). Both are
+// ablations for benchmarks, with the same verdicts.
+func New(shift uint, full, flat bool, sites *shared.Sites, sink *shared.Sink) *Engine {
+	return &Engine{shift: shift, full: full, flat: flat, sites: sites, sink: sink, launches: map[*gpu.Grid]*plaunch{}, coh: newCohort()}
 }
 
 // Sequence returns the mutex under which the runtime performs and reports

@@ -22,7 +22,7 @@ func (p *Engine) HostAccess(h gpu.HostAccess) {
 	if l == nil {
 		return
 	}
-	th := &pthread{l: l, tid: l.tid0, place: l.place(l.tid0), c: 1, know: l.base}
+	th := &pthread{l: l, tid: l.tid0, place: l.place(l.tid0), c: 1, know: l.base, n: counters{flat: l.p.flat}}
 	op := gpu.OpLoad
 	if h.Write {
 		op = gpu.OpStore

@@ -26,17 +26,18 @@ type relPart struct {
 
 // acquirable returns what a thread at pl acquires from r when its read
 // and acquire have scope m: each release whose scopes reach it, which
-// the structure already decided, and which m covers.
-func (r *relInfo) acquirable(pl scope.Place, m scope.Scope) *vclock {
+// the structure already decided, and which m covers. It counts its joins
+// in n.
+func (r *relInfo) acquirable(pl scope.Place, m scope.Scope, n *counters) *vclock {
 	var v *vclock
 	if m >= scope.Device {
 		v = r.dev
 	}
 	if m >= scope.Block {
-		v = join(v, part(r.blocks, pl.Block))
+		v = join(v, part(r.blocks, pl.Block), n)
 	}
 	if m >= scope.Warp {
-		v = join(v, part(r.warps, pl.Warp))
+		v = join(v, part(r.warps, pl.Warp), n)
 	}
 	return v
 }
@@ -50,10 +51,10 @@ func part(ps []relPart, id int) *vclock {
 	return nil
 }
 
-func addPart(ps []relPart, id int, v *vclock) []relPart {
+func addPart(ps []relPart, id int, v *vclock, n *counters) []relPart {
 	for i := range ps {
 		if ps[i].id == id {
-			ps[i].v = join(ps[i].v, v)
+			ps[i].v = join(ps[i].v, v, n)
 			return ps
 		}
 	}
@@ -74,7 +75,7 @@ func (loc *ploc) written(th *pthread, a *gpu.Access, rv view) {
 	}
 	var rvc *vclock
 	if rv.known {
-		rvc = joinView(nil, rv)
+		rvc = th.viewClock(rv)
 	}
 	for s := scope.Warp; s <= min(a.Scope, scope.Device); s++ {
 		v := th.released(s)
@@ -82,14 +83,14 @@ func (loc *ploc) written(th *pthread, a *gpu.Access, rv view) {
 			v = rvc
 		}
 		if v != nil {
-			loc.release(th.place, s, v)
+			loc.release(th.place, s, v, &th.n)
 		}
 	}
 }
 
 // release adds v, released by a thread at pl to the threads scope s
-// reaches, to the location's release state.
-func (loc *ploc) release(pl scope.Place, s scope.Scope, v *vclock) {
+// reaches, to the location's release state, counting its joins in n.
+func (loc *ploc) release(pl scope.Place, s scope.Scope, v *vclock, n *counters) {
 	if loc.rel == nil {
 		loc.rel = &relInfo{}
 	}
@@ -97,10 +98,10 @@ func (loc *ploc) release(pl scope.Place, s scope.Scope, v *vclock) {
 	r.ver++
 	switch s {
 	case scope.Warp:
-		r.warps = addPart(r.warps, pl.Warp, v)
+		r.warps = addPart(r.warps, pl.Warp, v, n)
 	case scope.Block:
-		r.blocks = addPart(r.blocks, pl.Block, v)
+		r.blocks = addPart(r.blocks, pl.Block, v, n)
 	default:
-		r.dev = join(r.dev, v)
+		r.dev = join(r.dev, v, n)
 	}
 }

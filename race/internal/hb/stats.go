@@ -5,24 +5,37 @@ import (
 	"unsafe"
 )
 
-// Counts are the engine's counters. Accesses, Checks and Firsts (granule
-// checks a first record settled, with no full state) cover the blocks
-// that have ended; MetadataBytes is the shadow allocated now, PeakMetadata
-// the most at once.
+// Counts are the engine's counters. Accesses, Checks, Firsts (granule
+// checks a first record settled, with no full state) and Joins (vector
+// clock entries that joins and covers checks walked or wrote) cover the
+// blocks that have ended; MetadataBytes is the shadow allocated now,
+// PeakMetadata the most at once.
 type Counts struct {
-	Accesses, Checks, Firsts    uint64
-	MetadataBytes, PeakMetadata int64
+	Accesses, Checks, Firsts, Joins uint64
+	MetadataBytes, PeakMetadata     int64
 }
 
 // counters are one thread's share of the access counters, added to the
 // engine's totals when its block ends, so that no check touches a shared
-// counter.
-type counters struct{ accesses, checks, firsts uint64 }
+// counter; and flat, the engine's ablation of lineages, which the joins
+// that count here obey (see vclock.descend).
+type counters struct {
+	accesses, checks, firsts, joins uint64
+	flat                            bool
+}
+
+// joined counts k vector clock entries a join or covers check walked or
+// wrote; n may be nil, counting nothing.
+func (n *counters) joined(k int) {
+	if n != nil {
+		n.joins += uint64(k)
+	}
+}
 
 // totals are the engine's counters.
 type totals struct {
-	accesses, checks, firsts atomic.Uint64
-	bytes, peak              atomic.Int64
+	accesses, checks, firsts, joins atomic.Uint64
+	bytes, peak                     atomic.Int64
 }
 
 // add adds a thread's counters to the totals.
@@ -30,6 +43,7 @@ func (t *totals) add(c counters) {
 	t.accesses.Add(c.accesses)
 	t.checks.Add(c.checks)
 	t.firsts.Add(c.firsts)
+	t.joins.Add(c.joins)
 }
 
 // grow counts n more bytes of shadow, and the peak.
@@ -46,7 +60,7 @@ const pageBytes = int64(unsafe.Sizeof(page{}))
 // Counts returns the engine's counters.
 func (p *Engine) Counts() Counts {
 	t := &p.totals
-	return Counts{Accesses: t.accesses.Load(), Checks: t.checks.Load(), Firsts: t.firsts.Load(),
+	return Counts{Accesses: t.accesses.Load(), Checks: t.checks.Load(), Firsts: t.firsts.Load(), Joins: t.joins.Load(),
 		MetadataBytes: t.bytes.Load(), PeakMetadata: t.peak.Load()}
 }
 
@@ -55,6 +69,7 @@ func (p *Engine) ResetCounts() {
 	p.totals.accesses.Store(0)
 	p.totals.checks.Store(0)
 	p.totals.firsts.Store(0)
+	p.totals.joins.Store(0)
 }
 
 // newShadow returns an empty shadow whose pages the engine counts.

@@ -32,6 +32,11 @@ type pthread struct {
 	// covers; fvc[s] is the same as a vclock, made on first use.
 	fenced [scope.System + 1]view
 	fvc    [scope.System + 1]*vclock
+	// made is the last vclock the thread made of one of its views, and
+	// madeOf that view: a later view of the thread knows all it knew, so
+	// the next one is made from it (see viewClock).
+	made   *vclock
+	madeOf view
 	// pend[s] is what the thread's strong reads so far found released to
 	// it, which a fence of scope s would acquire.
 	pend [scope.System + 1]*vclock
@@ -195,8 +200,8 @@ func (th *pthread) foldHeld() {
 	}
 	var by [scope.System + 1]*vclock // what reaches the thread at each read scope
 	by[scope.Warp] = h.warp
-	by[scope.Block] = join(h.warp, h.block)
-	by[scope.Device] = join(by[scope.Block], h.dev)
+	by[scope.Block] = join(h.warp, h.block, &th.n)
+	by[scope.Device] = join(by[scope.Block], h.dev, &th.n)
 	by[scope.System] = by[scope.Device]
 	th.pending(&by, h.m)
 	th.held = heldRelease{}
@@ -227,7 +232,7 @@ func (th *pthread) acquire(r *relInfo, m scope.Scope) {
 	if th.acq == r && th.acqVer == r.ver && th.acqS == m {
 		return
 	}
-	th.know = join(th.know, r.acquirable(th.place, m))
+	th.know = join(th.know, r.acquirable(th.place, m, &th.n), &th.n)
 	th.acq, th.acqVer, th.acqS = r, r.ver, m
 }
 
@@ -244,7 +249,7 @@ func (th *pthread) pending(by *[scope.System + 1]*vclock, m scope.Scope) {
 			continue
 		}
 		in, with = th.pend[s], b
-		th.pend[s] = join(in, b)
+		th.pend[s] = join(in, b, &th.n)
 		out = th.pend[s]
 	}
 }
@@ -264,7 +269,7 @@ func (th *pthread) fenceAcquire(s scope.Scope) {
 	th.mu.Lock()
 	th.foldHeld()
 	th.mu.Unlock()
-	th.know = join(th.know, th.pend[s])
+	th.know = join(th.know, th.pend[s], &th.n)
 	th.settle(s)
 	th.last = nil
 }
@@ -320,7 +325,23 @@ func (th *pthread) releaseOf(s scope.Scope) *vclock {
 			return th.fvc[i]
 		}
 	}
-	return joinView(nil, th.fenced[s])
+	return th.viewClock(th.fenced[s])
+}
+
+// viewClock returns the vclock of w, a view of the thread. It starts from
+// the vclock the thread made last when that one's view is w or came at an
+// earlier epoch, which w then covers (what a thread knows only grows), so
+// the result is the same least vclock above w; but it is the next member
+// of made's lineage, so that the releases of a thread that fences twice
+// between two acquires form one chain with what it acquired.
+func (th *pthread) viewClock(w view) *vclock {
+	var base *vclock
+	if th.madeOf == w || th.madeOf.self.c < w.self.c {
+		base = th.made
+	}
+	v := joinView(base, w, &th.n)
+	th.made, th.madeOf = v, w
+	return v
 }
 
 // sortEpochs sorts es by thread.

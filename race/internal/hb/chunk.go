@@ -1,0 +1,151 @@
+package hb
+
+import (
+	"cmp"
+	"slices"
+)
+
+// chunkBits sets the run of thread ids one chunk covers: the threads
+// whose ids agree but in their low chunkBits bits.
+const chunkBits = 6
+
+// A chunk is a vclock's thread entries for one run of thread ids (see
+// chunkBits): nonempty and sorted by thread. It is immutable, so vclocks
+// that hold the same entries for those threads share it: a join copies
+// only the chunks in which its inputs differ, and a covers check skips
+// the chunks they share, so neither grows with threads whose entries
+// did not change.
+type chunk struct{ e []epoch }
+
+// key returns the run of thread ids c covers.
+func (c *chunk) key() int32 { return c.e[0].tid >> chunkBits }
+
+// chunked splits es, sorted by thread, into chunks.
+func chunked(es []epoch) []*chunk {
+	var out []*chunk
+	for len(es) > 0 {
+		i, k := 1, es[0].tid>>chunkBits
+		for i < len(es) && es[i].tid>>chunkBits == k {
+			i++
+		}
+		out, es = append(out, &chunk{e: es[:i:i]}), es[i:]
+	}
+	return out
+}
+
+// threadsClock returns a vclock holding the epochs es, sorted by thread,
+// and no block entries.
+func threadsClock(es []epoch) *vclock {
+	return &vclock{ch: chunked(es), ne: len(es)}
+}
+
+// findChunk returns the index of the chunk of cs with key k, and whether
+// there is one.
+func findChunk(cs []*chunk, k int32) (int, bool) {
+	return slices.BinarySearchFunc(cs, k, func(c *chunk, k int32) int { return cmp.Compare(c.key(), k) })
+}
+
+// mergeChunks merges two chunk lists sorted by key, keeping each
+// thread's later epoch; it returns the list and the entries it wrote.
+func mergeChunks(a, b []*chunk) ([]*chunk, int) {
+	out, wrote := make([]*chunk, 0, len(a)+len(b)), 0
+	for len(a) > 0 && len(b) > 0 {
+		switch ka, kb := a[0].key(), b[0].key(); {
+		case ka < kb:
+			out, a = append(out, a[0]), a[1:]
+		case kb < ka:
+			out, b = append(out, b[0]), b[1:]
+		default:
+			c, n := mergeChunk(a[0], b[0])
+			out, a, b, wrote = append(out, c), a[1:], b[1:], wrote+n
+		}
+	}
+	out = append(append(out, a...), b...)
+	return out, wrote + len(out)
+}
+
+// mergeChunk returns the merge of two chunks of one key, reusing either
+// when its entries cover the other's, and the entries it walked or
+// wrote.
+func mergeChunk(x, y *chunk) (*chunk, int) {
+	switch {
+	case x == y:
+		return x, 0
+	case entriesCover(x.e, y.e):
+		return x, len(y.e)
+	case entriesCover(y.e, x.e):
+		return y, len(x.e) + len(y.e)
+	}
+	e := mergeThreads(x.e, y.e)
+	return &chunk{e: e}, len(x.e) + len(y.e) + len(e)
+}
+
+// entriesCover reports whether xs holds, for every epoch of ys, one of
+// its thread no earlier. Both are sorted by thread.
+func entriesCover(xs, ys []epoch) bool {
+	if len(xs) < len(ys) {
+		return false
+	}
+	i := 0
+	for _, y := range ys {
+		for i < len(xs) && xs[i].tid < y.tid {
+			i++
+		}
+		if i == len(xs) || xs[i].tid != y.tid || xs[i].c < y.c {
+			return false
+		}
+	}
+	return true
+}
+
+// pruneChunks drops from cs, a list the caller owns, the epochs the
+// block entries bs imply, making new chunks where it drops some (the
+// chunks themselves may be shared) and dropping chunks left empty.
+func pruneChunks(cs []*chunk, bs []bgen) []*chunk {
+	if len(bs) == 0 {
+		return cs
+	}
+	out, bi := cs[:0], 0
+	for _, c := range cs {
+		kept := pruneRun(c.e, bs, &bi)
+		switch {
+		case len(kept) == len(c.e):
+			out = append(out, c)
+		case len(kept) > 0:
+			out = append(out, &chunk{e: kept})
+		}
+	}
+	return out
+}
+
+// pruneRun returns es without the epochs the block entries bs imply: es
+// itself if none is, else a new list. bs is walked from *bi on, which it
+// advances: the epochs of later runs have later blocks.
+func pruneRun(es []epoch, bs []bgen, bi *int) []epoch {
+	var out []epoch
+	for i, e := range es {
+		for *bi < len(bs) && bs[*bi].blk < e.blk {
+			*bi++
+		}
+		implied := *bi < len(bs) && bs[*bi].blk == e.blk && e.gen() < bs[*bi].k
+		switch {
+		case implied && out == nil:
+			out = append(make([]epoch, 0, len(es)-1), es[:i]...)
+		case !implied && out != nil:
+			out = append(out, e)
+		}
+	}
+	if out == nil {
+		return es
+	}
+	return out
+}
+
+// epochCount returns how many epochs the chunks cs hold.
+func epochCount(cs []*chunk) int {
+	n := 0
+	for _, c := range cs {
+		n += len(c.e)
+	}
+	return n
+}

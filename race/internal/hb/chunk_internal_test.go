@@ -1,0 +1,69 @@
+package hb
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// epochs returns v's thread entries in order.
+func (v *vclock) epochs() []epoch {
+	var out []epoch
+	for _, c := range v.ch {
+		out = append(out, c.e...)
+	}
+	return out
+}
+
+func TestChunkedSplitsByRun(t *testing.T) {
+	t.Parallel()
+	v := threadsClock([]epoch{at(1, 0, 0, 1), at(63, 0, 0, 1), at(64, 1, 0, 1), at(200, 3, 0, 1)})
+	require.Len(t, v.ch, 3)
+	assert.Equal(t, 4, v.ne)
+	assert.Equal(t, uint64(1), v.threadC(64))
+	assert.Zero(t, v.threadC(65))
+}
+
+// TestJoinSharesUnchangedChunks: a join copies only the chunks in which
+// its inputs differ, and a covers check walks none that they share.
+func TestJoinSharesUnchangedChunks(t *testing.T) {
+	t.Parallel()
+	big := wideClock(8<<chunkBits, 1)
+	var n counters
+	j := join(big, threadsClock([]epoch{at(3<<chunkBits+5, 3, 0, 2)}), &n)
+	for i, c := range j.ch {
+		if i == 3 {
+			assert.NotSame(t, big.ch[i], c, "the changed run is copied")
+		} else {
+			assert.Same(t, big.ch[i], c, "an unchanged run is shared")
+		}
+	}
+	assert.Less(t, n.joins, uint64(4<<chunkBits), "the join wrote one run, not the clock")
+	n = counters{}
+	require.True(t, j.covers(big, &n))
+	assert.Less(t, n.joins, uint64(2<<chunkBits), "covers walked one run")
+}
+
+// TestJoinAgreesWithFlatMerge: joins of random vclocks, with block
+// entries pruning thread entries, hold what a plain merge of all entries
+// says, and each covers both inputs.
+func TestJoinAgreesWithFlatMerge(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 300 {
+		a, b := threadsClock(randomEpochs(r, 1+r.IntN(200), 512)), threadsClock(randomEpochs(r, r.IntN(40), 512))
+		if r.IntN(2) == 0 {
+			b.b = []bgen{{blk: int32(r.IntN(8)), k: uint32(1 + r.IntN(2))}}
+		}
+		j := join(a, b, nil)
+		require.True(t, j.covers(a, nil) && j.covers(b, nil))
+		for _, e := range naiveMerge(a.epochs(), b.epochs()) {
+			require.True(t, j.knows(e))
+			implied := j.blockK(e.blk) > e.gen()
+			require.Equal(t, !implied, j.threadC(e.tid) == e.c, "an entry is kept exactly when no block entry implies it")
+		}
+		require.Equal(t, len(j.epochs()), j.ne)
+	}
+}
