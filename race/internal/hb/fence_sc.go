@@ -64,7 +64,7 @@ func (o *scOrder) fence(th *pthread, s scope.Scope) *vclock {
 	know := th.know
 	for l := scope.Warp; l <= s; l++ {
 		if v := o.inst[th.instance(l)]; v.known && v.self.tid != th.tid {
-			know = joinView(know, v) // the thread's own last view it knows already
+			know = joinView(know, v, &th.n) // the thread's own last view it knows already
 		}
 	}
 	pub := view{k: know, self: th.self(), known: true}
