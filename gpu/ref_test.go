@@ -72,3 +72,25 @@ func TestRefRejectsOrders(t *testing.T) {
 		require.ErrorContains(t, err, "thread (0,0,0) of block (0,0,0)", c.name)
 	}
 }
+
+// TestRefOnNarrowViews: a Ref works on 1- and 2-byte elements and through
+// a view, reaching the parent memory at the parent's index, and a view's
+// neighbours keep their bytes while 64 threads add into one byte.
+func TestRefOnNarrowViews(t *testing.T) {
+	t.Parallel()
+	d := newDevice(t)
+	b := gpu.FromHost(d, "b", []uint8{7, 0, 9, 0})
+	h := gpu.FromHost(d, "h", []gpu.Half{0, gpu.HalfFromFloat32(1.5)})
+	v := b.Slice(1, 3)
+	cfg := gpu.LaunchConfig{Name: "narrow-ref", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 32}}
+	require.NoError(t, d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
+		v.Ref(t, 0, scope.Device).FetchAdd(1, gpu.AcqRel)
+		h.Ref(t, 1, scope.Device).FetchAdd(gpu.HalfFromFloat32(0.5), gpu.Relaxed)
+	}))
+	got := make([]uint8, 4)
+	require.NoError(t, b.CopyOut(got))
+	require.Equal(t, []uint8{7, 64, 9, 0}, got)
+	hs := make([]gpu.Half, 2)
+	require.NoError(t, h.CopyOut(hs))
+	require.Equal(t, float32(33.5), hs[1].Float32())
+}
