@@ -166,7 +166,15 @@ func (mk *maker) lock() Lock {
 		a.Op, a.Order, a.Scope = Load+Op(mk.r.IntN(2)), gpu.Weak, scope.Thread
 		l.Body = append(l.Body, a)
 	}
+	l.Take, l.Give = mk.lockOrder(), mk.lockOrder()
 	return l
+}
+
+// lockOrder draws the order of a lock's read-modify-write: relaxed, CUDA's
+// atomicCAS and atomicExch, three times in seven, else one of libcu++'s.
+func (mk *maker) lockOrder() gpu.Order {
+	orders := [...]gpu.Order{gpu.Relaxed, gpu.Relaxed, gpu.Relaxed, gpu.Acquire, gpu.Release, gpu.AcqRel, gpu.SeqCst}
+	return orders[mk.r.IntN(len(orders))]
 }
 
 // message draws a message through the next unused flag, from one thread

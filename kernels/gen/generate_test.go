@@ -59,8 +59,8 @@ func TestKernelsTerminate(t *testing.T) {
 
 // TestGenerateCoversOrders: the generator emits every memory order
 // cuda::atomic_ref offers on read-modify-writes, seq_cst loads and
-// stores, and both fence kinds, so fuzzing and the differential tests
-// exercise them.
+// stores, both fence kinds, and locks taken and given back with each
+// order, so fuzzing and the differential tests exercise them.
 func TestGenerateCoversOrders(t *testing.T) {
 	seen := map[string]bool{}
 	for seed := range uint64(2000) {
@@ -70,11 +70,20 @@ func TestGenerateCoversOrders(t *testing.T) {
 				seen[fmt.Sprintf("%d %v", s.Op, s.Order)] = true
 			case gen.Fence:
 				seen[fmt.Sprintf("fence %v", s.Order)] = true
+			case gen.Lock:
+				seen[fmt.Sprintf("lock take %v", s.Take)] = true
+				if !s.Release {
+					seen[fmt.Sprintf("lock give %v", s.Give)] = true
+				}
 			}
 		}
 	}
 	for _, want := range []string{"fence seq_cst", "fence acq_rel", fmt.Sprintf("%d seq_cst", gen.Load), fmt.Sprintf("%d seq_cst", gen.Store)} {
 		require.True(t, seen[want], "no %s in 2000 kernels", want)
+	}
+	for _, o := range []gpu.Order{gpu.Relaxed, gpu.Acquire, gpu.Release, gpu.AcqRel, gpu.SeqCst} {
+		require.True(t, seen[fmt.Sprintf("lock take %v", o)], "no lock taken %v in 2000 kernels", o)
+		require.True(t, seen[fmt.Sprintf("lock give %v", o)], "no lock given back %v in 2000 kernels", o)
 	}
 	for _, op := range []gen.Op{gen.Add, gen.Exch, gen.CAS} {
 		for _, o := range []gpu.Order{gpu.Relaxed, gpu.Acquire, gpu.Release, gpu.AcqRel, gpu.SeqCst} {

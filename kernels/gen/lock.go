@@ -10,7 +10,10 @@ import (
 
 // A Lock is a critical section: acquire lock word l[Lock] by spinning on
 // atomicCAS or atomicExch of scope Scope, optionally fence, run Body, and
-// release by atomicExch or a release store.
+// release by atomicExch or a release store. Take and Give order the
+// acquiring and the releasing read-modify-write as libcu++'s atomic_ref
+// would (a lock taken with exchange(1, memory_order_acquire)); their zero
+// value, like gpu.Relaxed, is CUDA's relaxed atomicCAS and atomicExch.
 type Lock struct {
 	Who     Guard       // the threads that take the lock, one at a time
 	Lock    int         // the lock word, l[Lock]
@@ -18,6 +21,8 @@ type Lock struct {
 	Exch    bool        // acquire with atomicExch rather than atomicCAS
 	Fence   bool        // a fence of the lock's scope after acquiring and before releasing
 	Release bool        // release with a release store rather than atomicExch
+	Take    gpu.Order   // the acquiring read-modify-write's order
+	Give    gpu.Order   // the releasing atomicExch's order, unless Release
 	Body    []Access    // the critical section, run unguarded by the holder
 }
 
@@ -27,7 +32,7 @@ func (l Lock) run(t *gpu.Thread, m *mem) {
 		return
 	}
 	w := lockBase + l.Lock
-	for m.do(t, Global, w, l.acquireOp(), gpu.Relaxed, l.Scope, 1, 0) != 0 {
+	for m.do(t, Global, w, l.acquireOp(), rmwOrder(l.Take), l.Scope, 1, 0) != 0 {
 	}
 	l.fence(t)
 	for _, a := range l.Body {
@@ -37,9 +42,19 @@ func (l Lock) run(t *gpu.Thread, m *mem) {
 	if l.Release {
 		m.do(t, Global, w, Store, gpu.Release, l.Scope, 0, 0)
 	} else {
-		m.do(t, Global, w, Exch, gpu.Relaxed, l.Scope, 0, 0)
+		m.do(t, Global, w, Exch, rmwOrder(l.Give), l.Scope, 0, 0)
 	}
 }
+
+// rmwOrder reads an unset order, gpu.Weak, as gpu.Relaxed: a
+// read-modify-write is never weak.
+func rmwOrder(o gpu.Order) gpu.Order {
+	if o == gpu.Weak {
+		return gpu.Relaxed
+	}
+	return o
+}
+
 
 // acquireOp is the operation that takes the lock.
 func (l Lock) acquireOp() Op {
@@ -59,9 +74,10 @@ func (l Lock) fence(t *gpu.Thread) {
 // String prints the lock statement on one line.
 func (l Lock) String() string {
 	lw := fmt.Sprintf("l[%d]", l.Lock)
-	acquire := fmt.Sprintf("while (atomicCAS.%v(&%s, 0, 1) != 0) {}", l.Scope, lw)
+	take := rmwText(rmwOrder(l.Take), l.Scope)
+	acquire := fmt.Sprintf("while (atomicCAS.%s(&%s, 0, 1) != 0) {}", take, lw)
 	if l.Exch {
-		acquire = fmt.Sprintf("while (atomicExch.%v(&%s, 1) != 0) {}", l.Scope, lw)
+		acquire = fmt.Sprintf("while (atomicExch.%s(&%s, 1) != 0) {}", take, lw)
 	}
 	return guarded(l.Who, fmt.Sprintf("lock: %s { %s }", acquire, strings.Join(l.body(lw), "; ")))
 }
@@ -81,5 +97,5 @@ func (l Lock) body(lw string) []string {
 	if l.Release {
 		return append(body, fmt.Sprintf("release.%v %s = 0", l.Scope, lw))
 	}
-	return append(body, fmt.Sprintf("atomicExch.%v(&%s, 0)", l.Scope, lw))
+	return append(body, fmt.Sprintf("atomicExch.%s(&%s, 0)", rmwText(rmwOrder(l.Give), l.Scope), lw))
 }
