@@ -55,7 +55,6 @@ func rmwOrder(o gpu.Order) gpu.Order {
 	return o
 }
 
-
 // acquireOp is the operation that takes the lock.
 func (l Lock) acquireOp() Op {
 	if l.Exch {
