@@ -363,6 +363,34 @@
 // package race/internal/iguard; the site cache and the report sink both
 // modes share, in race/internal/shared.
 //
+// # What the contention counters measure
+//
+// [Stats] counts, in Locks, the checks that took their entry's lock
+// (first touches, repeats and coalesced accesses take none) and, in
+// Contended, those that found it held: one each, whether the check then
+// spun tightly or backed off for a hundred steps (the steps count in
+// Waits). On a GPU thousands of warps queue on one entry; here threads
+// run on GOMAXPROCS processors, so a check finds its entry held only
+// when another processor is checking it at that moment, or when Go's
+// scheduler preempted a goroutine inside a check on it: the scheduler
+// preempts a goroutine that has run for a time slice wherever it is,
+// and the entry then stays locked until that goroutine runs again. With
+// one processor every contended acquisition is of the second kind.
+// While the holder waits to run, every goroutine that reaches the entry
+// counts one. A tight spin keeps its processor until it too is
+// preempted, so few reach the entry; backoff yields the processor at its
+// cap so that the holder can run, and the goroutines that run meanwhile
+// may reach the entry too. So backoff alone can count more contended
+// acquisitions than plain while it waits less: the count measures how
+// many checks met a held entry, not how long they waited (WaitNs). Warp
+// coalescing cuts the count where it cuts the locked checks of a hot
+// word: it skips a lane's load or atomic while the word's last update is
+// its warp-mate's check of the same kind, so it cannot skip the checks
+// of a word that warps on two processors update in turn, nor a lane's
+// atomic add to a word its warp-mate loaded after its own add (each
+// lane's arrival at a barrier's counter, then its spin on it): those are
+// checked and locked, as each warp's one check of them is in iGUARD.
+//
 // # Configurations
 //
 // Each contention optimization is an option, and [Config] names the

@@ -16,10 +16,10 @@ type Stats struct {
 	Firsts    uint64 // checks settled with no lock and no entry: a granule's first access, or a store superseding it (see Options.FullEntries)
 	Repeats   uint64 // accesses skipped as repeats of the granule's last update by the same thread
 	Coalesced uint64 // accesses skipped as repeats of a warp-mate's check (warp coalescing)
-	Locks     uint64 // metadata lock acquisitions
-	Contended uint64 // acquisitions that found the entry locked
-	Waits     uint64 // backoff steps taken
-	WaitNs    uint64 // ns spent acquiring contended entries with backoff
+	Locks     uint64 // metadata lock acquisitions: checks that took their entry's lock
+	Contended uint64 // acquisitions that found the entry locked, each counted once however long it then waited (see the package doc's "What the contention counters measure")
+	Waits     uint64 // backoff steps those acquisitions took; none under a tight spin (NoBackoff), which takes no steps
+	WaitNs    uint64 // ns those acquisitions spent waiting with backoff; not measured under a tight spin
 	Widened   uint64 // entries whose records outgrew their packed fields and are kept whole (see the package doc on metadata)
 	Joins     uint64 // vector clock entries the Exact family's joins and covers checks walked or wrote (see Options.FlatClocks)
 }

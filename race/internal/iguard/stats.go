@@ -13,8 +13,8 @@ type counters struct {
 	repeats   uint64 // accesses that repeated the entry's last update
 	coalesced uint64 // accesses that repeated a warp-mate's check
 	locks     uint64 // entry lock acquisitions
-	contended uint64 // acquisitions that found the entry locked
-	waits     uint64 // backoff steps
+	contended uint64 // acquisitions that found the entry locked: one each, however many tries it took
+	waits     uint64 // backoff steps of contended acquisitions; a tight spin takes none
 	waitNs    uint64 // time spent acquiring contended spinlocks with backoff
 }
 
