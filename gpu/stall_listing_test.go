@@ -29,9 +29,15 @@ func TestStallListingOfAHugeBlockIsShort(t *testing.T) {
 	d := newDevice(t)
 	flags := gpu.Alloc[int32](d, "flag", 1000)
 	// Fibers, deterministically: every thread starts and is caught polling
-	// before the timeout, whatever the machine's load, so each lists as
-	// polling; under goroutines some might not have run yet.
-	cfg := gpu.LaunchConfig{Name: "spin", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1000}, Deterministic: true, Timeout: time.Second}
+	// before the timeout, so each lists as polling; under goroutines some
+	// might not have run yet. The race detector slows each weak load
+	// tenfold or more, and a loaded machine more: a second then leaves
+	// threads unstarted.
+	timeout := time.Second
+	if raceEnabled {
+		timeout = 15 * time.Second
+	}
+	cfg := gpu.LaunchConfig{Name: "spin", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1000}, Deterministic: true, Timeout: timeout}
 	err := d.Launch(t.Context(), cfg, func(t *gpu.Thread) {
 		if t.ThreadRank()%2 == 0 {
 			for flags.Load(t, 0) == 0 {
