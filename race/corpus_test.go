@@ -220,16 +220,27 @@ func blockSyncForGrid() corpusCase {
 // leaderFenceGridBarrier is iGUARD's Figure 10, the grid barrier of CUDA
 // 11's cooperative groups and cuML's GridSync: every thread writes, the
 // block syncs, only the leader fences before arriving at the counter, and
-// after the barrier threads read other blocks' writes. With allFence every
-// thread fences before the block barrier (the fix cuML#4157 asked for).
+// after the barrier threads read other blocks' writes. Its fences are
+// __threadfence(), fence.sc; the leaders' four fences fall in some order,
+// and the block whose leader fenced before the next block's leader reads
+// that block's writes unordered, in every run.
+//
+// With allFence every thread fences before the block barrier (the fix
+// cuML#4157 asked for), with acq_rel fences
+// (cuda::atomic_thread_fence(memory_order_acq_rel, thread_scope_device)):
+// the waiters spin on a volatile and never fence after, so under the exact
+// family they acquire nothing, in every run. (With fence.sc fences the
+// verdict would follow the run's fence order: clean when every thread's
+// fence precedes every leader's, racy when a leader fences before a
+// writer of the next block does.)
 func leaderFenceGridBarrier(allFence bool) corpusCase {
 	c := corpusCase{name: "grid-barrier-leader-fence", blocks: 4, block: 64, cooperative: true,
 		expect: kinds(race.MissingDeviceFence)}
+	fence := func(t *gpu.Thread) { t.ThreadFence() }
 	if allFence {
 		c.name, c.expect = "grid-barrier-all-fence", nil
-		// Precise: the waiters spin on a volatile and never fence after,
-		// so they acquire nothing.
 		c.precise, c.preciseDiffers = kinds(race.MissingDeviceFence), true
+		fence = func(t *gpu.Thread) { t.FenceAcqRel(scope.Device) }
 	}
 	c.kernel = func(d *gpu.Device) (gpu.Kernel, func() error) {
 		x := gpu.Alloc[int32](d, "x", 256)
@@ -239,11 +250,11 @@ func leaderFenceGridBarrier(allFence bool) corpusCase {
 			i := t.GlobalID()
 			x.Store(t, i, int32(i))
 			if allFence {
-				t.ThreadFence()
+				fence(t)
 			}
 			t.SyncThreads()
 			if t.ThreadRank() == 0 {
-				t.ThreadFence()
+				fence(t)
 				arrived.AtomicAdd(t, 0, 1, scope.Device)
 				for arrived.LoadVolatile(t, 0) != 4 {
 				}
