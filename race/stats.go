@@ -22,6 +22,7 @@ type Stats struct {
 	WaitNs    uint64 // ns spent acquiring contended entries with backoff
 	Widened   uint64 // entries whose records outgrew their packed fields and are kept whole (see the package doc on metadata)
 	Joins     uint64 // vector clock entries the Exact family's joins and covers checks walked or wrote (see Options.FlatClocks)
+	Pairs     uint64 // recorded accesses the Exact family's checks compared a new access with one by one: the walks that sets of morally strong accesses skip
 }
 
 // Stats returns the detector's counters.
@@ -30,7 +31,7 @@ func (d *Detector) Stats() Stats {
 	if d.pre != nil {
 		c := d.pre.Counts()
 		return Stats{Reports: kept, Dropped: dropped, MetadataBytes: c.MetadataBytes, PeakMetadata: c.PeakMetadata,
-			Accesses: c.Accesses, Checks: c.Checks, Firsts: c.Firsts, Joins: c.Joins}
+			Accesses: c.Accesses, Checks: c.Checks, Firsts: c.Firsts, Joins: c.Joins, Pairs: c.Pairs}
 	}
 	c := d.eng.Counts()
 	return Stats{Reports: kept, Dropped: dropped,

@@ -49,6 +49,14 @@ func (x *prec) wide(sp gpu.Space) bool {
 	return x.strong() && (x.scope >= scope.Device || sp == gpu.SharedSpace && x.scope >= scope.Block)
 }
 
+// blockWide reports whether x is a block-wide access that is not wide:
+// strong, of block scope or wider, but not of a scope that includes
+// every thread that can reach the memory (global memory accessed at
+// block scope). Two such accesses by threads of one block are a morally
+// strong pair, the volatile lanes of one warp aside (see warpVolatile).
+// Precondition: x is not wide.
+func (x *prec) blockWide() bool { return x.strong() && x.scope >= scope.Block }
+
 // weakRead reports whether x is a weak read.
 func (x *prec) weakRead() bool { return !x.strong() && !x.write }
 
