@@ -19,12 +19,12 @@ import (
 // map update per access instead of a walk of every earlier thread.
 type threadSet struct {
 	members []prec
-	at      map[int32]int32 // 2*tid+write → index in members, once there are many
+	at      *setIndex // 2*tid+write → index in members, once there are many
 	// hi maps, once the set is indexed, each block of a member ever put
 	// to one more than the highest generation (block-wide barriers passed)
 	// of its members' epochs: a thread whose vclock knows every block past
 	// hi knows every member (see knownBy). It never shrinks.
-	hi  map[int32]uint32
+	hi  *blockGens
 	few [setFew]prec // members' first room: a new set is one allocation
 }
 
@@ -80,7 +80,7 @@ func (w *threadSet) put(x *prec) {
 	}
 	w.members = append(w.members, *x)
 	if w.at != nil {
-		w.at[k] = int32(len(w.members) - 1)
+		w.at.set(k, int32(len(w.members)-1))
 		w.raise(x.e)
 	} else if len(w.members) > setIndexAt {
 		w.index()
@@ -88,31 +88,19 @@ func (w *threadSet) put(x *prec) {
 }
 
 // raise notes member epoch e in hi.
-func (w *threadSet) raise(e epoch) {
-	if g := e.gen() + 1; g > w.hi[e.blk] {
-		w.hi[e.blk] = g
-	}
-}
+func (w *threadSet) raise(e epoch) { w.hi.raise(e) }
 
 // knownBy reports whether th knows every member of an indexed set by
 // its block entries alone: a check over the set's blocks, not its
 // members. False says nothing.
 func (w *threadSet) knownBy(th *pthread) bool {
-	if w.hi == nil {
-		return false
-	}
-	for blk, g := range w.hi {
-		if th.know.blockK(blk) < g {
-			return false
-		}
-	}
-	return true
+	return w.hi != nil && w.hi.knownBy(th.know)
 }
 
 // find returns the index of the member with key k.
 func (w *threadSet) find(k int32) (int, bool) {
 	if w.at != nil {
-		i, ok := w.at[k]
+		i, ok := w.at.find(k)
 		return int(i), ok
 	}
 	i := slices.IndexFunc(w.members, func(y prec) bool { return setKey(&y) == k })
@@ -121,12 +109,12 @@ func (w *threadSet) find(k int32) (int, bool) {
 
 // index builds the member index.
 func (w *threadSet) index() {
-	w.at = make(map[int32]int32, 2*len(w.members))
+	w.at = new(setIndex)
 	if w.hi == nil {
-		w.hi = map[int32]uint32{}
+		w.hi = new(blockGens)
 	}
 	for i := range w.members {
-		w.at[setKey(&w.members[i])] = int32(i)
+		w.at.set(setKey(&w.members[i]), int32(i))
 		w.raise(w.members[i].e)
 	}
 }
@@ -170,7 +158,7 @@ func (w *threadSet) checkLanes(th *pthread, x *prec) *prec {
 	lane0 := th.tid - rank%ws
 	for tid := lane0; tid < lane0+ws && tid < th.l.tid0+int32(th.l.g.Threads); tid++ {
 		for _, k := range [2]int32{2 * tid, 2*tid + 1} {
-			if i, ok := w.at[k]; ok && th.races(x, &w.members[i]) {
+			if i, ok := w.at.find(k); ok && th.races(x, &w.members[i]) {
 				return &w.members[i]
 			}
 		}
