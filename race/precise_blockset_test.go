@@ -58,3 +58,36 @@ func TestPreciseBlockScopeAtomicOfAnotherBlockRaces(t *testing.T) {
 		assert.Equal(t, race.ScopedAtomic, rs[0].Kind)
 	}
 }
+
+// TestPreciseVolatileReadComparesOnlyVolatileLanes: a volatile read of a
+// word a warp's lanes reach with device-scope atomics is a morally strong
+// pair with each of them (the warp-synchronous rule concerns volatile
+// pairs only), so it compares none of them one by one, and a volatile
+// write of another lane with no __syncwarp is still found.
+func TestPreciseVolatileReadComparesOnlyVolatileLanes(t *testing.T) {
+	t.Parallel()
+	for _, stray := range []bool{false, true} {
+		det := race.New(race.Options{})
+		d := newDevice(t)
+		word := gpu.Alloc[int32](d, "word", 1)
+		cfg := gpu.LaunchConfig{Name: "lanes", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 32}, Observer: det, Deterministic: true}
+		require.NoError(t, d.Launch(context.Background(), cfg, func(th *gpu.Thread) {
+			for range 8 {
+				word.AtomicAdd(th, 0, 1, scope.Device)
+				_ = word.LoadVolatile(th, 0)
+			}
+			if stray && th.ThreadRank() == 31 {
+				word.StoreVolatile(th, 0, 7)
+			}
+		}))
+		if stray {
+			rs := det.Reports()
+			require.Len(t, rs, 1)
+			assert.Equal(t, race.MissingSyncwarp, rs[0].Kind)
+			continue
+		}
+		require.Empty(t, det.Reports())
+		s := det.Stats()
+		assert.Less(t, s.Pairs, s.Accesses, "compared pairs (%d) grow with the warp's lanes, over %d accesses", s.Pairs, s.Accesses)
+	}
+}

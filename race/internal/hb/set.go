@@ -141,14 +141,17 @@ func (w *threadSet) check(th *pthread, x *prec) *prec {
 }
 
 // checkLanes returns a member of the lanes of x's warp that races with x,
-// a wide access of th, or nil: only those can, by the warp-synchronous
-// rule. A set that is not indexed is walked; an indexed one is looked up
-// lane by lane.
+// a volatile access of th that every member of the set is a morally
+// strong pair with but for the warp-synchronous rule (a wide access and
+// the wide set, or an access of a block set's block and that set), or
+// nil: only the volatile members of its warp's lanes that conflict with
+// it can race with it (see warpVolatile), so no other member is compared. A set that is not
+// indexed is walked; an indexed one is looked up lane by lane.
 func (w *threadSet) checkLanes(th *pthread, x *prec) *prec {
 	if w.at == nil {
 		for i := range w.members {
-			if th.races(x, &w.members[i]) {
-				return &w.members[i]
+			if y := &w.members[i]; laneRival(x, y) && th.races(x, y) {
+				return y
 			}
 		}
 		return nil
@@ -158,10 +161,15 @@ func (w *threadSet) checkLanes(th *pthread, x *prec) *prec {
 	lane0 := th.tid - rank%ws
 	for tid := lane0; tid < lane0+ws && tid < th.l.tid0+int32(th.l.g.Threads); tid++ {
 		for _, k := range [2]int32{2 * tid, 2*tid + 1} {
-			if i, ok := w.at.find(k); ok && th.races(x, &w.members[i]) {
+			if i, ok := w.at.find(k); ok && laneRival(x, &w.members[i]) && th.races(x, &w.members[i]) {
 				return &w.members[i]
 			}
 		}
 	}
 	return nil
 }
+
+// laneRival reports whether y, a member of a set x's access skips but for
+// the warp-synchronous rule, may race with x: it is volatile, and one of
+// the two writes.
+func laneRival(x, y *prec) bool { return y.order == gpu.Volatile && (x.write || y.write) }
