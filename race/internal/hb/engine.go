@@ -44,6 +44,7 @@ type Engine struct {
 	launches map[*gpu.Grid]*plaunch  // the running ones
 	last     atomic.Pointer[plaunch] // the launch that started last, if it runs
 	coh      *cohort
+	spares   []spareShadow // shadows of ended cohorts, for the next (see reuse.go)
 	totals   totals
 	// stripes sequence each element's strong reads and writes with their
 	// checks (see Sequence); they are taken before any lock of the engine.
