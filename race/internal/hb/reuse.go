@@ -12,9 +12,11 @@ import "weak"
 // before the collector has, the shadow serves it again, in a new
 // generation whose pages are emptied one by one at their first visit
 // (page.renew). A shadow serves again only if it holds at most twice
-// the pages its last cohort touched and keepSlack more, so that one that
-// serves cohort after cohort stays near the shadow of the memory the
-// latest touched.
+// its recent peak of pages touched (see shadow.peak) and keepSlack more,
+// so that one that serves cohort after cohort stays near the shadow of
+// the memory the recent ones touched: a program whose large launches
+// alternate with small ones keeps it, one whose buffers move on drops
+// it.
 
 // keepSlack is how many pages beyond twice those its cohort touched a
 // shadow may hold and still serve again.
@@ -38,12 +40,18 @@ func (p *Engine) keepSpare(dev uint64, sh *shadow) {
 	p.spares = append(p.spares, spareShadow{dev: dev, sh: weak.Make(sh)})
 }
 
-// keeps reports whether the shadow may serve another cohort: it holds at
-// most twice the pages its cohort touched, and keepSlack more.
+// keeps reports whether the shadow may serve another cohort, its cohort
+// having ended: it holds at most twice its peak, and keepSlack more. The
+// peak is the pages the cohort touched, or the peak before it less a
+// sixteenth if that is more: it follows a cohort that touches more at
+// once, and shrinks with each that touches less, so a shadow outlives
+// the ten or so small launches a primitive makes between large ones
+// (2*(15/16)^10 > 1), but not a run of many more.
 func (s *shadow) keeps() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.pages <= 2*s.touched.Load()+keepSlack
+	s.peak = max(s.touched.Load(), s.peak-s.peak/16)
+	return s.pages <= 2*s.peak+keepSlack
 }
 
 // reused returns device dev's shadow kept from an earlier cohort, in a

@@ -43,6 +43,7 @@ type shadow struct {
 	// touched counts the pages made or renewed for generation gen: the
 	// shadow of the memory the cohort touched (see keeps).
 	touched atomic.Int64
+	peak    int64 // the pages recent generations touched, under mu (see keeps)
 }
 
 // A region is a dense run of the page table, from page number lo on.
