@@ -1,6 +1,9 @@
 package hb
 
-import "weak"
+import (
+	"slices"
+	"weak"
+)
 
 // Shadow reuse. Each cohort starts with an empty shadow of global memory
 // (host order leaves it nothing to check against), but a program that
@@ -30,15 +33,24 @@ type spareShadow struct {
 }
 
 // keepSpare keeps sh, device dev's shadow in the cohort that ended, for
-// the next cohort to reuse, if it is small enough (see keeps).
+// the next cohort to reuse, if it is small enough (see keeps), in place
+// of any kept before for dev, and of the oldest if maxSpares are kept.
 // Preconditions: p.mu held; no thread or host access of the cohort uses
 // sh any more.
 func (p *Engine) keepSpare(dev uint64, sh *shadow) {
 	if !sh.keeps() {
 		return
 	}
+	p.spares = slices.DeleteFunc(p.spares, func(s spareShadow) bool { return s.dev == dev })
+	if len(p.spares) == maxSpares { // the oldest device's goes
+		p.spares = slices.Delete(p.spares, 0, 1)
+	}
 	p.spares = append(p.spares, spareShadow{dev: dev, sh: weak.Make(sh)})
 }
+
+// maxSpares is how many devices' shadows an engine keeps at most: a
+// program that makes device after device leaves no trail of spares.
+const maxSpares = 4
 
 // keeps reports whether the shadow may serve another cohort, its cohort
 // having ended: it holds at most twice its peak, and keepSlack more. The

@@ -46,3 +46,21 @@ func TestRenewEmptiesPagesLazily(t *testing.T) {
 	assert.Zero(t, pg.cells[1].first.e.c)
 	assert.Equal(t, int64(1), s.touched.Load())
 }
+
+// TestSparesStayFew: a spare per device, the latest, and no more than
+// maxSpares devices' however many devices come and go.
+func TestSparesStayFew(t *testing.T) {
+	t.Parallel()
+	p := New(2, false, false, nil, nil)
+	var keep []*shadow // held, so that the collector leaves the spares
+	for dev := range uint64(3 * maxSpares) {
+		for range 2 {
+			sh := p.newShadow()
+			keep = append(keep, sh)
+			p.keepSpare(dev, sh)
+		}
+	}
+	assert.Len(t, p.spares, maxSpares)
+	assert.Same(t, keep[len(keep)-1], p.reused(3*maxSpares-1), "the device's latest")
+	assert.Nil(t, p.reused(0), "the oldest device's went")
+}
