@@ -21,7 +21,7 @@ import (
 // alternate with small ones keeps it, one whose buffers move on drops
 // it.
 
-// keepSlack is how many pages beyond twice those its cohort touched a
+// keepSlack is how many pages beyond twice its peak (see keeps) a
 // shadow may hold and still serve again.
 const keepSlack = 64
 
