@@ -35,6 +35,7 @@ type CellJSON struct {
 	BackoffNs     uint64  `json:"backoff_ns"`
 	Widened       uint64  `json:"widened"` // entries whose records went wide (race.Stats.Widened)
 	Joins         uint64  `json:"joins"`   // vector clock entries the exact family's joins walked or wrote (race.Stats.Joins)
+	Pairs         uint64  `json:"pairs"`   // recorded accesses the exact family's checks compared one by one (race.Stats.Pairs)
 	Reports       int     `json:"reports"`
 	MetadataBytes int64   `json:"metadata_bytes"`
 	Error         string  `json:"error,omitempty"`
@@ -46,7 +47,7 @@ type CellJSON struct {
 func (c Cell) PerLaunch() race.Stats {
 	s := c.Stats
 	n := uint64(max(c.Launches, 1))
-	for _, p := range []*uint64{&s.Accesses, &s.Checks, &s.Firsts, &s.Repeats, &s.Coalesced, &s.Locks, &s.Contended, &s.Waits, &s.WaitNs, &s.Widened, &s.Joins} {
+	for _, p := range []*uint64{&s.Accesses, &s.Checks, &s.Firsts, &s.Repeats, &s.Coalesced, &s.Locks, &s.Contended, &s.Waits, &s.WaitNs, &s.Widened, &s.Joins, &s.Pairs} {
 		*p = (*p + n/2) / n
 	}
 	return s
@@ -71,7 +72,7 @@ func (c Cell) JSON() CellJSON {
 	s := c.PerLaunch()
 	j := CellJSON{Kernel: c.Kernel, Config: c.Config, MedianNs: c.Median.Nanoseconds(), RatioVsOff: c.RatioVsOff,
 		Launches: c.Launches, CPUs: c.CPUs, Accesses: s.Accesses, Checks: s.Checks, Firsts: s.Firsts, Repeats: s.Repeats, Coalesced: s.Coalesced,
-		Locks: s.Locks, Contended: s.Contended, BackoffWaits: s.Waits, BackoffNs: s.WaitNs, Widened: s.Widened, Joins: s.Joins,
+		Locks: s.Locks, Contended: s.Contended, BackoffWaits: s.Waits, BackoffNs: s.WaitNs, Widened: s.Widened, Joins: s.Joins, Pairs: s.Pairs,
 		Reports: s.Reports, MetadataBytes: s.PeakMetadata}
 	for _, t := range c.Times {
 		j.RunsNs = append(j.RunsNs, t.Nanoseconds())
@@ -101,7 +102,7 @@ func WriteJSON(w io.Writer, cells []Cell) error {
 // optimizations are judged by.
 func WriteTable(w io.Writer, cells []Cell) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "kernel\tconfig\tmedian\tspread\tvs off\tchecks\tfirsts\tcoalesced\trepeats\tcontended\tbackoff\tjoins\treports\tmetadata\t")
+	fmt.Fprintln(tw, "kernel\tconfig\tmedian\tspread\tvs off\tchecks\tfirsts\tcoalesced\trepeats\tcontended\tbackoff\tjoins\tpairs\treports\tmetadata\t")
 	for _, c := range cells {
 		ratio := "-"
 		if c.RatioVsOff > 0 {
@@ -111,8 +112,8 @@ func WriteTable(w io.Writer, cells []Cell) error {
 			ratio = "error"
 		}
 		s := c.PerLaunch()
-		fmt.Fprintf(tw, "%s\t%s\t%s\t±%.0f%%\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", c.Kernel, c.Config, FormatDuration(c.Median), 50*c.Spread(), ratio,
-			s.Checks, s.Firsts, s.Coalesced, s.Repeats, s.Contended, s.Waits, s.Joins, s.Reports, s.PeakMetadata)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t±%.0f%%\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", c.Kernel, c.Config, FormatDuration(c.Median), 50*c.Spread(), ratio,
+			s.Checks, s.Firsts, s.Coalesced, s.Repeats, s.Contended, s.Waits, s.Joins, s.Pairs, s.Reports, s.PeakMetadata)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -92,7 +92,8 @@ func (nopObserver) Sync(*gpu.Thread, gpu.Sync)                {}
 // access with no observer ("off") and with an observer that does nothing
 // ("nop-observer", the runtime's share of the cost). "uncontended" is one thread;
 // "same-word" repeats one word (program order decides every check),
-// "spread" touches a new word each time (metadata allocated per launch);
+// "spread" touches a new word each time (metadata made per launch, or,
+// under the exact family, renewed from the last launch's when it is kept);
 // "contended" is two blocks, so two goroutines, on one word.
 func BenchmarkAccess(b *testing.B) {
 	for _, op := range []string{"store", "load", "atomicAdd"} {

@@ -155,13 +155,18 @@
 // may still race with: an access ordered after an earlier one drops it
 // when every later race with the earlier one would be a race with it too.
 // Strong accesses of device scope, any two of which are morally strong,
-// and weak reads, which no read conflicts with, are kept one per thread
-// in a set per class, which an access of the same class updates without
-// walking it.
+// the strong accesses of block scope of one block, likewise, and weak
+// reads, which no read conflicts with, are kept one per thread in a set
+// per class, which an access of the same class updates without walking
+// it (Stats.Pairs counts the records checks do compare one by one).
 // A granule touched by one thread keeps that access alone, with no
 // per-granule state beside it, until a second access needs one. Memory
 // is bounded by the resident blocks' threads plus the shadow of the
-// memory touched. No lock orders every event: each granule's accesses
+// memory touched. A launch that starts after the last one ended reuses
+// that cohort's shadow of global memory, emptied page by page as it is
+// visited, if the collector has not reclaimed it yet (Stats.Pages counts
+// the pages made); MetadataBytes counts a shadow only while a launch
+// uses it. No lock orders every event: each granule's accesses
 // are checked under a mutex of their shadow page, so accesses of
 // different pages run in parallel, and a thread's own state is changed
 // only by its own calls and by the barriers that hold it.

@@ -22,6 +22,8 @@ type Stats struct {
 	WaitNs    uint64 // ns those acquisitions spent waiting with backoff; not measured under a tight spin
 	Widened   uint64 // entries whose records outgrew their packed fields and are kept whole (see the package doc on metadata)
 	Joins     uint64 // vector clock entries the Exact family's joins and covers checks walked or wrote (see Options.FlatClocks)
+	Pairs     uint64 // recorded accesses the Exact family's checks compared a new access with one by one: the walks that sets of morally strong accesses skip
+	Pages     uint64 // shadow pages the Exact family made: a launch that starts after the last one ended may reuse their shadow of global memory, if the collector has not reclaimed it, and make none
 }
 
 // Stats returns the detector's counters.
@@ -30,7 +32,7 @@ func (d *Detector) Stats() Stats {
 	if d.pre != nil {
 		c := d.pre.Counts()
 		return Stats{Reports: kept, Dropped: dropped, MetadataBytes: c.MetadataBytes, PeakMetadata: c.PeakMetadata,
-			Accesses: c.Accesses, Checks: c.Checks, Firsts: c.Firsts, Joins: c.Joins}
+			Accesses: c.Accesses, Checks: c.Checks, Firsts: c.Firsts, Joins: c.Joins, Pairs: c.Pairs, Pages: c.Pages}
 	}
 	c := d.eng.Counts()
 	return Stats{Reports: kept, Dropped: dropped,

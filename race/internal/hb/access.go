@@ -66,6 +66,7 @@ func (p *Engine) visit(ac *access, sh *shadow, g uint64, head bool) {
 	pg := sh.page(g >> pageBits)
 	pg.mu.Lock()
 	defer pg.mu.Unlock()
+	pg.renew(sh)
 	c := &pg.cells[g&(1<<pageBits-1)]
 	if !p.full && c.quick(ac) {
 		ac.th.n.firsts++
@@ -134,7 +135,10 @@ func (p *Engine) deviceShadow(ss *cohort, dev uint64) *shadow {
 			return d.sh
 		}
 	}
-	sh := p.newShadow()
+	sh := p.reused(dev)
+	if sh == nil {
+		sh = p.newShadow()
+	}
 	devs := append(old[:len(old):len(old)], devShadow{dev, sh})
 	ss.global.Store(&devs)
 	return sh

@@ -19,6 +19,7 @@ type cohort struct {
 	all     atomic.Pointer[[]*plaunch]  // by first thread number, ended ones included
 	global  atomic.Pointer[[]devShadow] // the shadow of global memory, by device
 	running int
+	hosts   int   // host accesses checking against the cohort now (see HostAccess)
 	threads int32 // numbers handed out: threads, warps, blocks
 	warps   int32
 	blocks  int32
@@ -167,6 +168,9 @@ func (p *Engine) LaunchEnd(g *gpu.Grid) {
 	if p.coh.running == 0 { // the next launch starts a new cohort: its shadow goes
 		for _, d := range *p.coh.global.Load() {
 			p.free(d.sh)
+			if p.coh.hosts == 0 { // a host access still running may record in it
+				p.keepSpare(d.dev, d.sh)
+			}
 		}
 		p.coh.global.Store(&[]devShadow{})
 	}

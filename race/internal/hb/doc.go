@@ -12,10 +12,11 @@
 // where their entries agree (chunk.go), large vector clocks in lineages
 // whose members cover the earlier ones without a walk (lineage.go); per
 // granule, FastTrack-style, the accesses a
-// later one may still race with (loc.go, set.go) and the release state a
-// strong read acquires from (release.go), in a page table per address
-// space (shadow.go) whose cells hold a granule's one access until a
-// second needs the full state (cell.go); and builds reports whose
+// later one may still race with (loc.go, set.go, indexed by setindex.go)
+// and the release state a strong read acquires from (release.go), in a
+// page table per address space (shadow.go) whose cells hold a granule's
+// one access until a second needs the full state (cell.go), and which
+// the next cohort may reuse (reuse.go); and builds reports whose
 // evidence names the synchronization that would order the pair
 // (report.go). Launches, blocks and cohorts are cohort.go, the access
 // path access.go, barriers barrier.go.

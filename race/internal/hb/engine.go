@@ -24,8 +24,10 @@ import (
 //
 // mu guards launches, the cohort, each launch's blocks and spare thread
 // states: the lifecycle calls and the rare lookups that miss a cache.
-// Lock order: a Sequence stripe, then a shadow's mu, then a page's mu,
-// then mu, then a thread's mu; sc's mu is taken alone.
+// Lock order: a Sequence stripe, then a page's mu, then mu, then a
+// thread's mu; a shadow's mu is taken last, under any of the first three
+// (making a page, or freeing, keeping or reusing a shadow under mu), and
+// sc's mu alone.
 //
 // Launches that overlap share a cohort: their threads, blocks and warps
 // are numbered apart in it, so a thread's place tells launches apart, and
@@ -44,6 +46,7 @@ type Engine struct {
 	launches map[*gpu.Grid]*plaunch  // the running ones
 	last     atomic.Pointer[plaunch] // the launch that started last, if it runs
 	coh      *cohort
+	spares   []spareShadow // shadows of ended cohorts, for the next (see reuse.go)
 	totals   totals
 	// stripes sequence each element's strong reads and writes with their
 	// checks (see Sequence); they are taken before any lock of the engine.

@@ -35,6 +35,7 @@ func (p *Engine) HostAccess(h gpu.HostAccess) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	l.ended = true
+	l.ss.hosts--
 }
 
 // hostLaunch numbers a one-thread launch for host access h in the
@@ -52,6 +53,7 @@ func (p *Engine) hostLaunch(h gpu.HostAccess) *plaunch {
 	ss.threads++
 	ss.warps++
 	ss.blocks++
+	ss.hosts++
 	all := append(ss.launches()[:len(ss.launches()):len(ss.launches())], l)
 	ss.all.Store(&all)
 	return l

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/scope"
 )
 
 // A ploc is the precise mode's shadow of one granule: the accesses a
@@ -11,9 +12,15 @@ import (
 // apart where strength or scope tells them apart), and, on the granule
 // an element starts at, what a strong read of it acquires.
 type ploc struct {
-	recs  []prec // in few while it fits: a ploc is made for two accesses
-	few   [2]prec
-	wide  *threadSet // strong accesses of device scope or more
+	recs []prec // in few while it fits: a ploc is made for two accesses
+	few  [2]prec
+	wide *threadSet // strong accesses of device scope or more
+	// blk holds the block-wide strong accesses (see prec.blockWide) of
+	// the threads of block blkID, the first block to make one here:
+	// any two of them are a morally strong pair, as each is with a later
+	// one of that block, which therefore skips them all.
+	blk   *threadSet
+	blkID int32
 	reads *threadSet // weak reads
 	rel   *relInfo
 	raced bool // a race was reported here: it is checked no more
@@ -30,7 +37,7 @@ func (p *Engine) check(th *pthread, t *gpu.Thread, loc *ploc, x *prec, a *gpu.Ac
 	wide := x.wide(a.Mem.Space)
 	if y := th.racer(loc, x, wide); y != nil {
 		p.report(th, t, a, x, y)
-		loc.raced, loc.recs, loc.wide, loc.reads = true, nil, nil, nil
+		loc.raced, loc.recs, loc.wide, loc.blk, loc.reads = true, nil, nil, nil, nil
 		return
 	}
 	loc.record(th, x, wide)
@@ -42,11 +49,15 @@ func (p *Engine) check(th *pthread, t *gpu.Thread, loc *ploc, x *prec, a *gpu.Ac
 const readSetAt = 4
 
 // racer returns an access loc keeps that races with x, an access of th,
-// or nil. A wide access skips the wide set, but for a volatile one the
-// members of its own warp's lanes (see warpVolatile), and only a write
-// checks the weak reads.
+// or nil. A wide access skips the wide set, and an access of the block
+// set's block of block scope or wider skips that set (see
+// skipsBlockSet), but for a volatile one the members of its own warp's
+// lanes (see warpVolatile); only a write checks the weak reads.
 func (th *pthread) racer(loc *ploc, x *prec, wide bool) *prec {
 	y := th.conflict(loc.recs, x)
+	if y == nil && loc.blk != nil {
+		y = th.checkBlockSet(loc, x)
+	}
 	switch {
 	case y != nil || loc.wide == nil:
 	case !wide:
@@ -75,6 +86,11 @@ func (loc *ploc) place(x *prec, wide bool) {
 			loc.wide = newThreadSet()
 		}
 		loc.wide.put(x)
+	case x.blockWide() && (loc.blk == nil || loc.blkID == x.e.blk):
+		if loc.blk == nil {
+			loc.blk, loc.blkID = newThreadSet(), x.e.blk
+		}
+		loc.blk.put(x)
 	case x.weakRead() && (loc.reads != nil || len(loc.recs) >= readSetAt):
 		if loc.reads == nil {
 			loc.reads = newThreadSet()
@@ -91,6 +107,32 @@ func (loc *ploc) place(x *prec, wide bool) {
 		}
 		loc.recs = append(loc.recs, *x)
 	}
+}
+
+// checkBlockSet returns a member of loc's block set that races with x,
+// an access of th, or nil. An access of the set's block that skips the
+// set (see skipsBlockSet) checks only the members of its own warp's
+// lanes, and those only when it is volatile (see warpVolatile); any
+// other walks the set.
+func (th *pthread) checkBlockSet(loc *ploc, x *prec) *prec {
+	switch {
+	case !skipsBlockSet(x, loc.blkID):
+		return loc.blk.check(th, x)
+	case x.order == gpu.Volatile:
+		return loc.blk.checkLanes(th, x)
+	}
+	return nil
+}
+
+// skipsBlockSet reports whether x, an access of the thread of x.e, is a
+// morally strong pair with every member of a block set of block blk: it
+// is strong, of block scope or wider, and of a thread of blk. Each member
+// is a strong access of block scope or wider by a thread of blk, so each
+// one's scope includes both threads, the pair being of one block; but
+// two volatile lanes of one warp are not morally strong (see
+// warpVolatile), so a volatile x still checks its warp's lanes.
+func skipsBlockSet(x *prec, blk int32) bool {
+	return x.strong() && x.scope >= scope.Block && x.e.blk == blk
 }
 
 // conflict returns the first access of recs that races with x, or nil.

@@ -19,12 +19,12 @@ import (
 // map update per access instead of a walk of every earlier thread.
 type threadSet struct {
 	members []prec
-	at      map[int32]int32 // 2*tid+write → index in members, once there are many
+	at      *setIndex // 2*tid+write → index in members, once there are many
 	// hi maps, once the set is indexed, each block of a member ever put
 	// to one more than the highest generation (block-wide barriers passed)
 	// of its members' epochs: a thread whose vclock knows every block past
 	// hi knows every member (see knownBy). It never shrinks.
-	hi  map[int32]uint32
+	hi  *blockGens
 	few [setFew]prec // members' first room: a new set is one allocation
 }
 
@@ -49,6 +49,14 @@ func (x *prec) wide(sp gpu.Space) bool {
 	return x.strong() && (x.scope >= scope.Device || sp == gpu.SharedSpace && x.scope >= scope.Block)
 }
 
+// blockWide reports whether x is a block-wide access that is not wide:
+// strong, of block scope or wider, but not of a scope that includes
+// every thread that can reach the memory (global memory accessed at
+// block scope). Two such accesses by threads of one block are a morally
+// strong pair, the volatile lanes of one warp aside (see warpVolatile).
+// Precondition: x is not wide.
+func (x *prec) blockWide() bool { return x.strong() && x.scope >= scope.Block }
+
 // weakRead reports whether x is a weak read.
 func (x *prec) weakRead() bool { return !x.strong() && !x.write }
 
@@ -72,7 +80,7 @@ func (w *threadSet) put(x *prec) {
 	}
 	w.members = append(w.members, *x)
 	if w.at != nil {
-		w.at[k] = int32(len(w.members) - 1)
+		w.at.set(k, int32(len(w.members)-1))
 		w.raise(x.e)
 	} else if len(w.members) > setIndexAt {
 		w.index()
@@ -80,31 +88,19 @@ func (w *threadSet) put(x *prec) {
 }
 
 // raise notes member epoch e in hi.
-func (w *threadSet) raise(e epoch) {
-	if g := e.gen() + 1; g > w.hi[e.blk] {
-		w.hi[e.blk] = g
-	}
-}
+func (w *threadSet) raise(e epoch) { w.hi.raise(e) }
 
 // knownBy reports whether th knows every member of an indexed set by
 // its block entries alone: a check over the set's blocks, not its
 // members. False says nothing.
 func (w *threadSet) knownBy(th *pthread) bool {
-	if w.hi == nil {
-		return false
-	}
-	for blk, g := range w.hi {
-		if th.know.blockK(blk) < g {
-			return false
-		}
-	}
-	return true
+	return w.hi != nil && w.hi.knownBy(th.know)
 }
 
 // find returns the index of the member with key k.
 func (w *threadSet) find(k int32) (int, bool) {
 	if w.at != nil {
-		i, ok := w.at[k]
+		i, ok := w.at.find(k)
 		return int(i), ok
 	}
 	i := slices.IndexFunc(w.members, func(y prec) bool { return setKey(&y) == k })
@@ -113,12 +109,12 @@ func (w *threadSet) find(k int32) (int, bool) {
 
 // index builds the member index.
 func (w *threadSet) index() {
-	w.at = make(map[int32]int32, 2*len(w.members))
+	w.at = new(setIndex)
 	if w.hi == nil {
-		w.hi = map[int32]uint32{}
+		w.hi = new(blockGens)
 	}
 	for i := range w.members {
-		w.at[setKey(&w.members[i])] = int32(i)
+		w.at.set(setKey(&w.members[i]), int32(i))
 		w.raise(w.members[i].e)
 	}
 }
@@ -145,14 +141,17 @@ func (w *threadSet) check(th *pthread, x *prec) *prec {
 }
 
 // checkLanes returns a member of the lanes of x's warp that races with x,
-// a wide access of th, or nil: only those can, by the warp-synchronous
-// rule. A set that is not indexed is walked; an indexed one is looked up
-// lane by lane.
+// a volatile access of th that every member of the set is a morally
+// strong pair with but for the warp-synchronous rule (a wide access and
+// the wide set, or an access of a block set's block and that set), or
+// nil: only the volatile members of its warp's lanes that conflict with
+// it can race with it (see warpVolatile), so no other member is compared. A set that is not
+// indexed is walked; an indexed one is looked up lane by lane.
 func (w *threadSet) checkLanes(th *pthread, x *prec) *prec {
 	if w.at == nil {
 		for i := range w.members {
-			if th.races(x, &w.members[i]) {
-				return &w.members[i]
+			if y := &w.members[i]; laneRival(x, y) && th.races(x, y) {
+				return y
 			}
 		}
 		return nil
@@ -162,10 +161,15 @@ func (w *threadSet) checkLanes(th *pthread, x *prec) *prec {
 	lane0 := th.tid - rank%ws
 	for tid := lane0; tid < lane0+ws && tid < th.l.tid0+int32(th.l.g.Threads); tid++ {
 		for _, k := range [2]int32{2 * tid, 2*tid + 1} {
-			if i, ok := w.at[k]; ok && th.races(x, &w.members[i]) {
+			if i, ok := w.at.find(k); ok && laneRival(x, &w.members[i]) && th.races(x, &w.members[i]) {
 				return &w.members[i]
 			}
 		}
 	}
 	return nil
 }
+
+// laneRival reports whether y, a member of a set x's access skips but for
+// the warp-synchronous rule, may race with x: it is volatile, and one of
+// the two writes.
+func laneRival(x, y *prec) bool { return y.order == gpu.Volatile && (x.write || y.write) }

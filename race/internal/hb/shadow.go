@@ -26,11 +26,24 @@ const regionMin = 64
 //
 // Pages and regions are only ever added, under mu; readers load them with
 // no lock. Each page guards its cells with its own mutex (see page).
+//
+// A shadow of global memory may serve several cohorts one after another
+// (see reuse.go): gen numbers the cohort it serves now, and a page whose
+// cells belong to an earlier one is emptied at its first visit in this
+// one (see page.renew).
 type shadow struct {
-	mu    sync.Mutex                // orders the making of pages and regions
-	regs  atomic.Pointer[[]*region] // published copy-on-write, under mu
-	pages int64                     // pages made, under mu
-	t     *totals                   // counts the bytes of the pages made
+	mu      sync.Mutex                // orders the making of pages and regions
+	regs    atomic.Pointer[[]*region] // published copy-on-write, under mu
+	pages   int64                     // pages made, under mu
+	counted bool                      // its pages are counted in t, under mu
+	t       *totals                   // counts the bytes of the pages made
+	// gen is set, under the engine's mu, before the shadow is published
+	// to the cohort it serves, and not changed while that cohort runs.
+	gen uint64
+	// touched counts the pages made or renewed for generation gen: the
+	// shadow of the memory the cohort touched (see keeps).
+	touched atomic.Int64
+	peak    int64 // the pages recent generations touched, under mu (see keeps)
 }
 
 // A region is a dense run of the page table, from page number lo on.
@@ -45,11 +58,23 @@ type region struct {
 // granules holds it, so a page's accesses are applied in one total order
 // and an unlock synchronizes before the next lock of the same page.
 type page struct {
-	mu sync.Mutex
+	mu  sync.Mutex
+	gen uint64 // the shadow generation its cells belong to, under mu
 	// pad keeps the mutex off its cells' cache line, which the holder
 	// writes while a waiter spins on the mutex.
-	pad   [cacheLine - 8]byte
+	pad   [cacheLine - 16]byte
 	cells [1 << pageBits]cell
+}
+
+// renew empties the page's cells if they belong to an earlier generation
+// of sh than the current one, and counts the page touched in this one.
+// Preconditions: pg.mu held.
+func (pg *page) renew(sh *shadow) {
+	if pg.gen != sh.gen {
+		pg.cells = [1 << pageBits]cell{}
+		pg.gen = sh.gen
+		sh.touched.Add(1)
+	}
 }
 
 // cacheLine is the size of a cache line on the machines the engine runs
@@ -88,11 +113,15 @@ func (s *shadow) make(k uint64) *page {
 	if pg := slot.Load(); pg != nil {
 		return pg
 	}
-	pg := new(page)
+	pg := &page{gen: s.gen}
 	slot.Store(pg)
 	s.pages++
+	s.touched.Add(1)
 	if s.t != nil { // a shadow made outside an engine counts nothing
-		s.t.grow(pageBytes)
+		s.t.made.Add(1)
+		if s.counted {
+			s.t.grow(pageBytes)
+		}
 	}
 	return pg
 }

@@ -6,13 +6,16 @@ import (
 )
 
 // Counts are the engine's counters. Accesses, Checks, Firsts (granule
-// checks a first record settled, with no full state) and Joins (vector
-// clock entries that joins and covers checks walked or wrote) cover the
-// blocks that have ended; MetadataBytes is the shadow allocated now,
-// PeakMetadata the most at once.
+// checks a first record settled, with no full state), Joins (vector
+// clock entries that joins and covers checks walked or wrote) and Pairs
+// (recorded accesses a check compared a new access with, one by one)
+// cover the blocks that have ended; Pages counts the shadow pages made
+// (not those a cohort reused from an earlier one, see reuse.go);
+// MetadataBytes is the shadow allocated now, PeakMetadata the most at
+// once.
 type Counts struct {
-	Accesses, Checks, Firsts, Joins uint64
-	MetadataBytes, PeakMetadata     int64
+	Accesses, Checks, Firsts, Joins, Pairs, Pages uint64
+	MetadataBytes, PeakMetadata                   int64
 }
 
 // counters are one thread's share of the access counters, added to the
@@ -20,8 +23,8 @@ type Counts struct {
 // counter; and flat, the engine's ablation of lineages, which the joins
 // that count here obey (see vclock.descend).
 type counters struct {
-	accesses, checks, firsts, joins uint64
-	flat                            bool
+	accesses, checks, firsts, joins, pairs uint64
+	flat                                   bool
 }
 
 // joined counts k vector clock entries a join or covers check walked or
@@ -34,8 +37,9 @@ func (n *counters) joined(k int) {
 
 // totals are the engine's counters.
 type totals struct {
-	accesses, checks, firsts, joins atomic.Uint64
-	bytes, peak                     atomic.Int64
+	accesses, checks, firsts, joins, pairs atomic.Uint64
+	made                                   atomic.Uint64 // shadow pages made
+	bytes, peak                            atomic.Int64
 }
 
 // add adds a thread's counters to the totals.
@@ -44,6 +48,7 @@ func (t *totals) add(c counters) {
 	t.checks.Add(c.checks)
 	t.firsts.Add(c.firsts)
 	t.joins.Add(c.joins)
+	t.pairs.Add(c.pairs)
 }
 
 // grow counts n more bytes of shadow, and the peak.
@@ -61,27 +66,33 @@ const pageBytes = int64(unsafe.Sizeof(page{}))
 func (p *Engine) Counts() Counts {
 	t := &p.totals
 	return Counts{Accesses: t.accesses.Load(), Checks: t.checks.Load(), Firsts: t.firsts.Load(), Joins: t.joins.Load(),
-		MetadataBytes: t.bytes.Load(), PeakMetadata: t.peak.Load()}
+		Pairs: t.pairs.Load(), Pages: t.made.Load(), MetadataBytes: t.bytes.Load(), PeakMetadata: t.peak.Load()}
 }
 
-// ResetCounts zeroes the access counters; metadata bytes stay counted.
+// ResetCounts zeroes the access counters and the pages made; metadata
+// bytes stay counted.
 func (p *Engine) ResetCounts() {
 	p.totals.accesses.Store(0)
 	p.totals.checks.Store(0)
 	p.totals.firsts.Store(0)
 	p.totals.joins.Store(0)
+	p.totals.pairs.Store(0)
+	p.totals.made.Store(0)
 }
 
 // newShadow returns an empty shadow whose pages the engine counts.
-func (p *Engine) newShadow() *shadow { return &shadow{t: &p.totals} }
+func (p *Engine) newShadow() *shadow { return &shadow{t: &p.totals, counted: true} }
 
-// free uncounts the pages of sh, which is dropped; sh may be nil.
+// free uncounts the pages of sh, which the engine no longer uses; sh may
+// be nil.
 func (p *Engine) free(sh *shadow) {
 	if sh == nil {
 		return
 	}
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	p.totals.grow(-pageBytes * sh.pages)
-	sh.pages = 0
+	if sh.counted {
+		p.totals.grow(-pageBytes * sh.pages)
+		sh.counted = false
+	}
 }

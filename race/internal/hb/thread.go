@@ -101,6 +101,7 @@ func (th *pthread) record(a *gpu.Access, site gpu.Site, path *shared.SiteSlot) p
 // which covers no other thread, so a pair with a weak access is never
 // morally strong, and only a pair of strong ones pays for the scope test.
 func (th *pthread) races(x, y *prec) bool {
+	th.n.pairs++
 	if y.e.tid == th.tid || !(x.write || y.write) {
 		return false
 	}

@@ -1,0 +1,99 @@
+package hb
+
+import (
+	"slices"
+	"weak"
+)
+
+// Shadow reuse. Each cohort starts with an empty shadow of global memory
+// (host order leaves it nothing to check against), but a program that
+// launches kernel after kernel on the same buffers would make the same
+// pages again for each, and the collector would reclaim the last ones.
+// So when a cohort ends, the engine keeps each device's shadow weakly:
+// the memory is dropped as before, uncounted in MetadataBytes and the
+// collector's to reclaim, but if the next cohort of that device starts
+// before the collector has, the shadow serves it again, in a new
+// generation whose pages are emptied one by one at their first visit
+// (page.renew). A shadow serves again only if it holds at most twice
+// its recent peak of pages touched (see shadow.peak) and keepSlack more,
+// so that one that serves cohort after cohort stays near the shadow of
+// the memory the recent ones touched: a program whose large launches
+// alternate with small ones keeps it, one whose buffers move on drops
+// it.
+
+// keepSlack is how many pages beyond twice its peak (see keeps) a
+// shadow may hold and still serve again.
+const keepSlack = 64
+
+// A spareShadow is a device's shadow of global memory from a cohort that
+// ended, held weakly.
+type spareShadow struct {
+	dev uint64
+	sh  weak.Pointer[shadow]
+}
+
+// keepSpare keeps sh, device dev's shadow in the cohort that ended, for
+// the next cohort to reuse, if it is small enough (see keeps), in place
+// of any kept before for dev, and of the oldest if maxSpares are kept.
+// Preconditions: p.mu held; no thread or host access of the cohort uses
+// sh any more.
+func (p *Engine) keepSpare(dev uint64, sh *shadow) {
+	if !sh.keeps() {
+		return
+	}
+	p.spares = slices.DeleteFunc(p.spares, func(s spareShadow) bool { return s.dev == dev })
+	if len(p.spares) == maxSpares { // the oldest device's goes
+		p.spares = slices.Delete(p.spares, 0, 1)
+	}
+	p.spares = append(p.spares, spareShadow{dev: dev, sh: weak.Make(sh)})
+}
+
+// maxSpares is how many devices' shadows an engine keeps at most: a
+// program that makes device after device leaves no trail of spares.
+const maxSpares = 4
+
+// keeps reports whether the shadow may serve another cohort, its cohort
+// having ended: it holds at most twice its peak, and keepSlack more. The
+// peak is the pages the cohort touched, or the peak before it less a
+// sixteenth if that is more: it follows a cohort that touches more at
+// once, and shrinks with each that touches less, so a shadow outlives
+// the ten or so small launches a primitive makes between large ones
+// (2*(15/16)^10 > 1), but not a run of many more.
+func (s *shadow) keeps() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.peak = max(s.touched.Load(), s.peak-s.peak/16)
+	return s.pages <= 2*s.peak+keepSlack
+}
+
+// reused returns device dev's shadow kept from an earlier cohort, in a
+// new generation and counted again, if the collector has not reclaimed
+// it; else nil. Either way the engine holds no spare for dev after.
+// Preconditions: p.mu held.
+func (p *Engine) reused(dev uint64) *shadow {
+	for i, s := range p.spares {
+		if s.dev != dev {
+			continue
+		}
+		p.spares = append(p.spares[:i], p.spares[i+1:]...)
+		sh := s.sh.Value()
+		if sh != nil {
+			sh.renew(&p.totals)
+		}
+		return sh
+	}
+	return nil
+}
+
+// renew starts a new generation of the shadow, emptying every page at
+// its next visit, and counts its pages in t again. The engine's mu,
+// held, orders it before the cohort that the shadow serves next learns
+// of it.
+func (s *shadow) renew(t *totals) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.gen++
+	s.touched.Store(0)
+	s.counted = true
+	t.grow(pageBytes * s.pages)
+}

@@ -1,0 +1,66 @@
+package hb
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// TestShadowKeepsFollowRecentPeak: a shadow serves again through a run
+// of small cohorts between large ones, up to about ten, and is dropped
+// after a longer run, or at once when it holds far more pages than any
+// recent cohort touched.
+func TestShadowKeepsFollowRecentPeak(t *testing.T) {
+	t.Parallel()
+	s := &shadow{pages: 10000}
+	s.touched.Store(10000)
+	assert.True(t, s.keeps(), "a cohort that touched every page")
+	for i := range 10 {
+		s.touched.Store(3)
+		assert.True(t, s.keeps(), "small cohort %d after a large one", i+1)
+	}
+	s.touched.Store(3)
+	assert.False(t, s.keeps(), "the eleventh small cohort in a row")
+
+	far := &shadow{pages: 10000}
+	far.touched.Store(100)
+	assert.False(t, far.keeps(), "pages far beyond what its cohort touched")
+}
+
+// TestRenewEmptiesPagesLazily: a new generation empties a page at its
+// first visit, not before, and counts it touched once; the shadow's
+// pages, uncounted when its cohort ended, are counted again.
+func TestRenewEmptiesPagesLazily(t *testing.T) {
+	t.Parallel()
+	p := New(2, false, false, nil, nil)
+	s := p.newShadow()
+	pg := s.page(3)
+	pg.cells[1].first.e.c = 5
+	p.free(s)
+	assert.Zero(t, p.Counts().MetadataBytes)
+	s.renew(&p.totals)
+	assert.Equal(t, pageBytes, p.Counts().MetadataBytes, "the page counted again")
+	assert.Equal(t, uint64(5), pg.cells[1].first.e.c, "untouched until visited")
+	pg.renew(s)
+	pg.renew(s)
+	assert.Zero(t, pg.cells[1].first.e.c)
+	assert.Equal(t, int64(1), s.touched.Load())
+}
+
+// TestSparesStayFew: a spare per device, the latest, and no more than
+// maxSpares devices' however many devices come and go.
+func TestSparesStayFew(t *testing.T) {
+	t.Parallel()
+	p := New(2, false, false, nil, nil)
+	var keep []*shadow // held, so that the collector leaves the spares
+	for dev := range uint64(3 * maxSpares) {
+		for range 2 {
+			sh := p.newShadow()
+			keep = append(keep, sh)
+			p.keepSpare(dev, sh)
+		}
+	}
+	assert.Len(t, p.spares, maxSpares)
+	assert.Same(t, keep[len(keep)-1], p.reused(3*maxSpares-1), "the device's latest")
+	assert.Nil(t, p.reused(0), "the oldest device's went")
+}

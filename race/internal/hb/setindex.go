@@ -1,0 +1,155 @@
+package hb
+
+// A setIndex maps a set's member keys (see setKey) to their indexes in
+// members. A set's members are mostly threads of one block or a few
+// neighbouring ones, whose keys lie in a short run, so the index is a
+// dense table over the run of keys from lo while that run is at most
+// denseSpan of the keys it holds, one load to find a key; keys spread
+// wider go to a map, which goes back to a table once its keys fill
+// their run densely enough (the first keys of a block's threads are
+// sparse, the later ones fill in).
+type setIndex struct {
+	lo, hi int32   // with a map, the run its keys span: [lo, hi)
+	dense  []int32 // member index + 1 by key - lo; 0 for none
+	n      int     // keys in dense
+	at     map[int32]int32
+}
+
+// denseSpan returns the longest run of keys a dense table may cover when
+// it holds n keys: a few times n, so the table costs no more than a map
+// of the same keys.
+func denseSpan(n int) int { return 4*n + 64 }
+
+// find returns the member index of key k.
+func (x *setIndex) find(k int32) (int32, bool) {
+	if x.at != nil {
+		i, ok := x.at[k]
+		return i, ok
+	}
+	if j := uint(k - x.lo); j < uint(len(x.dense)) && x.dense[j] != 0 {
+		return x.dense[j] - 1, true
+	}
+	return 0, false
+}
+
+// set maps key k to member index i.
+func (x *setIndex) set(k, i int32) {
+	if x.at != nil {
+		x.at[k] = i
+		x.lo, x.hi = min(x.lo, k), max(x.hi, k+1)
+		if int(x.hi-x.lo) <= denseSpan(len(x.at)) {
+			x.toDense()
+		}
+		return
+	}
+	if j := uint(k - x.lo); j < uint(len(x.dense)) {
+		if x.dense[j] == 0 {
+			x.n++
+		}
+		x.dense[j] = i + 1
+		return
+	}
+	x.widen(k)
+	x.set(k, i)
+}
+
+// widen makes room for key k: a dense table grows to cover it, doubling
+// at least, while the span stays within denseSpan; else the keys move to
+// a map.
+func (x *setIndex) widen(k int32) {
+	lo, hi := min(x.lo, k), max(x.lo+int32(len(x.dense)), k+1)
+	if len(x.dense) == 0 {
+		lo, hi = k, k+1
+	}
+	if int(hi-lo) > denseSpan(x.n+1) {
+		x.toMap()
+		return
+	}
+	size := max(int(hi-lo), 2*len(x.dense), 8)
+	if k < x.lo {
+		lo = hi - int32(size)
+	}
+	out := make([]int32, size)
+	if len(x.dense) > 0 {
+		copy(out[x.lo-lo:], x.dense)
+	}
+	x.lo, x.dense = lo, out
+}
+
+// toMap moves the dense table's keys to a map.
+func (x *setIndex) toMap() {
+	x.at = make(map[int32]int32, 2*x.n+2)
+	lo, hi := x.lo+int32(len(x.dense)), x.lo
+	for j, i := range x.dense {
+		if i != 0 {
+			k := x.lo + int32(j)
+			x.at[k] = i - 1
+			lo, hi = min(lo, k), k+1
+		}
+	}
+	x.lo, x.hi, x.dense, x.n = lo, hi, nil, 0
+}
+
+// toDense moves the map's keys to a dense table over their run.
+func (x *setIndex) toDense() {
+	x.dense, x.n = make([]int32, x.hi-x.lo), len(x.at)
+	for k, i := range x.at {
+		x.dense[k-x.lo] = i + 1
+	}
+	x.at = nil
+}
+
+// A blockGens maps each block of a set's members to one more than the
+// highest generation of its members' epochs (see threadSet.knownBy):
+// few blocks reach most sets, so it is a list while short and a map past
+// blockGensFew blocks.
+type blockGens struct {
+	few []bgen
+	at  map[int32]uint32
+}
+
+// blockGensFew is how many blocks a blockGens lists before it maps them.
+const blockGensFew = 16
+
+// raise notes member epoch e.
+func (h *blockGens) raise(e epoch) {
+	g := e.gen() + 1
+	if h.at != nil {
+		if g > h.at[e.blk] {
+			h.at[e.blk] = g
+		}
+		return
+	}
+	for i := range h.few {
+		if h.few[i].blk == e.blk {
+			h.few[i].k = max(h.few[i].k, g)
+			return
+		}
+	}
+	if len(h.few) < blockGensFew {
+		h.few = append(h.few, bgen{e.blk, g})
+		return
+	}
+	h.at = make(map[int32]uint32, 2*blockGensFew)
+	for _, b := range h.few {
+		h.at[b.blk] = b.k
+	}
+	h.few = nil
+	h.at[e.blk] = g
+}
+
+// knownBy reports whether v knows, of each block noted, every event
+// before the generation noted.
+func (h *blockGens) knownBy(v *vclock) bool {
+	for _, b := range h.few {
+		if v.blockK(b.blk) < b.k {
+			return false
+		}
+	}
+	for blk, g := range h.at {
+		if v.blockK(blk) < g {
+			return false
+		}
+	}
+	return true
+}

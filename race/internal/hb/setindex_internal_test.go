@@ -1,0 +1,82 @@
+package hb
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestSetIndexAgreesWithAMap: keys of a run stay in a dense table, keys
+// spread far move to a map, and either way every key finds its index.
+func TestSetIndexAgreesWithAMap(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name   string
+		spread int32
+		dense  bool
+	}{{"one-block", 512, true}, {"spread", 1 << 20, false}} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			r := rand.New(rand.NewPCG(1, uint64(c.spread)))
+			var x setIndex
+			want := map[int32]int32{}
+			for i := range int32(300) {
+				k := 1000 + r.Int32N(c.spread)
+				x.set(k, i)
+				want[k] = i
+			}
+			assert.Equal(t, c.dense, x.at == nil, "dense table kept")
+			for k, i := range want {
+				got, ok := x.find(k)
+				require.True(t, ok, "key %d", k)
+				require.Equal(t, i, got, "key %d", k)
+			}
+			for _, k := range []int32{0, 999, 1000 + c.spread, 1 << 30} {
+				_, ok := x.find(k)
+				assert.False(t, ok, "key %d was never set", k)
+			}
+		})
+	}
+}
+
+// TestSetIndexGrowsDownward: a key below the table's run widens it
+// downward and keeps the keys above.
+func TestSetIndexGrowsDownward(t *testing.T) {
+	t.Parallel()
+	var x setIndex
+	for k := int32(100); k < 110; k++ {
+		x.set(k, k)
+	}
+	x.set(90, 7)
+	require.Nil(t, x.at)
+	for k := int32(100); k < 110; k++ {
+		i, ok := x.find(k)
+		require.True(t, ok)
+		require.Equal(t, k, i)
+	}
+	i, ok := x.find(90)
+	require.True(t, ok)
+	assert.Equal(t, int32(7), i)
+}
+
+// TestBlockGensMapsManyBlocks: past blockGensFew blocks the generations
+// move to a map, and knownBy reads both forms alike.
+func TestBlockGensMapsManyBlocks(t *testing.T) {
+	t.Parallel()
+	var h blockGens
+	var all []bgen
+	for b := range int32(3 * blockGensFew) {
+		h.raise(at(b, b, 1, 2))
+		h.raise(at(b, b, 0, 9)) // an older generation raises nothing
+		all = append(all, bgen{b, 2})
+		if b == blockGensFew-1 {
+			require.Nil(t, h.at, "a few blocks are listed")
+		}
+	}
+	require.NotNil(t, h.at)
+	assert.True(t, h.knownBy(&vclock{b: all}))
+	all[5].k = 1
+	assert.False(t, h.knownBy(&vclock{b: all}), "block 5 known one generation short")
+}
