@@ -1,6 +1,8 @@
 package race_test
 
 import (
+	"fmt"
+
 	"testing"
 
 	"github.com/warpguard/warpguard/gpu"
@@ -80,4 +82,37 @@ func TestPreciseVolatileStrongBetweenWarps(t *testing.T) {
 			x.AtomicLoad(t, 0, scope.Block)
 		}
 	}}.run(t)
+}
+
+// TestPreciseVolatileOutlivesLaterAtomic: a lane's volatile store stays a
+// record after the lane's atomic on the same element, for the atomic is a
+// morally strong pair with another lane's volatile store where the
+// volatile store is not: lane 2 stores, adds, and raises a relaxed flag;
+// lane 30 waits for the flag, which orders nothing, and stores. The two
+// volatile stores race, in global memory (device-scope atomics) and in
+// shared memory alike.
+func TestPreciseVolatileOutlivesLaterAtomic(t *testing.T) {
+	t.Parallel()
+	for _, shared := range []bool{false, true} {
+		preciseCase{name: fmt.Sprintf("shared=%v", shared), blocks: 1, block: 32, expect: kinds(race.MissingSyncwarp),
+			evidence: "__syncwarp", kernel: func(d *gpu.Device) gpu.Kernel {
+				g, flag := gpu.Alloc[uint32](d, "x", 1), gpu.Alloc[uint32](d, "flag", 1)
+				return func(t *gpu.Thread) {
+					x := g
+					if shared {
+						x = gpu.Shared[uint32](t, "x", 1)
+					}
+					switch t.Lane() {
+					case 2:
+						x.StoreVolatile(t, 0, 1)
+						x.AtomicAdd(t, 0, 1, scope.Device)
+						flag.AtomicStore(t, 0, 1, scope.Device)
+					case 30:
+						for flag.AtomicLoad(t, 0, scope.Device) == 0 {
+						}
+						x.StoreVolatile(t, 0, 2)
+					}
+				}
+			}}.run(t)
+	}
 }

@@ -50,10 +50,11 @@ func (c *cell) quick(ac *access) bool {
 // x alone, and reports whether it did: of two wide accesses the wide set
 // keeps one per thread and kind (read or write); else pruning drops a
 // strong record of the thread whose scope is no narrower than x's, when
-// x writes or the record does not.
+// x writes or the record does not. Neither drops a volatile record for a
+// non-volatile x (see supersedes).
 func (c *cell) strongReplaces(x *prec, wide bool, sp gpu.Space) bool {
 	y := &c.first
-	if !y.strong() || y.wide(sp) != wide {
+	if !y.strong() || y.wide(sp) != wide || !supersedes(x, y) {
 		return false
 	}
 	if wide && x.write == y.write || !wide && x.scope <= y.scope && (x.write || !y.write) {

@@ -78,35 +78,46 @@ func (loc *ploc) record(th *pthread, x *prec, wide bool) {
 	loc.place(x, wide)
 }
 
-// place keeps x in the set of its class or in the list.
+// place keeps x in the set of its class or, failing that, in the list.
 func (loc *ploc) place(x *prec, wide bool) {
 	switch {
 	case wide:
 		if loc.wide == nil {
 			loc.wide = newThreadSet()
 		}
-		loc.wide.put(x)
+		if loc.wide.put(x) {
+			return
+		}
 	case x.blockWide() && (loc.blk == nil || loc.blkID == x.e.blk):
 		if loc.blk == nil {
 			loc.blk, loc.blkID = newThreadSet(), x.e.blk
 		}
-		loc.blk.put(x)
+		if loc.blk.put(x) {
+			return
+		}
 	case x.weakRead() && (loc.reads != nil || len(loc.recs) >= readSetAt):
 		if loc.reads == nil {
 			loc.reads = newThreadSet()
 		}
-		loc.reads.put(x)
-	default:
-		switch {
-		case loc.recs == nil:
-			loc.recs = loc.few[:0]
-		case len(loc.recs) == cap(loc.recs) && len(loc.recs) < readSetAt:
-			// A list that outgrows few grows once to the size at
-			// which weak reads move to a set.
-			loc.recs = slices.Grow(loc.recs, readSetAt-len(loc.recs))
+		if loc.reads.put(x) {
+			return
 		}
-		loc.recs = append(loc.recs, *x)
 	}
+	loc.list(x)
+}
+
+// list keeps x in loc's list: an access of no set's class, or one that
+// must stay beside its set's member of the same thread (see supersedes).
+func (loc *ploc) list(x *prec) {
+	switch {
+	case loc.recs == nil:
+		loc.recs = loc.few[:0]
+	case len(loc.recs) == cap(loc.recs) && len(loc.recs) < readSetAt:
+		// A list that outgrows few grows once to the size at which
+		// weak reads move to a set.
+		loc.recs = slices.Grow(loc.recs, readSetAt-len(loc.recs))
+	}
+	loc.recs = append(loc.recs, *x)
 }
 
 // checkBlockSet returns a member of loc's block set that races with x,

@@ -68,15 +68,20 @@ func setKey(x *prec) int32 {
 }
 
 // put records x, replacing the thread's earlier access of the same class
-// and kind: it is ordered before x and races with whatever x races with.
-func (w *threadSet) put(x *prec) {
+// and kind: it is ordered before x and races with whatever x races with,
+// unless it is volatile and x is not (see supersedes). put reports whether
+// it recorded x; when it did not, the caller keeps x elsewhere.
+func (w *threadSet) put(x *prec) bool {
 	k := setKey(x)
 	if i, ok := w.find(k); ok {
+		if !supersedes(x, &w.members[i]) {
+			return false
+		}
 		w.members[i] = *x
 		if w.hi != nil {
 			w.raise(x.e)
 		}
-		return
+		return true
 	}
 	w.members = append(w.members, *x)
 	if w.at != nil {
@@ -85,6 +90,16 @@ func (w *threadSet) put(x *prec) {
 	} else if len(w.members) > setIndexAt {
 		w.index()
 	}
+	return true
+}
+
+// supersedes reports whether x, a later access of the thread that made y,
+// races with every access y races with, so that y need not be kept: a
+// non-volatile access does not supersede a volatile one, which by the
+// warp-synchronous rule still races with a volatile access of another
+// lane of its warp that x, an atomic, is a morally strong pair with.
+func supersedes(x, y *prec) bool {
+	return y.order != gpu.Volatile || x.order == gpu.Volatile
 }
 
 // raise notes member epoch e in hi.

@@ -132,13 +132,14 @@ func warpVolatile(x, y *prec, px, py scope.Place) bool {
 // prune drops from recs the accesses x makes redundant: those ordered
 // before x that every later access racing with them would also race with
 // x. That holds when x writes or both only read, and x is weak, or both
-// are the thread's strong accesses and x's scope is no wider.
+// are the thread's strong accesses, x's scope is no wider, and x is
+// volatile if the earlier one is (see supersedes).
 func (th *pthread) prune(recs []prec, x *prec) []prec {
 	return slices.DeleteFunc(recs, func(y prec) bool {
 		if y.write && !x.write {
 			return false
 		}
-		if x.strong() && !(y.strong() && y.e.tid == x.e.tid && x.scope <= y.scope) {
+		if x.strong() && !(y.strong() && y.e.tid == x.e.tid && x.scope <= y.scope && supersedes(x, &y)) {
 			return false
 		}
 		return th.knows(y.e)
