@@ -84,7 +84,8 @@ func (b *block) converge(w *warpState, self *Thread) bool {
 	}
 	released := false
 	keep := b.conv[:0]
-	var in []*Thread
+	var lanes [64]*Thread // a warp has at most 64 lanes: in stays on the stack
+	in := lanes[:0]
 	for _, t := range b.conv {
 		if &b.warps[t.Warp()] == w {
 			in = append(in, t)
