@@ -247,8 +247,8 @@ func (e *fiberExec) popAt(i int) *Thread {
 	return t
 }
 
-// await is the wait of t, which a barrier counted as waiting, on its
-// fiber f. Rather than yield to the driver, which would resume the next
+// await is the wait of t, which a barrier or warp collective counted as
+// waiting, on its fiber f. Rather than yield to the driver, which would resume the next
 // runnable thread's fiber (two coroutine switches per waiting thread),
 // a thread that has just arrived hands the block to that fiber itself:
 // it resumes a fiber for an unstarted thread, or the first queued
@@ -433,7 +433,12 @@ func (e *fiberExec) unlock() {}
 
 func (e *fiberExec) wait(t *Thread) { t.park() }
 
-func (e *fiberExec) wakeOne(t *Thread) { e.push(t) }
+// wakeOne queues t, unless a hand-off chain holds it (see fiber.await).
+func (e *fiberExec) wakeOne(t *Thread) {
+	if !t.held {
+		e.push(t)
+	}
+}
 
 func (e *fiberExec) waitOutside(t *Thread) {
 	e.ext++

@@ -34,8 +34,9 @@ type Thread struct {
 
 	done   bool // the kernel returned
 	parked bool // waiting, in the block's count; guarded by the block
-	// held says the thread waits at a barrier on a fiber held in a
-	// hand-off chain (see fiber.await): it is in no run queue.
+	// held says the thread waits at a barrier or warp collective on a
+	// fiber held in a hand-off chain (see fiber.await): it is in no run
+	// queue.
 	held     bool
 	checks   bool // the launch checks divergence: barriers record their call sites
 	progress bool // a strong write changed memory since the thread last yielded
