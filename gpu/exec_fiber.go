@@ -9,12 +9,13 @@ import (
 // fiberExec is the Fibers executor. The slot's goroutine drives the block:
 // it resumes a fiber (an iter.Pull coroutine), which runs threads one after
 // another as plain calls until one must wait; the waiting thread keeps that
-// fiber, and the driver resumes another to go on, or, at a barrier, the
-// waiting thread resumes it itself (see fiber.await). A barrier-free block
-// thus runs on one fiber with no switch at all, and a thread that waits at
-// a barrier costs one coroutine switch. A slot keeps its fibers across blocks, so it uses at
-// most as many as its block has threads, and takes them from its device's
-// pool (see fiberPool), which keeps them across launches.
+// fiber, and the driver resumes another to go on, or, at a barrier or warp
+// collective, the waiting thread resumes it itself (see fiber.await). A
+// barrier-free block thus runs on one fiber with no switch at all, and a
+// thread that waits at a barrier costs one coroutine switch. A slot keeps
+// its fibers across blocks, so it uses at most as many as its block has
+// threads, and takes them from its device's pool (see fiberPool), which
+// keeps them across launches.
 //
 // Only one fiber of a slot runs at a time, and every switch is a coroutine
 // handoff, so the block state needs no lock.
