@@ -6,16 +6,16 @@ import (
 )
 
 // goExec is the Goroutines executor: one goroutine per thread, taken from
-// the device's workers (see workerPool), and a mutex around the block
-// state. A thread waits on its own wake channel, which its state keeps
-// across launches (see statePool): a barrier round's release sends on
-// each waiter's.
+// the device's workers (see workerPool), a mutex around the block state,
+// and a channel closed per barrier round.
 type goExec struct {
-	s  *slot
-	mu sync.Mutex // guards the slot's block barrier state
+	s   *slot
+	mu  sync.Mutex    // guards the slot's block barrier state and gen
+	gen chan struct{} // closed when the current barrier round completes
 }
 
 func (e *goExec) run() {
+	e.gen = make(chan struct{})
 	var wg sync.WaitGroup
 	for i := range e.s.threads {
 		if o := e.s.blk.order; o != nil {
@@ -31,31 +31,33 @@ func (e *goExec) run() {
 func (e *goExec) barrier(t *Thread, pred bool) bool {
 	e.mu.Lock()
 	if e.s.blk.arrive(t, pred) {
-		e.wake(e.s.blk.bar.spare)
+		e.next()
 		e.mu.Unlock()
 		return false
 	}
+	ch := e.gen
 	e.mu.Unlock()
-	e.await(t)
+	select {
+	case <-ch:
+	case <-e.s.l.stopCh:
+		t.stopped()
+	}
 	t.check()
 	return false
 }
 
-// wake wakes the threads of ranks ws, the waiters of a completed round.
-// Each waits on its wake channel, empty while it waits: a thread takes
-// its one wake-up before it can wait again, and a stopped thread's is
-// emptied before its state is reused. The send synchronizes before the
-// waiter's receive returns. Preconditions: e.mu held.
-func (e *goExec) wake(ws []int32) {
-	for _, r := range ws {
-		e.s.threads[r].wakeCh <- struct{}{}
-	}
+// next wakes the waiters of the completed round. Preconditions: e.mu held.
+func (e *goExec) next() {
+	close(e.gen)
+	e.gen = make(chan struct{})
 }
 
 func (e *goExec) exit(t *Thread) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.wake(e.s.blk.depart(t))
+	if e.s.blk.depart(t) != nil {
+		e.next()
+	}
 }
 
 func (e *goExec) yield(*Thread) { runtime.Gosched() }
