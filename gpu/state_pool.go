@@ -26,12 +26,13 @@ type statePool struct {
 // launch. A put synchronizes before the take that returns its states.
 func (p *statePool) take(i, n int, chans bool) []syncState {
 	ss := p.pop(i, n)
+	if !chans {
+		clear(ss) // one bulk clear
+		return ss
+	}
 	for k := range ss {
 		ch := ss[k].wakeCh
 		ss[k] = syncState{}
-		if !chans {
-			continue
-		}
 		if ch == nil {
 			ch = make(chan struct{}, 1)
 		}
