@@ -160,15 +160,15 @@ func (b *block) release(by *Thread) []int32 {
 func (t *Thread) SyncThreads() {
 	// The exported barriers all wait the same way, in two lines of their
 	// own rather than a shared function: a thread that waits on a fiber
-	// suspends from the exported function's frame, so that, resumed, it
-	// returns through the coroutine runtime's frames and this one to the
-	// kernel, where every frame between would cost a return the processor
-	// mispredicts after a coroutine switch. The releaser clears what the
-	// thread waits at (see release).
+	// suspends from await, called from the exported function's frame, so
+	// that, resumed, it returns through the coroutine runtime's frames,
+	// await's and this one to the kernel, where every frame between would
+	// cost a return the processor mispredicts after a coroutine switch.
+	// The releaser clears what the thread waits at (see release).
 	t.own("SyncThreads")
 	t.mark()
 	if t.blk.exec.barrier(t, false) {
-		t.resume(t.fib.yield(struct{}{}))
+		t.resume(t.fib.await(t))
 	}
 }
 
@@ -180,7 +180,7 @@ func (t *Thread) SyncThreadsCount(pred bool) int {
 	t.own("SyncThreadsCount")
 	t.mark()
 	if t.blk.exec.barrier(t, pred) {
-		t.resume(t.fib.yield(struct{}{}))
+		t.resume(t.fib.await(t))
 	}
 	return t.blk.bar.lastCount
 }
@@ -193,7 +193,7 @@ func (t *Thread) SyncThreadsAnd(pred bool) bool {
 	t.own("SyncThreadsAnd")
 	t.mark()
 	if t.blk.exec.barrier(t, pred) {
-		t.resume(t.fib.yield(struct{}{}))
+		t.resume(t.fib.await(t))
 	}
 	return t.blk.bar.lastCount == t.blk.bar.lastN
 }
@@ -206,7 +206,7 @@ func (t *Thread) SyncThreadsOr(pred bool) bool {
 	t.own("SyncThreadsOr")
 	t.mark()
 	if t.blk.exec.barrier(t, pred) {
-		t.resume(t.fib.yield(struct{}{}))
+		t.resume(t.fib.await(t))
 	}
 	return t.blk.bar.lastCount > 0
 }

@@ -16,7 +16,7 @@ func (g BlockGroup) Sync() {
 	t.check()
 	t.mark()
 	if t.blk.exec.barrier(t, false) {
-		t.resume(t.fib.yield(struct{}{})) // as in SyncThreads
+		t.resume(t.fib.await(t)) // as in SyncThreads
 	}
 }
 

@@ -2,8 +2,6 @@ package gpu
 
 import (
 	"math/bits"
-
-	"github.com/warpguard/warpguard/internal/callsite"
 )
 
 // A Coalesced is cooperative groups' coalesced_group: lanes of one warp,
@@ -23,7 +21,7 @@ type Coalesced struct {
 //
 //go:noinline
 func CoalescedThreads(t *Thread) Coalesced {
-	callsite.Return((*[callsite.Len]uintptr)(&t.waitPC)) // convergence groups lanes by call site, in every mode
+	t.markPoint() // convergence groups lanes by call site, in every mode
 	return Coalesced{t, t.converge()}
 }
 

@@ -60,6 +60,7 @@ type Device struct {
 	sites    siteCache
 	fibers   *fiberPool  // idle fibers, reused across launches
 	workers  *workerPool // idle goroutines of the Goroutines executor, reused across launches
+	states   statePool   // threads' slow-path states, reused across launches
 	// fenceSC orders the fence.sc reports of the device's launches to
 	// sequencing observers (see Thread.observeFence).
 	fenceSC sync.Mutex
@@ -76,6 +77,7 @@ func NewDevice(cfg DeviceConfig) (*Device, error) {
 	d.nextAddr.Store(1 << 20) // keep address 0 unused, as a null pointer
 	d.fibers = newFiberPool(d)
 	d.workers = newWorkerPool(d)
+	d.states.max = cfg.SMs * cfg.MaxThreadsPerSM
 	return d, nil
 }
 

@@ -127,8 +127,21 @@ type callSite [callsite.Len]uintptr
 // function that calls mark is //go:noinline: their inlining cost keeps
 // them out of kernels today, but a profile-guided build may raise the
 // budget, and an inlined barrier would report its caller's caller.
+//
+// A Thread used after its kernel returned records nothing: most
+// collectives mark before their stop check, and such a Thread's
+// syncState may by then be a later launch's thread's (see statePool).
+// done sits beside checks, so the test costs nothing more.
 func (t *Thread) mark() {
-	if t.checks {
+	if t.checks && !t.done {
+		callsite.Return((*[callsite.Len]uintptr)(&t.waitPC))
+	}
+}
+
+// markPoint is mark for a convergence point, which groups lanes by call
+// site whether or not the launch checks divergence.
+func (t *Thread) markPoint() {
+	if !t.done {
 		callsite.Return((*[callsite.Len]uintptr)(&t.waitPC))
 	}
 }

@@ -9,11 +9,13 @@ import (
 // fiberExec is the Fibers executor. The slot's goroutine drives the block:
 // it resumes a fiber (an iter.Pull coroutine), which runs threads one after
 // another as plain calls until one must wait; the waiting thread keeps that
-// fiber, and the driver resumes another to go on. A barrier-free block thus
-// runs on one fiber with no switch at all, and a thread that waits costs one
-// coroutine switch. A slot keeps its fibers across blocks, so it uses at
-// most as many as its block has threads, and takes them from its device's
-// pool (see fiberPool), which keeps them across launches.
+// fiber, and the driver resumes another to go on, or, at a barrier or warp
+// collective, the waiting thread resumes it itself (see fiber.await). A
+// barrier-free block thus runs on one fiber with no switch at all, and a
+// thread that waits at a barrier costs one coroutine switch. A slot keeps
+// its fibers across blocks, so it uses at most as many as its block has
+// threads, and takes them from its device's pool (see fiberPool), which
+// keeps them across launches.
 //
 // Only one fiber of a slot runs at a time, and every switch is a coroutine
 // handoff, so the block state needs no lock.
@@ -27,6 +29,9 @@ type fiberExec struct {
 	// spins counts the yields of a streak without progress; see
 	// spinRound.
 	spins int
+	// depth counts the fibers held in a hand-off chain: suspended in
+	// their call resuming the fiber above them (see fiber.await).
+	depth int
 
 	// Threads waiting outside the block (at a grid sync) are woken by other
 	// slots' goroutines through the inbox.
@@ -129,10 +134,21 @@ func (e *fiberExec) runSome(f *fiber) {
 	var t *Thread
 	running := false
 	defer func() {
-		if running {
-			e.s.result(t, recover(), false)
-			e.exit(t)
+		if !running {
+			return
 		}
+		if t.held {
+			// t waits in a hand-off chain, and a thread above it ended
+			// its fiber's goroutine (runtime.Goexit), which the resume
+			// call t is held in goes on with: t did not, and ends as
+			// a thread its launch stopped.
+			t.held = false
+			e.depth--
+			e.s.result(t, abort{t: t, err: errStopped}, false)
+		} else {
+			e.s.result(t, recover(), false)
+		}
+		e.exit(t)
 	}()
 	for e.more() {
 		if o := e.s.blk.order; o != nil {
@@ -232,6 +248,72 @@ func (e *fiberExec) popAt(i int) *Thread {
 	return t
 }
 
+// await is the wait of t, which a barrier or warp collective counted as
+// waiting, on its fiber f. Rather than yield to the driver, which would resume the next
+// runnable thread's fiber (two coroutine switches per waiting thread),
+// a thread that has just arrived hands the block to that fiber itself:
+// it resumes a fiber for an unstarted thread, or the first queued
+// runnable thread's, and is held in that call, one switch. When control
+// comes back down the chain (the fiber above it yielded) a thread its
+// round released goes on; one still waiting yields to the fiber below
+// it, which holds it. A stop releases nobody: the waiters go down the
+// chain to the driver, which releases them as it always did (see
+// releaseWaiters), so that a stopped thread is ended once, from the run
+// queue, and leaves no rank behind in the barrier's waiters. So a block whose rounds
+// alternate costs one switch per waiting thread: the last arrival of a
+// round runs on, and each thread it released, suspended on the chain
+// below it, is resumed by the yield of the one above. A held thread is
+// in no run queue (see wake): it runs when the chain comes down to it.
+//
+// Only a fresh arrival hands off: a thread come back to that must still
+// wait goes down the chain, so that a spinning thread that yields cannot
+// keep a held thread below from ever running. Every hand-off is an
+// arrival, and each chain is at most one fiber per thread deep, so the
+// chain always comes back down to the driver. Hand-offs happen only under
+// the default schedule without turns: the other schedules resume threads
+// in an order of their own from the driver.
+//
+// await reports what the fiber's yield reported: false if the fiber is
+// being stopped.
+func (f *fiber) await(t *Thread) bool {
+	e := f.ex
+	if g := e.successor(); g != nil {
+		t.held = true
+		e.depth++
+		g.next()
+		t.held = false
+		e.depth--
+		if !g.parked {
+			e.pool = append(e.pool, g)
+		}
+		if !t.parked {
+			f.parked = false
+			return true
+		}
+	}
+	return f.yield(struct{}{})
+}
+
+// successor returns the fiber a thread arriving at a barrier hands the
+// block to (see fiber.await), marked running: one for the next unstarted
+// thread, or the first queued runnable thread's; nil if none, or if the
+// driver has more to do than resume it.
+func (e *fiberExec) successor() *fiber {
+	l := e.s.l
+	if l.sched.kind != ScheduleDefault || l.turns != nil || e.ext > 0 || l.stop.Load() {
+		return nil
+	}
+	if e.started < l.g.BlockSize {
+		return e.idle()
+	}
+	if e.head < len(e.runq) {
+		f := e.pop().fib
+		f.parked = false
+		return f
+	}
+	return nil
+}
+
 // park suspends t's fiber until the driver resumes it, then ends t if the
 // launch stopped meanwhile. The driver clears f.parked before it resumes
 // f, so that the resumed thread writes nothing of its fiber.
@@ -262,21 +344,33 @@ func (e *fiberExec) barrier(t *Thread, pred bool) bool {
 	return true
 }
 
-// wake queues the threads of ranks ws to resume. An exit that releases
-// nobody, every exit of a barrier-free kernel, writes nothing.
+// wake queues the threads of ranks ws to resume, except those held in a
+// hand-off chain, which run when the chain comes down to them (see
+// fiber.await). An exit that releases nobody, every exit of a
+// barrier-free kernel, writes nothing.
 func (e *fiberExec) wake(ws []int32) {
-	if len(ws) > 0 {
+	switch {
+	case len(ws) == 0:
+	case e.depth == 0:
 		e.runq = append(e.runq, ws...)
+	default:
+		for _, r := range ws {
+			if !e.s.threads[r].held {
+				e.runq = append(e.runq, r)
+			}
+		}
 	}
 }
 
 func (e *fiberExec) exit(t *Thread) { e.wake(e.s.blk.depart(t)) }
 
 func (e *fiberExec) yield(t *Thread) {
-	if e.head == len(e.runq) && e.started == e.s.l.g.BlockSize && e.s.l.turns == nil {
+	if e.head == len(e.runq) && e.depth == 0 && e.started == e.s.l.g.BlockSize && e.s.l.turns == nil {
 		// Nothing else in this block can run: let other blocks' goroutines
 		// have the processor instead of switching to ourselves, unless
-		// threads woken from a grid sync wait for the driver.
+		// threads woken from a grid sync wait for the driver. A thread
+		// held in a hand-off chain below may run: the park below lets
+		// the chain come down to it.
 		runtime.Gosched()
 		if e.ext == 0 {
 			return
@@ -340,7 +434,12 @@ func (e *fiberExec) unlock() {}
 
 func (e *fiberExec) wait(t *Thread) { t.park() }
 
-func (e *fiberExec) wakeOne(t *Thread) { e.push(t) }
+// wakeOne queues t, unless a hand-off chain holds it (see fiber.await).
+func (e *fiberExec) wakeOne(t *Thread) {
+	if !t.held {
+		e.push(t)
+	}
+}
 
 func (e *fiberExec) waitOutside(t *Thread) {
 	e.ext++

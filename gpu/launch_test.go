@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -218,6 +219,10 @@ func TestGoexitInKernel(t *testing.T) {
 		})
 		require.ErrorContains(t, err, "runtime.Goexit")
 		require.ErrorContains(t, err, fmt.Sprintf("(global thread 3) at %s: ", siteOf(int64(exitLine))), "the kernel's line, not the helper's")
+		// Threads 0-2 wait at the barrier, on fibers a hand-off chain holds
+		// below thread 3's: the Goexit unwinds them, and they end as stopped
+		// threads, not as threads that called it.
+		require.Equal(t, 1, strings.Count(err.Error(), "kernel called runtime.Goexit"), "only thread 3 called runtime.Goexit: %v", err)
 	})
 }
 

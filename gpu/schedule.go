@@ -17,8 +17,13 @@ type Schedule uint8
 
 // The schedules.
 const (
-	// ScheduleDefault runs blocks and starts threads in increasing order and
-	// resumes waiting threads first in, first out.
+	// ScheduleDefault runs blocks and starts threads in increasing order.
+	// Under the Fibers executor a thread that arrives at a barrier or
+	// warp collective hands its block to the next thread to start or,
+	// once all have started, to the runnable thread queued longest; the
+	// threads a round releases while they are so handed over resume in
+	// the reverse of their arrival, as the chain of hand-offs comes back
+	// down, and other waiting threads resume first in, first out.
 	ScheduleDefault Schedule = iota
 	// ScheduleReverse runs blocks and starts threads in decreasing order
 	// and resumes the most recently woken thread first; a thread that

@@ -13,14 +13,17 @@ type slot struct {
 	index   int // the slot's index in its launch
 	blk     block
 	threads []Thread
-	sync    []syncState // the threads' slow-path state
+	sync    []syncState // the threads' slow-path state, the device's (see statePool)
+	faults  []threadFaults
 	exec    executor
 	rng     *rand.Rand // ScheduleRandom's source for the current block
 }
 
 func newSlot(l *launch, index int) *slot {
-	s := &slot{l: l, index: index, threads: make([]Thread, l.g.BlockSize), sync: make([]syncState, l.g.BlockSize)}
-	if l.cfg.Executor == Goroutines {
+	goroutines := l.cfg.Executor == Goroutines
+	s := &slot{l: l, index: index, threads: make([]Thread, l.g.BlockSize), sync: l.d.states.take(index, l.g.BlockSize, goroutines),
+		faults: make([]threadFaults, l.g.BlockSize)}
+	if goroutines {
 		s.exec = &goExec{s: s}
 	} else {
 		s.exec = &fiberExec{s: s, kick: make(chan struct{}, 1)}
@@ -28,16 +31,19 @@ func newSlot(l *launch, index int) *slot {
 	s.blk.l, s.blk.exec, s.blk.threads, s.blk.slot = l, s.exec, s.threads, index
 	for i := range s.threads {
 		t := &s.threads[i]
-		t.blk, t.obs, t.stop, t.rank, t.syncState = &s.blk, l.cfg.Observer, &l.stop, i, &s.sync[i]
+		t.blk, t.obs, t.stop, t.rank, t.syncState, t.threadFaults = &s.blk, l.cfg.Observer, &l.stop, i, &s.sync[i], &s.faults[i]
 		t.checks, t.dev, t.seq = l.checks(), l.d, l.seq
-		if l.cfg.Executor == Goroutines {
-			t.wakeCh = make(chan struct{}, 1)
-		}
 	}
 	return s
 }
 
-func (s *slot) close() { s.exec.close() }
+// close ends the slot's executor and gives its threads' states back to
+// the device. Every thread of the slot has ended by then, or never
+// started: no later call of theirs touches the states.
+func (s *slot) close() {
+	s.exec.close()
+	s.l.d.states.put(s.index, s.sync)
+}
 
 // runBlock runs block id on the slot.
 func (s *slot) runBlock(id int) {

@@ -32,21 +32,43 @@ type Thread struct {
 	weakN    int
 	obsState any
 
-	done     bool // the kernel returned
-	parked   bool // waiting, in the block's count; guarded by the block
+	done   bool // the kernel returned
+	parked bool // waiting, in the block's count; guarded by the block
+	// held says the thread waits at a barrier or warp collective on a
+	// fiber held in a hand-off chain (see fiber.await): it is in no run
+	// queue.
+	held     bool
 	checks   bool // the launch checks divergence: barriers record their call sites
 	progress bool // a strong write changed memory since the thread last yielded
 	// lastFail is the low half of the address of the thread's last failed
 	// CAS: enough to tell a retry at one address from a probe of others,
 	// and it fits in the padding, where a full pointer grew Thread by a
 	// cache line.
-	lastFail   uint32
-	*syncState // the slow path's state, kept apart to keep Thread small
+	lastFail      uint32
+	*syncState    // the slow path's state, kept apart to keep Thread small
+	*threadFaults // the thread's errors, its launch's own
+}
+
+// threadFaults are the errors a thread records. They are allocated with
+// the launch's Threads, not kept with its syncState, because a Thread
+// used after its kernel returned records its fault here: its syncState
+// may then be another launch's thread's (see statePool).
+type threadFaults struct {
+	// flt is the thread's latest fault (a failed access check: see at),
+	// recorded before the access panics with a pointer to it, so that a
+	// kernel that recovers the panic cannot lose the error. err is the
+	// first error the runtime failed the thread with otherwise (see
+	// fail). flt.t is nil while the thread has no fault.
+	flt fault
+	err error
 }
 
 // syncState is the state of a thread that only barriers, collectives and
 // observer reports touch. It lives beside the slot's threads, so that the
-// barrier-free path does not stride over it.
+// barrier-free path does not stride over it, and its device keeps it
+// across launches (see statePool): only the running thread touches it,
+// never a Thread used after its kernel returned, whose every call fails
+// its stop check first.
 //
 // Its first fields are those every barrier touches, together in its first
 // cache line.
@@ -69,13 +91,6 @@ type syncState struct {
 	// livelock watch.
 	yieldSeq uint64
 	weak     weakPoll
-	// flt is the thread's latest fault (a failed access check: see at),
-	// recorded before the access panics with a pointer to it, so that a
-	// kernel that recovers the panic cannot lose the error. err is the
-	// first error the runtime failed the thread with otherwise (see
-	// fail). flt.t is nil while the thread has no fault.
-	flt fault
-	err error
 }
 
 // ThreadIdx returns the thread's index in its block, CUDA's threadIdx.

@@ -63,6 +63,57 @@ func TestThreadKeptPastKernel(t *testing.T) {
 	})
 }
 
+// TestThreadKeptPastItsLaunchWhileAnotherRuns: the device keeps its
+// threads' slow-path states for its next launches, so a Thread kept past
+// its launch shares them with a thread of the next. Every use of the kept
+// Thread, made while launches of the same shape run on the device and
+// wait at barriers, warp collectives and faults of their own, still
+// panics with ErrThreadEnded and touches neither memory nor the running
+// launches: they give their own results, and -race sees no access of the
+// kept Thread to the states they use.
+func TestThreadKeptPastItsLaunchWhileAnotherRuns(t *testing.T) {
+	eachExecutor(t, func(t *testing.T, ex gpu.Executor) {
+		d := newDevice(t)
+		buf := gpu.Alloc[int32](d, "buf", 4)
+		out := gpu.Alloc[int32](d, "out", 8)
+		kept := make([]*gpu.Thread, 8)
+		require.NoError(t, launch1D(d, ex, 2, 4, func(t *gpu.Thread) { kept[t.GlobalID()] = t }))
+		th := kept[5]
+		done := make(chan error)
+		go func() {
+			var errs []error
+			for range 20 {
+				errs = append(errs, launch1D(d, ex, 2, 4, func(t *gpu.Thread) {
+					t.SyncThreads()
+					v := gpu.ShflSync(t, gpu.FullMask, int32(t.GlobalID()), 0, 4)
+					t.SyncThreads()
+					out.Store(t, t.GlobalID(), v)
+				}))
+			}
+			done <- errors.Join(errs...)
+		}()
+		uses := map[string]func(){
+			"store":       func() { buf.Store(th, 0, 7) },
+			"load":        func() { buf.Load(th, 1) },
+			"atomicAdd":   func() { buf.AtomicAdd(th, 2, 1, scope.Device) },
+			"syncthreads": func() { th.SyncThreads() },
+			"shfl":        func() { gpu.ShflSync(th, gpu.FullMask, int32(1), 0, 32) },
+			"syncwarp":    func() { th.SyncWarp(gpu.FullMask) },
+			"ballot":      func() { gpu.BallotSync(th, gpu.FullMask, true) },
+			"activemask":  func() { gpu.ActiveMask(th) },
+			"fence":       func() { th.ThreadFence() },
+		}
+		for range 50 {
+			for what, use := range uses {
+				requireEnded(t, panicOf(use), what)
+			}
+		}
+		require.NoError(t, <-done)
+		require.Equal(t, []int32{0, 0, 0, 0}, buf.Host(), "a use after the kernel returned touched memory")
+		require.Equal(t, []int32{0, 0, 0, 0, 4, 4, 4, 4}, out.Host())
+	})
+}
+
 // TestThreadInGoroutineAfterReturn: a kernel starts a goroutine that uses
 // its Thread after the kernel returned. The use panics on that goroutine
 // with the error naming the thread.

@@ -2,8 +2,6 @@ package gpu
 
 import (
 	"math/bits"
-
-	"github.com/warpguard/warpguard/internal/callsite"
 )
 
 // FullMask names every lane of a warp in a member mask, as 0xffffffff does
@@ -44,7 +42,7 @@ func (t *Thread) SyncWarp(mask uint64) {
 //
 //go:noinline
 func ActiveMask(t *Thread) uint64 {
-	callsite.Return((*[callsite.Len]uintptr)(&t.waitPC)) // convergence groups lanes by call site, in every mode
+	t.markPoint() // convergence groups lanes by call site, in every mode
 	return t.converge()
 }
 
@@ -86,7 +84,8 @@ func (b *block) converge(w *warpState, self *Thread) bool {
 	}
 	released := false
 	keep := b.conv[:0]
-	var in []*Thread
+	var lanes [64]*Thread // a warp has at most 64 lanes: in stays on the stack
+	in := lanes[:0]
 	for _, t := range b.conv {
 		if &b.warps[t.Warp()] == w {
 			in = append(in, t)

@@ -141,8 +141,9 @@ func (t *Thread) warpCollective(op collOp, mask, v uint64) *round {
 		// through ex.wait and park: resumed, the lane returns through one
 		// frame fewer to its kernel, each a return the processor
 		// mispredicts after a coroutine switch (see Thread.SyncThreads).
+		// It hands the block on as a barrier does (see fiber.await).
 		f.parked = true
-		t.resume(f.yield(struct{}{}))
+		t.resume(f.await(t))
 	} else {
 		ex.wait(t)
 		t.check()

@@ -243,3 +243,29 @@ func TestCollectiveHoldsParticipants(t *testing.T) {
 		}
 	})
 }
+
+// TestConvergenceAllocatesNothingPerPoint: a block of eight warps passing
+// 4 and 68 convergence points (ActiveMask, CoalescedThreads) allocates as
+// much: the lanes a point releases are gathered on the stack, where each
+// point of each warp allocated a list of them.
+func TestConvergenceAllocatesNothingPerPoint(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's instrumentation allocates")
+	}
+	d := newDevice(t)
+	out := gpu.Alloc[int32](d, "out", 256)
+	cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 256}}
+	allocs := func(points int) float64 {
+		k := func(t *gpu.Thread) {
+			var m uint64
+			for range points / 2 {
+				m += gpu.ActiveMask(t)
+				m += uint64(gpu.CoalescedThreads(t).Size())
+			}
+			out.Store(t, t.ThreadRank(), int32(m))
+		}
+		return testing.AllocsPerRun(10, func() { require.NoError(t, d.Launch(context.Background(), cfg, k)) })
+	}
+	few, many := allocs(4), allocs(68)
+	require.LessOrEqual(t, many, few+1, "64 more convergence points in each of 8 warps allocated %.0f more objects", many-few)
+}
