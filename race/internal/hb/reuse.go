@@ -53,7 +53,8 @@ func (p *Engine) keepSpare(dev uint64, sh *shadow) {
 const maxSpares = 4
 
 // keeps reports whether the shadow may serve another cohort, its cohort
-// having ended: it holds at most twice its peak, and keepSlack more. The
+// having ended: it holds at most twice its peak, and keepSlack more, and
+// a directory no larger than those pages (see slotsPerPage). The
 // peak is the pages the cohort touched, or the peak before it less a
 // sixteenth if that is more: it follows a cohort that touches more at
 // once, and shrinks with each that touches less, so a shadow outlives
@@ -63,7 +64,28 @@ func (s *shadow) keeps() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.peak = max(s.touched.Load(), s.peak-s.peak/16)
-	return s.pages <= 2*s.peak+keepSlack
+	bound := 2*s.peak + keepSlack
+	return s.pages <= bound && s.slots() <= slotsPerPage*bound
+}
+
+// slotsPerPage is how many directory slots (pointers) a kept shadow may
+// hold per page it may keep: a directory no larger, in bytes, than the
+// pages. A device hands out addresses that only grow, so buffers
+// allocated for each cohort lie past the last cohort's, and a region that
+// doubles to reach them would, cohort after cohort, span the device's
+// whole history; bounding the directory drops such a shadow instead.
+const slotsPerPage = pageBytes / 8
+
+// slots returns how many page slots the shadow's directory holds.
+// Preconditions: s.mu held.
+func (s *shadow) slots() int64 {
+	var n int64
+	if p := s.regs.Load(); p != nil {
+		for _, r := range *p {
+			n += int64(len(r.pages))
+		}
+	}
+	return n
 }
 
 // reused returns device dev's shadow kept from an earlier cohort, in a

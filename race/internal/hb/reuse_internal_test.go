@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestShadowKeepsFollowRecentPeak: a shadow serves again through a run
@@ -63,4 +64,21 @@ func TestSparesStayFew(t *testing.T) {
 	assert.Len(t, p.spares, maxSpares)
 	assert.Same(t, keep[len(keep)-1], p.reused(3*maxSpares-1), "the device's latest")
 	assert.Nil(t, p.reused(0), "the oldest device's went")
+}
+
+// TestSpareDirectoryBounded: a shadow whose directory grew far past its
+// pages, as one serving cohort after cohort of buffers at ever higher
+// addresses would, does not serve again, though its pages alone would
+// let it.
+func TestSpareDirectoryBounded(t *testing.T) {
+	t.Parallel()
+	var s shadow
+	k := uint64(0)
+	for range 10 {
+		s.page(k)
+		k += uint64(s.slots()) + regionGap - 1 // near the region's end: it grows to reach it
+	}
+	require.LessOrEqual(t, s.pages, 2*s.touched.Load()+keepSlack, "the pages alone would keep it")
+	require.Greater(t, s.slots(), slotsPerPage*(2*s.touched.Load()+keepSlack))
+	assert.False(t, s.keeps())
 }

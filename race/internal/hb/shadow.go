@@ -169,16 +169,17 @@ func (r *region) near(k uint64) bool {
 	return k+regionGap+n >= r.lo && k < r.lo+2*n+regionGap
 }
 
-// reach returns the span of pages, at least twice r's, that holds r and
-// page k.
+// reach returns the span of pages that holds r and page k, grown toward
+// k by at least r's size (doubling it) where there is room: below r down
+// to page 0 at most, above r without bound. Growing away from k would
+// not do: pages touched in descending order near page 0 would then double
+// the region upward at each one.
 func (r *region) reach(k uint64) (lo, hi uint64) {
 	n := uint64(len(r.pages))
-	lo, hi = min(r.lo, k), max(r.lo+n, k+1)
-	size := max(hi-lo, 2*n)
-	if k < r.lo && hi >= size {
-		return hi - size, hi
+	if k < r.lo {
+		return r.lo - min(max(r.lo-k, n), r.lo), r.lo + n
 	}
-	return lo, lo + size
+	return r.lo, r.lo + max(k+1-r.lo, 2*n)
 }
 
 // cover widens the span [lo, hi) until every region of regs lies wholly

@@ -66,3 +66,24 @@ func TestShadowGrowthAbsorbsOverlappedRegions(t *testing.T) {
 		}
 	}
 }
+
+// TestShadowDescendingPagesStayBounded: pages touched one by one in
+// descending order, down to page 0, grow the directory geometrically
+// downward, never past twice the span touched. Growing away from the
+// page, as reach once did near page 0, doubled the region upward at
+// each page: 20,000 pages asked for a directory of 2^20000 slots.
+func TestShadowDescendingPagesStayBounded(t *testing.T) {
+	t.Parallel()
+	var s shadow
+	const top = 20000
+	for k := uint64(top); ; k-- {
+		s.page(k)
+		if k == 0 {
+			break
+		}
+	}
+	assert.LessOrEqual(t, s.slots(), int64(2*(top+1)+2*regionMin+regionGap))
+	for k := uint64(0); k <= top; k += 997 {
+		assert.NotNil(t, s.find(k), "page %d", k)
+	}
+}
