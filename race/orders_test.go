@@ -168,15 +168,31 @@ func TestOrderedLock(t *testing.T) {
 // fence.acq_rel fences order nothing here (no fence follows the read of
 // the flag before the critical section), and the pair is reported.
 func dekker(fence func(t *gpu.Thread)) func(d *gpu.Device) gpu.Kernel {
+	return dekkerOf(lanesApart, fence)
+}
+
+// lanesApart picks lane 0 of warps 0 and 1 as Dekker's two parties,
+// numbered 0 and 1; every other thread returns -1 and sits out.
+func lanesApart(t *gpu.Thread) int {
+	if t.ThreadRank()%32 != 0 {
+		return -1
+	}
+	return t.ThreadRank() / 32
+}
+
+// dekkerOf is Dekker's handshake between the two parties who numbers 0
+// and 1, each entering three times and fencing with fence around its read
+// of the other's flag.
+func dekkerOf(who func(t *gpu.Thread) int, fence func(t *gpu.Thread)) func(d *gpu.Device) gpu.Kernel {
 	const rounds = 3
 	return func(d *gpu.Device) gpu.Kernel {
 		flags := gpu.Alloc[uint32](d, "flags", 2)
 		n := gpu.Alloc[int32](d, "n", 1)
 		return func(t *gpu.Thread) {
-			if t.ThreadRank()%32 != 0 {
+			me := who(t)
+			if me < 0 {
 				return
 			}
-			me := t.ThreadRank() / 32
 			mine, other := flags.Ref(t, me, scope.Device), flags.Ref(t, 1-me, scope.Device)
 			for done := 0; done < rounds; {
 				mine.Store(1, gpu.Relaxed)
@@ -222,25 +238,7 @@ func TestDekkerAcqRelFence(t *testing.T) {
 func TestDekkerBlockFenceAcrossBlocks(t *testing.T) {
 	t.Parallel()
 	orderCase{name: "dekker-block-fence", blocks: 2, block: 1, racy: true, executors: dekkerExecutors,
-		kernel: func(d *gpu.Device) gpu.Kernel {
-			const rounds = 3
-			flags := gpu.Alloc[uint32](d, "flags", 2)
-			n := gpu.Alloc[int32](d, "n", 1)
-			return func(t *gpu.Thread) {
-				me := t.BlockRank()
-				mine, other := flags.Ref(t, me, scope.Device), flags.Ref(t, 1-me, scope.Device)
-				for done := 0; done < rounds; {
-					mine.Store(1, gpu.Relaxed)
-					t.ThreadFenceBlock()
-					if other.Load(gpu.Relaxed) == 0 {
-						n.Store(t, 0, n.Load(t, 0)+1)
-						done++
-					}
-					t.ThreadFenceBlock()
-					mine.Store(0, gpu.Relaxed)
-				}
-			}
-		}}.run(t)
+		kernel: dekkerOf((*gpu.Thread).BlockRank, (*gpu.Thread).ThreadFenceBlock)}.run(t)
 }
 
 // TestDekkerSeqCstOps: Dekker with seq_cst loads and stores of the flags

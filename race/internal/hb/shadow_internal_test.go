@@ -69,9 +69,9 @@ func TestShadowGrowthAbsorbsOverlappedRegions(t *testing.T) {
 
 // TestShadowDescendingPagesStayBounded: pages touched one by one in
 // descending order, down to page 0, grow the directory geometrically
-// downward, never past twice the span touched. Growing away from the
-// page, as reach once did near page 0, doubled the region upward at
-// each page: 20,000 pages asked for a directory of 2^20000 slots.
+// downward, never past twice the span touched. A region that grew away
+// from the page when page 0 left no room below it would double at each
+// page instead.
 func TestShadowDescendingPagesStayBounded(t *testing.T) {
 	t.Parallel()
 	var s shadow
