@@ -92,13 +92,22 @@ func (s *slot) runThread(t *Thread) {
 	normal = true
 }
 
+// waitedAt returns what t waits at. A thread that saw the stop while
+// waiting reads it under the block's lock: a sibling completing the round
+// as the launch stops clears it under that lock (see block.release).
+func (s *slot) waitedAt(t *Thread) waitInfo {
+	s.exec.lock()
+	defer s.exec.unlock()
+	return t.at
+}
+
 // result records the error of a thread that ended with recovered value r,
 // or abnormally with no value (runtime.Goexit), and halts the launch if the
 // error calls for it.
 func (s *slot) result(t *Thread, r any, normal bool) {
 	err, stopped := t.outcome(r, normal)
 	if stopped && s.l.reporting.Load() {
-		s.l.noteStuck(t, r)
+		s.l.noteStuck(t, s.waitedAt(t), r)
 	}
 	if err != nil && err != errStopped {
 		e := t.threadError(err)

@@ -123,15 +123,16 @@ func (l *launch) stall(cause error) {
 	l.halt()
 }
 
-// noteStuck records where t was when the launch stopped it; r is the value
-// its root recovered. It runs in the deferred recover, on top of the
-// unwinding stack, so the stack still shows the kernel's line.
-func (l *launch) noteStuck(t *Thread, r any) {
+// noteStuck records where t was when the launch stopped it: at is what t
+// waited at, read under its block's lock, and r is the value its root
+// recovered. It runs in the deferred recover, on top of the unwinding
+// stack, so the stack still shows the kernel's line.
+func (l *launch) noteStuck(t *Thread, at waitInfo, r any) {
 	s := Stuck{Block: t.blk.idx, Thread: t.ThreadIdx(), BlockID: t.blk.id, Rank: t.rank, GlobalID: t.gid, At: "running"}
-	if t.at.waiting() {
-		s.At = t.at.name()
-		if t.at.mask != 0 {
-			s.At = fmt.Sprintf("%s(mask %#x)", s.At, t.at.mask)
+	if at.waiting() {
+		s.At = at.name()
+		if at.mask != 0 {
+			s.At = fmt.Sprintf("%s(mask %#x)", s.At, at.mask)
 		}
 	}
 	if t.weakSpinning(r) {
