@@ -30,6 +30,11 @@ const flatMiB = 8.0
 // history of each fiber's and goroutine's recent accesses, some hundreds
 // of KiB each at most, reached within the first launches and then
 // recycled. Resident memory is read from /proc/self/status: Linux only.
+//
+// The reading is the whole process's, which threads an earlier test left
+// running (see TestSwallowedStop) may grow as they end; a window that
+// grew past the bound is measured once more, and the test fails only if
+// the second grows too, as launches that leak do window after window.
 func TestLaunchMemoryFlat(t *testing.T) {
 	if _, err := residentMiB(); err != nil {
 		t.Skipf("resident memory unknown here: %v", err)
@@ -44,14 +49,26 @@ func TestLaunchMemoryFlat(t *testing.T) {
 		for range launches / 3 { // fills the device's pools, the heap and the race runtime's history
 			require.NoError(t, launch1D(d, ex, 1, threads, barrierKernel))
 		}
-		before := settledResidentMiB(t)
-		for range launches - launches/3 {
-			require.NoError(t, launch1D(d, ex, 1, threads, barrierKernel))
+		n := launches - launches/3
+		grown := launchesGrowth(t, d, ex, n, threads)
+		if grown >= flatMiB {
+			t.Logf("%v: measuring again", ex)
+			grown = launchesGrowth(t, d, ex, n, threads)
 		}
-		grown := settledResidentMiB(t) - before
-		t.Logf("%v: %d launches of %d threads after %d: resident memory grew %.1f MiB", ex, launches-launches/3, threads, launches/3, grown)
-		require.Less(t, grown, flatMiB, "%v: %d launches of %d threads grew resident memory by %.1f MiB", ex, launches-launches/3, threads, grown)
+		require.Less(t, grown, flatMiB, "%v: %d launches of %d threads grew resident memory by %.1f MiB", ex, n, threads, grown)
 	}
+}
+
+// launchesGrowth launches a barrier kernel n times and returns how many
+// MiB of resident memory the launches added.
+func launchesGrowth(t *testing.T, d *gpu.Device, ex gpu.Executor, n, threads int) float64 {
+	before := settledResidentMiB(t)
+	for range n {
+		require.NoError(t, launch1D(d, ex, 1, threads, barrierKernel))
+	}
+	grown := settledResidentMiB(t) - before
+	t.Logf("%v: %d launches of %d threads: resident memory grew %.1f MiB", ex, n, threads, grown)
+	return grown
 }
 
 // TestFibersSharedByConcurrentLaunches: concurrent launches with
