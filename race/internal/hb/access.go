@@ -67,12 +67,12 @@ func (p *Engine) visit(ac *access, sh *shadow, g uint64, head bool) {
 	pg.mu.Lock()
 	defer pg.mu.Unlock()
 	pg.renew(sh)
-	c := &pg.cells[g&(1<<pageBits-1)]
-	if !p.full && c.quick(ac) {
+	i := g & (1<<pageBits - 1)
+	if !p.full && pg.locOf(i) == nil && pg.cells[i].quick(ac) {
 		ac.th.n.firsts++
 		return
 	}
-	loc := c.loc(ac.a.Mem.Space)
+	loc := pg.loc(i, ac.a.Mem.Space)
 	if head && ac.a.Op.Reads() && ac.x.strong() {
 		ac.th.acquireFrom(loc, ac.a, ac.site)
 	}

@@ -7,15 +7,16 @@ import "github.com/warpguard/warpguard/gpu"
 // thread), that access is the cell's first record and the cell holds
 // nothing else; the granule's full state, a ploc, is made when a second
 // access needs one: another thread's, a strong write's (which sets the
-// release state), or one the first does not stand for. A cell whose full
-// is set keeps nothing in first.
+// release state), or one the first does not stand for. The ploc is kept
+// beside the cells, in its page's table (see page.full): a cell holds no
+// pointer, and a cell with a ploc keeps nothing in first.
 type cell struct {
-	first prec // the only record, while full is nil; zero (c == 0) if none
-	full  *ploc
+	first prec // the only record, while the cell has no ploc; zero (c == 0) if none
 }
 
 // quick records ac's access x, of thread th, in a cell that holds at
-// most one access, when that needs no ploc, and reports whether it did.
+// most one access and has no ploc, when that needs none, and reports
+// whether it did.
 // The record left is exactly what a ploc would keep: an empty cell takes
 // x, unless x releases (a ploc holds release state); a weak access of
 // the thread that made the record replaces it when it is a write or the
@@ -29,7 +30,7 @@ type cell struct {
 func (c *cell) quick(ac *access) bool {
 	x, y := &ac.x, &c.first
 	switch {
-	case c.full != nil || ac.releases:
+	case ac.releases:
 		return false
 	case y.e.c == 0:
 		*y = *x
@@ -64,16 +65,30 @@ func (c *cell) strongReplaces(x *prec, wide bool, sp gpu.Space) bool {
 	return false
 }
 
-// loc returns the cell's full state, making it from the first record,
-// if any, placed as a ploc places its first access; sp is the space of
-// the cell's memory.
-func (c *cell) loc(sp gpu.Space) *ploc {
-	if c.full == nil {
-		c.full = new(ploc)
-		if c.first.e.c != 0 {
-			c.full.place(&c.first, c.first.wide(sp))
-			c.first = prec{}
-		}
+// loc returns the full state of cell i, making it from the cell's first
+// record, if any, placed as a ploc places its first access; sp is the
+// space of the page's memory. Preconditions: pg.mu held.
+func (pg *page) loc(i uint64, sp gpu.Space) *ploc {
+	if loc := pg.locOf(i); loc != nil {
+		return loc
 	}
-	return c.full
+	if pg.full == nil {
+		pg.full = new([1 << pageBits]*ploc)
+	}
+	loc, c := new(ploc), &pg.cells[i]
+	if c.first.e.c != 0 {
+		loc.place(&c.first, c.first.wide(sp))
+		c.first = prec{}
+	}
+	pg.full[i] = loc
+	return loc
+}
+
+// locOf returns the full state of cell i, or nil while it has none.
+// Preconditions: pg.mu held.
+func (pg *page) locOf(i uint64) *ploc {
+	if pg.full == nil {
+		return nil
+	}
+	return pg.full[i]
 }

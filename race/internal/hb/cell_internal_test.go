@@ -1,6 +1,7 @@
 package hb
 
 import (
+	"reflect"
 	"testing"
 	"unsafe"
 
@@ -33,7 +34,6 @@ func TestCellKeepsOneThreadsAccessesWithoutLoc(t *testing.T) {
 	assert.Equal(t, w.x, c.first)
 	require.True(t, c.quick(plain(th, gpu.OpLoad)), "a read at the write's epoch adds nothing")
 	assert.Equal(t, w.x, c.first, "the write stands for the read")
-	assert.Nil(t, c.full)
 }
 
 func TestCellNeedsLocForAnotherEpochOrThread(t *testing.T) {
@@ -68,14 +68,17 @@ func TestCellKeepsStrongAccessesThatReleaseNothing(t *testing.T) {
 func TestCellLocPlacesFirstRecord(t *testing.T) {
 	t.Parallel()
 	th := &pthread{tid: 3, c: 1}
-	var c cell
+	var pg page
 	a := prec{e: th.self(), op: gpu.OpAdd, order: gpu.Relaxed, scope: scope.Device, write: true}
-	c.first = a
-	loc := c.loc(gpu.GlobalSpace)
+	pg.cells[5].first = a
+	assert.Nil(t, pg.locOf(5))
+	loc := pg.loc(5, gpu.GlobalSpace)
 	require.NotNil(t, loc.wide, "a wide first record goes to the wide set")
 	assert.Equal(t, []prec{a}, loc.wide.members)
-	assert.Equal(t, prec{}, c.first, "the cell keeps nothing beside its ploc")
-	assert.Same(t, loc, c.loc(gpu.GlobalSpace))
+	assert.Equal(t, prec{}, pg.cells[5].first, "the cell keeps nothing beside its ploc")
+	assert.Same(t, loc, pg.loc(5, gpu.GlobalSpace))
+	assert.Same(t, loc, pg.locOf(5))
+	assert.Nil(t, pg.locOf(4), "the other cells have none")
 }
 
 // TestCellIsSmallerThanLoc pins the point of the cell: a granule touched
@@ -83,4 +86,36 @@ func TestCellLocPlacesFirstRecord(t *testing.T) {
 func TestCellIsSmallerThanLoc(t *testing.T) {
 	t.Parallel()
 	assert.Less(t, unsafe.Sizeof(cell{}), unsafe.Sizeof(ploc{}))
+}
+
+// TestRecordsHoldNoPointers pins what keeps the collector off the
+// shadow: a record holds no pointer, and a page's only pointer is its
+// first word, so that scanning a page reads one word and a set's members
+// none.
+func TestRecordsHoldNoPointers(t *testing.T) {
+	t.Parallel()
+	assert.False(t, hasPointers(reflect.TypeFor[prec]()), "prec")
+	pt := reflect.TypeFor[page]()
+	require.Equal(t, "full", pt.Field(0).Name)
+	for i := 1; i < pt.NumField(); i++ {
+		assert.False(t, hasPointers(pt.Field(i).Type), "page.%s", pt.Field(i).Name)
+	}
+}
+
+// hasPointers reports whether a value of type ty holds a pointer.
+func hasPointers(ty reflect.Type) bool {
+	switch ty.Kind() {
+	case reflect.Pointer, reflect.UnsafePointer, reflect.Slice, reflect.Map, reflect.Chan, reflect.Func,
+		reflect.Interface, reflect.String:
+		return true
+	case reflect.Array:
+		return ty.Len() > 0 && hasPointers(ty.Elem())
+	case reflect.Struct:
+		for i := range ty.NumField() {
+			if hasPointers(ty.Field(i).Type) {
+				return true
+			}
+		}
+	}
+	return false
 }

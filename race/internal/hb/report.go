@@ -13,16 +13,18 @@ import (
 // report records the race between x, access a of th, and y, an earlier
 // access of the same location.
 func (p *Engine) report(th *pthread, t *gpu.Thread, a *gpu.Access, x, y *prec) {
-	if x.site.IsZero() && t != nil {
-		x.site, x.path = p.sites.Of(t)
+	xs, ys := p.slotOf(x), p.slotOf(y)
+	site := xs.Site()
+	if site.IsZero() && t != nil {
+		site, xs = p.sites.Of(t)
 	}
 	k := th.kindOf(x, y)
-	if p.sink.Known(k, x.site, y.site) {
+	if p.sink.Known(k, site, ys.Site()) {
 		return
 	}
 	l := th.l
-	cur, prev := l.side(x), l.side(y)
-	cur.Stack, prev.Stack = p.sites.StackOf(t, x.path), y.path.Stack()
+	cur, prev := l.side(x, site), l.side(y, ys.Site())
+	cur.Stack, prev.Stack = p.sites.StackOf(t, xs), ys.Stack()
 	r := report.Report{Kind: k, Launch: l.g.Name, Mem: a.Mem, Index: a.Index, Current: cur, Previous: prev,
 		Evidence: th.evidence(k, cur, prev, x, y)}
 	p.sink.Keep(r, t)
@@ -44,16 +46,17 @@ func (th *pthread) kindOf(x, y *prec) kind.Kind {
 	return kind.MissingDeviceFence
 }
 
-// side describes recorded access x, an access of a launch of the cohort
-// that may be another than l: then the side names its launch.
-func (l *plaunch) side(x *prec) report.Side {
+// side describes recorded access x, made at site, an access of a launch
+// of the cohort that may be another than l: then the side names its
+// launch.
+func (l *plaunch) side(x *prec, site gpu.Site) report.Side {
 	xl := l.ss.launchOf(x.e.tid)
 	gid := int(x.e.tid - xl.tid0)
 	b, rank := gid/xl.g.BlockSize, gid%xl.g.BlockSize
 	s := report.Side{
 		Block: shared.DimIndex(xl.g.GridDim, b), Thread: shared.DimIndex(xl.g.BlockDim, rank),
 		BlockID: b, GlobalID: gid, Warp: rank / xl.g.WarpSize, Lane: rank % xl.g.WarpSize,
-		Op: x.op, Order: x.order, Scope: x.scope, Site: x.site,
+		Op: x.op, Order: x.order, Scope: x.scope, Site: site,
 	}
 	if xl != l || xl.host != "" {
 		s.Launch = xl.g.Name

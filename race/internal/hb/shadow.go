@@ -58,11 +58,15 @@ type region struct {
 // granules holds it, so a page's accesses are applied in one total order
 // and an unlock synchronizes before the next lock of the same page.
 type page struct {
-	mu  sync.Mutex
-	gen uint64 // the shadow generation its cells belong to, under mu
+	// full holds the cells' full states, once one of them has one (see
+	// cell). It is the page's only pointer, and its first word, so that
+	// the collector scans one word of a page.
+	full *[1 << pageBits]*ploc
+	mu   sync.Mutex
+	gen  uint64 // the shadow generation its cells belong to, under mu
 	// pad keeps the mutex off its cells' cache line, which the holder
 	// writes while a waiter spins on the mutex.
-	pad   [cacheLine - 16]byte
+	pad   [cacheLine - 24]byte
 	cells [1 << pageBits]cell
 }
 
@@ -71,7 +75,7 @@ type page struct {
 // Preconditions: pg.mu held.
 func (pg *page) renew(sh *shadow) {
 	if pg.gen != sh.gen {
-		pg.cells = [1 << pageBits]cell{}
+		pg.cells, pg.full = [1 << pageBits]cell{}, nil
 		pg.gen = sh.gen
 		sh.touched.Add(1)
 	}

@@ -59,7 +59,7 @@ func (t *totals) grow(n int64) {
 }
 
 // pageBytes is what one shadow page costs, its granules' full states
-// left out.
+// and their table left out.
 const pageBytes = int64(unsafe.Sizeof(page{}))
 
 // Counts returns the engine's counters.

@@ -76,11 +76,13 @@ func (th *pthread) now() view { return view{k: th.know, self: th.self(), known: 
 // event: it is the thread's own, or something ordered it before.
 func (th *pthread) knows(e epoch) bool { return e.tid == th.tid || th.know.knows(e) }
 
-// A prec is one recorded access of the precise mode's shadow.
+// A prec is one recorded access of the precise mode's shadow. It holds
+// no pointer: its site is the handle of a slot of the engine's site cache
+// (see Engine.slotOf), so that the collector scans neither the pages of
+// first records nor the sets of members, and a record takes 24 bytes.
 type prec struct {
 	e     epoch
-	site  gpu.Site
-	path  *shared.SiteSlot // with history, the access's call path, for its stack
+	path  uint32 // the handle of the access's site slot (shared.SiteSlot.Handle); 0 for none
 	op    gpu.Op
 	order gpu.Order
 	scope scope.Scope
@@ -89,10 +91,14 @@ type prec struct {
 
 func (x *prec) strong() bool { return x.order != gpu.Weak }
 
-// record describes access a of th, made at site through call path path.
+// record describes access a of th, made at site through call path path
+// (neither, without history).
 func (th *pthread) record(a *gpu.Access, site gpu.Site, path *shared.SiteSlot) prec {
-	return prec{e: th.self(), site: site, path: path, op: a.Op, order: a.Order, scope: a.Scope,
-		write: a.Op.Writes() && a.Succeeded()}
+	x := prec{e: th.self(), op: a.Op, order: a.Order, scope: a.Scope, write: a.Op.Writes() && a.Succeeded()}
+	if path != nil || !site.IsZero() {
+		x.path = th.l.p.handle(site, path)
+	}
+	return x
 }
 
 // races reports whether x, the thread's access, races with y, an earlier
