@@ -4,7 +4,6 @@ import (
 	"sync/atomic"
 
 	"github.com/warpguard/warpguard/gpu"
-	"github.com/warpguard/warpguard/race/internal/shared"
 )
 
 // First records. Most granules of a big kernel are touched once, or by
@@ -74,17 +73,19 @@ type firstLayout struct {
 }
 
 // The widths of a first's fields below its class, without history
-// (plain) and with it; the handle's is shared.HandleBits.
+// (plain) and with it, and of its handle with history: a slot whose
+// handle is wider makes its accesses take the entry.
 const (
 	plainSeqBits, plainBarBits, plainThreadBits = 11, 12, 30
 	pathSeqBits, pathBarBits, pathThreadBits    = 7, 9, 21
+	pathHandleBits                              = 16
 )
 
 // layoutFor returns the layout of firsts without call paths, or with
 // them if paths.
 func layoutFor(paths bool) firstLayout {
 	if paths {
-		return newLayout(pathSeqBits, pathBarBits, pathThreadBits, shared.HandleBits)
+		return newLayout(pathSeqBits, pathBarBits, pathThreadBits, pathHandleBits)
 	}
 	return newLayout(plainSeqBits, plainBarBits, plainThreadBits, 0)
 }
@@ -136,7 +137,7 @@ func packPlain(gid int, a *gpu.Access, seq, bar uint32) first {
 
 // packPath is pack with history.
 func packPath(gid int, a *gpu.Access, seq, bar, h uint32) first {
-	if uint(gid+1)>>pathThreadBits|uint(seq)>>pathSeqBits|uint(bar)>>pathBarBits|uint(h)>>shared.HandleBits != 0 {
+	if uint(gid+1)>>pathThreadBits|uint(seq)>>pathSeqBits|uint(bar)>>pathBarBits|uint(h)>>pathHandleBits != 0 {
 		return 0
 	}
 	return first(uint64(h)<<pathHandleShift | uint64(gid+1)<<pathThreadShift |

@@ -18,8 +18,9 @@ import (
 // keyed, so handles do not run out while paths alternate.
 
 // HandleBits is the width of a handle; handle 0 is the nil slot, and a
-// slot made after the table filled has no handle.
-const HandleBits = 16
+// slot made after the table filled has no handle. A record that packs a
+// handle into fewer bits takes only the handles that fit.
+const HandleBits = 22
 
 // chunkBits sets the handles per chunk of the table.
 const chunkBits = 10
