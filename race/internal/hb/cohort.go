@@ -203,9 +203,11 @@ func (p *Engine) BlockEnd(g *gpu.Grid, b int) {
 	if l := p.launches[g]; l != nil {
 		if blk := l.blocks[b]; blk != nil {
 			l.cache[b%len(l.cache)].CompareAndSwap(blk, nil)
+			var n counters // summed first: one atomic add per counter and block
 			for i := range blk.threads {
-				p.totals.add(blk.threads[i].n)
+				n.sum(&blk.threads[i].n)
 			}
+			p.totals.add(n)
 			p.free(blk.shared)
 			l.spare = append(l.spare, blk.threads)
 		}

@@ -42,7 +42,16 @@ type totals struct {
 	bytes, peak                            atomic.Int64
 }
 
-// add adds a thread's counters to the totals.
+// sum adds c's counts to n's.
+func (n *counters) sum(c *counters) {
+	n.accesses += c.accesses
+	n.checks += c.checks
+	n.firsts += c.firsts
+	n.joins += c.joins
+	n.pairs += c.pairs
+}
+
+// add adds counters, a thread's or a block's sum, to the totals.
 func (t *totals) add(c counters) {
 	t.accesses.Add(c.accesses)
 	t.checks.Add(c.checks)
