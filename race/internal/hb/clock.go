@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"slices"
 	"sync/atomic"
-	"weak"
 )
 
 // An epoch names one point of one thread's history in the precise mode:
@@ -49,12 +48,19 @@ type vclock struct {
 	b   []bgen   // sorted by blk
 	lin *lineage
 	seq uint64 // the vclock's place in lin
-	// covered is the last vclock a join found this one covers, so that
-	// joining it again costs no walk. It is weak: it keeps nothing alive,
-	// and a new vclock at a freed one's address never matches it. It is
-	// the one field that changes after a vclock is made, a memo that any
-	// thread's join may set, so it is read and written atomically.
-	covered atomic.Pointer[weak.Pointer[vclock]]
+	// covered names the last vclock a join found this one covers, by its
+	// place in its lineage, so that joining it, or an earlier member of
+	// its lineage, again costs no walk. A place is never given twice and
+	// keeps only the lineage alive. It is the one field that changes after
+	// a vclock is made, a memo that any thread's join may set, so it is
+	// read and written atomically.
+	covered atomic.Pointer[lineagePlace]
+}
+
+// A lineagePlace is a vclock's place in its lineage.
+type lineagePlace struct {
+	lin *lineage
+	seq uint64
 }
 
 // size returns how many entries v has.
@@ -215,11 +221,11 @@ func join(a, b *vclock, n *counters) *vclock {
 
 // memoAt is the size from which a vclock remembers the last vclock it
 // covered, and belongs to a lineage: a smaller one is walked faster than
-// a weak pointer is made.
+// a memo is made.
 const memoAt = 32
 
 // remembers reports whether v covers w, remembering the answer for a
-// large w.
+// large w of a lineage: v then covers every member of w's lineage up to w.
 func (v *vclock) remembers(w *vclock, n *counters) bool {
 	if w.size() < memoAt {
 		return v.covers(w, n)
@@ -227,14 +233,15 @@ func (v *vclock) remembers(w *vclock, n *counters) bool {
 	if v.descends(w) {
 		return true
 	}
-	if c := v.covered.Load(); c != nil && c.Value() == w {
-		return true // the memo is w's own weak pointer: w is alive, we hold it
+	if c := v.covered.Load(); c != nil && w.lin != nil && c.lin == w.lin && c.seq >= w.seq {
+		return true
 	}
 	if !v.covers(w, n) {
 		return false
 	}
-	ww := weak.Make(w)
-	v.covered.Store(&ww)
+	if w.lin != nil {
+		v.covered.Store(&lineagePlace{w.lin, w.seq})
+	}
 	return true
 }
 

@@ -69,14 +69,27 @@ func wideClock(n int, c uint32) *vclock {
 func TestRemembersOnlyWhatItChecked(t *testing.T) {
 	t.Parallel()
 	big, small := wideClock(memoAt, 2), wideClock(memoAt, 1)
+	small.lin = new(lineage)
 	require.True(t, big.remembers(small, nil))
 	c := big.covered.Load()
 	require.NotNil(t, c, "a large covered vclock is remembered")
-	assert.Same(t, small, c.Value())
-	assert.True(t, big.remembers(small, nil), "the memo answers again")
+	assert.Equal(t, lineagePlace{small.lin, small.seq}, *c)
+	var walked counters
+	assert.True(t, big.remembers(small, &walked), "the memo answers again")
+	assert.Zero(t, walked.joins, "without a walk")
+	earlier := wideClock(memoAt, 1)
+	earlier.lin, earlier.seq = small.lin, small.seq
+	small.seq++
+	require.True(t, big.remembers(small, nil))
+	assert.True(t, big.remembers(earlier, &walked), "an earlier member of the remembered lineage is covered")
+	assert.Zero(t, walked.joins)
 	later := wideClock(memoAt, 3)
+	later.lin = new(lineage)
 	assert.False(t, big.remembers(later, nil), "another vclock is walked, not taken for the remembered one")
-	assert.Same(t, small, big.covered.Load().Value(), "a failed check leaves the memo")
+	assert.Equal(t, lineagePlace{small.lin, small.seq}, *big.covered.Load(), "a failed check leaves the memo")
+	orphan := wideClock(memoAt, 1)
+	require.True(t, big.remembers(orphan, nil), "a vclock of no lineage is walked")
+	assert.Equal(t, lineagePlace{small.lin, small.seq}, *big.covered.Load(), "and not remembered")
 }
 
 // naiveMerge is mergeThreads by map, for comparison.
