@@ -17,14 +17,8 @@ type setIndex struct {
 
 // denseSpan returns the longest run of keys a dense table may cover when
 // it holds n keys: a few times n, so the table costs no more than a map
-// of the same keys, and at least a block of 512 threads' keys, so that
-// the first members of a set, a few threads of one block, start dense
-// instead of mapped until their block fills in. A table grows only to the
-// keys it holds (see widen).
-func denseSpan(n int) int { return max(4*n+64, denseBlockSpan) }
-
-// denseBlockSpan is the run of keys of a block of 512 threads (see setKey).
-const denseBlockSpan = 2 * 512
+// of the same keys.
+func denseSpan(n int) int { return 4*n + 64 }
 
 // find returns the member index of key k.
 func (x *setIndex) find(k int32) (int32, bool) {
