@@ -15,7 +15,9 @@ func (p *Engine) Access(t *gpu.Thread, a *gpu.Access, site gpu.Site, path *share
 	if th == nil {
 		return
 	}
-	ac := access{th: th, t: t, a: a, site: site, x: th.record(a, site, path)}
+	var ac access
+	ac.th, ac.t, ac.a, ac.site = th, t, a, site
+	th.record(&ac.x, a, site, path)
 	ac.wide = ac.x.wide(a.Mem.Space)
 	ac.releases = th.releases(&ac.x)
 	if releasing(a) {

@@ -33,14 +33,14 @@ func (c *cell) quick(ac *access) bool {
 	case ac.releases:
 		return false
 	case y.e.c == 0:
-		*y = *x
+		x.copyTo(y)
 		return true
 	case y.e.tid != ac.th.tid:
 		return false
 	case x.strong():
 		return c.strongReplaces(x, ac.wide, ac.a.Mem.Space)
 	case x.write || !y.write:
-		*y = *x
+		x.copyTo(y)
 		return true
 	}
 	return y.e == x.e && !y.strong()
@@ -59,7 +59,7 @@ func (c *cell) strongReplaces(x *prec, wide bool, sp gpu.Space) bool {
 		return false
 	}
 	if wide && x.write == y.write || !wide && x.scope <= y.scope && (x.write || !y.write) {
-		*y = *x
+		x.copyTo(y)
 		return true
 	}
 	return false

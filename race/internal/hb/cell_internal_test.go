@@ -17,7 +17,8 @@ var global = &gpu.Memory{Space: gpu.GlobalSpace}
 // scope, as Access describes it.
 func accessOf(th *pthread, op gpu.Op, o gpu.Order, s scope.Scope) *access {
 	a := &gpu.Access{Mem: global, Op: op, Order: o, Scope: s}
-	ac := &access{th: th, a: a, x: th.record(a, gpu.Site{}, nil)}
+	ac := &access{th: th, a: a}
+	th.record(&ac.x, a, gpu.Site{}, nil)
 	ac.wide, ac.releases = ac.x.wide(gpu.GlobalSpace), th.releases(&ac.x)
 	return ac
 }
@@ -118,4 +119,30 @@ func hasPointers(ty reflect.Type) bool {
 		}
 	}
 	return false
+}
+
+// TestSetTailSetsEachField: prec's fields lie where record writes them,
+// and the one store of setTail lands each value in its own field.
+func TestSetTailSetsEachField(t *testing.T) {
+	t.Parallel()
+	require.True(t, precLayout)
+	x := prec{e: epoch{tid: 3, blk: 4, c: 9}}
+	x.setTail(7, gpu.OpCAS, gpu.AcqRel, scope.Block, true)
+	assert.Equal(t, prec{e: epoch{tid: 3, blk: 4, c: 9}, path: 7, op: gpu.OpCAS, order: gpu.AcqRel, scope: scope.Block, write: true}, x)
+	x.setTail(0, gpu.OpLoad, gpu.Weak, scope.Thread, false)
+	assert.Equal(t, prec{e: epoch{tid: 3, blk: 4, c: 9}, op: gpu.OpLoad}, x)
+	var y prec
+	x.copyTo(&y)
+	assert.Equal(t, x, y)
+}
+
+// TestRecordDescribesTheAccess: a record made a word at a time holds the
+// thread's epoch and the access's class.
+func TestRecordDescribesTheAccess(t *testing.T) {
+	t.Parallel()
+	th := &pthread{tid: -5 + 1<<20, c: 1<<40 + 3}
+	th.place.Block = 77
+	var x prec
+	th.record(&x, &gpu.Access{Mem: global, Op: gpu.OpStore, Order: gpu.Release, Scope: scope.Device}, gpu.Site{}, nil)
+	assert.Equal(t, prec{e: th.self(), op: gpu.OpStore, order: gpu.Release, scope: scope.Device, write: true}, x)
 }

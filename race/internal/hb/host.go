@@ -62,7 +62,8 @@ func (p *Engine) hostLaunch(h gpu.HostAccess) *plaunch {
 // hostElement checks and records the host thread th's access a to one
 // element, as Access does a thread's.
 func (p *Engine) hostElement(th *pthread, a *gpu.Access) {
-	ac := access{th: th, a: a, x: th.record(a, gpu.Site{}, nil)}
+	ac := access{th: th, a: a}
+	th.record(&ac.x, a, gpu.Site{}, nil)
 	sh := th.shadowOf(a.Mem)
 	first, last := p.granules(a)
 	for g := first; g <= last; g++ {

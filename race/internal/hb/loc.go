@@ -117,7 +117,8 @@ func (loc *ploc) list(x *prec) {
 		// weak reads move to a set.
 		loc.recs = slices.Grow(loc.recs, readSetAt-len(loc.recs))
 	}
-	loc.recs = append(loc.recs, *x)
+	loc.recs = append(loc.recs, prec{})
+	x.copyTo(&loc.recs[len(loc.recs)-1])
 }
 
 // checkBlockSet returns a member of loc's block set that races with x,

@@ -77,13 +77,14 @@ func (w *threadSet) put(x *prec) bool {
 		if !supersedes(x, &w.members[i]) {
 			return false
 		}
-		w.members[i] = *x
+		x.copyTo(&w.members[i])
 		if w.hi != nil {
 			w.raise(x.e)
 		}
 		return true
 	}
-	w.members = append(w.members, *x)
+	w.members = append(w.members, prec{})
+	x.copyTo(&w.members[len(w.members)-1])
 	if w.at != nil {
 		w.at.set(k, int32(len(w.members)-1))
 		w.raise(x.e)

@@ -1,8 +1,10 @@
 package hb
 
 import (
+	"encoding/binary"
 	"slices"
 	"sync"
+	"unsafe"
 
 	"github.com/warpguard/warpguard/gpu"
 	"github.com/warpguard/warpguard/race/internal/shared"
@@ -92,14 +94,49 @@ type prec struct {
 func (x *prec) strong() bool { return x.order != gpu.Weak }
 
 // record describes access a of th, made at site through call path path
-// (neither, without history).
-func (th *pthread) record(a *gpu.Access, site gpu.Site, path *shared.SiteSlot) prec {
-	x := prec{e: th.self(), op: a.Op, order: a.Order, scope: a.Scope, write: a.Op.Writes() && a.Succeeded()}
+// (neither, without history), in x. It writes x as three 8-byte words
+// (see copyTo): a record is copied soon after it is made, and a load
+// that spans several narrower stores still in flight waits for them to
+// reach the cache, where a load of one whole store is forwarded from it.
+func (th *pthread) record(x *prec, a *gpu.Access, site gpu.Site, path *shared.SiteSlot) {
+	var h uint32
 	if path != nil || !site.IsZero() {
-		x.path = th.l.p.handle(site, path)
+		h = th.l.p.handle(site, path)
 	}
-	return x
+	w := x.words()
+	binary.LittleEndian.PutUint64(w[0][:], uint64(uint32(th.tid))|uint64(uint32(th.place.Block))<<32)
+	binary.LittleEndian.PutUint64(w[1][:], th.c)
+	x.setTail(h, a.Op, a.Order, a.Scope, a.Op.Writes() && a.Succeeded())
 }
+
+// setTail sets x's path, op, order, scope and write, its last eight
+// bytes, in one store (see record).
+func (x *prec) setTail(path uint32, op gpu.Op, o gpu.Order, s scope.Scope, write bool) {
+	var w uint64
+	if write {
+		w = 1
+	}
+	binary.LittleEndian.PutUint64(x.words()[2][:], uint64(path)|uint64(op)<<32|uint64(o)<<40|uint64(s)<<48|w<<56)
+}
+
+// words returns x's three 8-byte words; precLayout says which fields each
+// holds (TestSetTailSetsEachField checks it).
+func (x *prec) words() *[3][8]byte { return (*[3][8]byte)(unsafe.Pointer(x)) }
+
+// copyTo copies x to y a word at a time, as record wrote it, so that
+// each load is forwarded from one store (see record).
+func (x *prec) copyTo(y *prec) {
+	s, d := (*[3]uint64)(unsafe.Pointer(x)), (*[3]uint64)(unsafe.Pointer(y))
+	d[0], d[1], d[2] = s[0], s[1], s[2]
+}
+
+// precLayout is true when prec's fields lie where record and setTail
+// write them: the epoch's thread and block in word 0, its clock in word
+// 1, and path, op, order, scope and write in word 2, in that order.
+const precLayout = unsafe.Sizeof(prec{}) == 24 && unsafe.Offsetof(prec{}.e) == 0 &&
+	unsafe.Offsetof(epoch{}.tid) == 0 && unsafe.Offsetof(epoch{}.blk) == 4 && unsafe.Offsetof(epoch{}.c) == 8 &&
+	unsafe.Offsetof(prec{}.path) == 16 && unsafe.Offsetof(prec{}.op) == 20 && unsafe.Offsetof(prec{}.order) == 21 &&
+	unsafe.Offsetof(prec{}.scope) == 22 && unsafe.Offsetof(prec{}.write) == 23
 
 // races reports whether x, the thread's access, races with y, an earlier
 // access of the location: they conflict, nothing orders y before x, and
