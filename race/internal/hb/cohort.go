@@ -187,8 +187,7 @@ func (p *Engine) BlockStart(g *gpu.Grid, b int) {
 	}
 	blk := &pblock{id: b, threads: l.threads(), shared: p.newShadow()}
 	for r := range blk.threads {
-		tid := l.tid0 + int32(b*g.BlockSize+r)
-		blk.threads[r] = pthread{l: l, blk: blk, tid: tid, place: l.place(tid), c: 1, know: l.base, n: counters{flat: l.p.flat}}
+		l.start(&blk.threads[r], blk, l.tid0+int32(b*g.BlockSize+r))
 	}
 	l.blocks[b] = blk
 	l.cache[b%len(l.cache)].Store(blk)
@@ -227,10 +226,30 @@ func (l *plaunch) block(b int) *pblock {
 // of one launch is never another's, with the launch's device, so that
 // device scope does not cover two devices.
 func (l *plaunch) place(tid int32) scope.Place {
+	var pl scope.Place
+	l.setPlace(&pl, tid)
+	return pl
+}
+
+// setPlace sets *pl to the place of thread tid, a thread of l, field by
+// field: a Place made elsewhere and copied in would be read back with
+// loads wider than the stores that made it, which wait for them to reach
+// the cache.
+func (l *plaunch) setPlace(pl *scope.Place, tid int32) {
 	gid := int(tid - l.tid0)
 	b, r := gid/l.g.BlockSize, gid%l.g.BlockSize
-	return scope.Place{Thread: int(tid), Warp: int(l.warp0) + b*l.g.Warps + r/l.g.WarpSize, Block: int(l.blk0) + b,
-		Device: l.dev, Launch: uint64(l.blk0) + 1}
+	pl.Device, pl.Launch = l.dev, uint64(l.blk0)+1
+	pl.Thread, pl.Warp, pl.Block = int(tid), int(l.warp0)+b*l.g.Warps+r/l.g.WarpSize, int(l.blk0)+b
+}
+
+// start makes *th thread tid of block blk at clock 1, knowing what its
+// launch knew at its start. It writes *th in place, field by field (see
+// setPlace), where a pthread built and then copied in costs more than the
+// rest of a block's start.
+func (l *plaunch) start(th *pthread, blk *pblock, tid int32) {
+	*th = pthread{}
+	th.l, th.blk, th.tid, th.c, th.know, th.n.flat = l, blk, tid, 1, l.base, l.p.flat
+	l.setPlace(&th.place, tid)
 }
 
 // launchOf returns the cohort's launch of thread tid.
