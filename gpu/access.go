@@ -104,11 +104,12 @@ func (t *Thread) yieldSpin() {
 	t.progress = false
 }
 
-// notify reports an access to the observer. It is out of line so that the
-// unobserved access path stays small enough to inline.
+// notify reports an access to the observer; held says the runtime holds
+// the element's sequencing mutexes (see Access.Sequenced). It is out of
+// line so that the unobserved access path stays small enough to inline.
 //
 //go:noinline
-func (b Buffer[T]) notify(t *Thread, i int, op Op, o Order, s scope.Scope, old, arg, cmp uint64) {
+func (b Buffer[T]) notify(t *Thread, i int, op Op, o Order, s scope.Scope, old, arg, cmp uint64, held bool) {
 	var z T
 	size := unsafe.Sizeof(z)
 	// Field by field: a composite literal is built on the stack and copied
@@ -117,7 +118,7 @@ func (b Buffer[T]) notify(t *Thread, i int, op Op, o Order, s scope.Scope, old, 
 	a := &t.acc
 	a.Mem, a.Index, a.Offset = b.m, b.lo+i, uint64(uintptr(b.lo+i)*size)
 	a.Size, a.Op, a.Order, a.Scope = uint8(size), op, o, s
-	a.Old, a.Arg, a.Cmp = old, arg, cmp
+	a.Old, a.Arg, a.Cmp, a.Sequenced = old, arg, cmp, held
 	t.obs.Access(t, a)
 	if op == OpLoad && o != Weak {
 		t.polled(uintptr(b.ptr(i)), old)
@@ -150,7 +151,7 @@ func (b Buffer[T]) Load(t *Thread, i int) T {
 //
 //go:noinline
 func (b Buffer[T]) observedLoad(t *Thread, i int, p unsafe.Pointer, v uint64) uint64 {
-	b.notify(t, i, OpLoad, Weak, scope.Thread, v, 0, 0)
+	b.notify(t, i, OpLoad, Weak, scope.Thread, v, 0, 0, false)
 	if t.weakN++; t.weakN&(weakSpin-1) == 0 {
 		return t.weakPolled(b.m, b.lo+i, uintptr(p), v)
 	}

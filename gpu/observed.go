@@ -18,16 +18,18 @@ import (
 //
 //go:noinline
 func (b Buffer[T]) observed(t *Thread, i int, p unsafe.Pointer, op Op, o Order, s scope.Scope, arg, cmp uint64) uint64 {
-	if q := t.seq; q != nil && sequenced(op, o) {
+	q := t.seq
+	held := q != nil && sequenced(op, o)
+	if held {
 		x, y := q.lock(b.m, b.lo+i)
 		defer unlock(x, y)
 	}
 	if op == OpStore && o.Releases() {
-		b.notify(t, i, op, o, s, 0, arg, cmp)
+		b.notify(t, i, op, o, s, 0, arg, cmp, held)
 		return perform[T](p, op, arg, cmp)
 	}
 	old := perform[T](p, op, arg, cmp)
-	b.notify(t, i, op, o, s, old, arg, cmp)
+	b.notify(t, i, op, o, s, old, arg, cmp, held)
 	return old
 }
 

@@ -174,6 +174,15 @@ type Access struct {
 	// the value read (loads and RMWs), Arg the value written or the RMW's
 	// operand, Cmp the comparand of a CAS.
 	Old, Arg, Cmp uint64
+	// Sequenced reports that the runtime holds the mutex Sequence(Mem,
+	// Index) of each sequencing observer of the launch while it reports
+	// the access (see [Sequencer]), so that such an observer may guard its
+	// own state of the element with that mutex without locking it again.
+	// An observer that may also be reached another way (wrapped in an
+	// observer that does not sequence) asks [Thread.SequencedBy] whether
+	// it is one of them. It is false for accesses the runtime does not
+	// sequence, and when no observer of the launch sequences.
+	Sequenced bool
 }
 
 // Addr returns the byte address of the accessed element in its space.

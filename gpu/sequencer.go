@@ -112,6 +112,14 @@ func unlock(x, y *sync.Mutex) {
 	x.Unlock()
 }
 
+// SequencedBy reports whether o is one of the sequencing observers of
+// t's launch: those whose Sequence mutex the runtime holds while it
+// reports a sequenced access (see [Access.Sequenced]).
+func (t *Thread) SequencedBy(o Sequencer) bool {
+	q := t.seq
+	return q != nil && (q.a == o || q.b != nil && q.b == o)
+}
+
 // sequenced reports whether an access of op with order o is sequenced:
 // any but a weak load.
 func sequenced(op Op, o Order) bool { return op != OpLoad || o != Weak }

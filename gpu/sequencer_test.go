@@ -26,6 +26,7 @@ type memoryOrder struct {
 	wrong   atomic.Int64 // strong reads out of order
 	weak    atomic.Int64 // weak loads reported
 	unheld  atomic.Int64 // sequenced accesses reported without their stripe held
+	flagged atomic.Int64 // accesses whose Sequenced says otherwise than the runtime did
 	halt    func(t *gpu.Thread, a *gpu.Access)
 }
 
@@ -44,7 +45,11 @@ func (o *memoryOrder) BlockEnd(*gpu.Grid, int)                   {}
 func (o *memoryOrder) Fence(*gpu.Thread, scope.Scope, gpu.Order) {}
 func (o *memoryOrder) Sync(*gpu.Thread, gpu.Sync)                {}
 func (o *memoryOrder) Access(t *gpu.Thread, a *gpu.Access) {
-	if a.Op == gpu.OpLoad && a.Order == gpu.Weak {
+	weak := a.Op == gpu.OpLoad && a.Order == gpu.Weak
+	if a.Sequenced != (!weak && t.SequencedBy(o)) {
+		o.flagged.Add(1)
+	}
+	if weak {
 		o.weak.Add(1)
 		return
 	}
@@ -113,6 +118,7 @@ func TestSequencerSeesMemoryOrder(t *testing.T) {
 			require.NoError(t, d.Launch(context.Background(), cfg, contend(ctr, flag)))
 			require.Zero(t, o.wrong.Load(), "strong reads reported out of memory order")
 			require.Zero(t, o.unheld.Load(), "accesses reported without their element's mutex")
+			require.Zero(t, o.flagged.Load(), "Access.Sequenced set where the mutex was not held, or not where it was")
 			require.Equal(t, int64(8*32*20*9), o.seen.Load())
 			require.Equal(t, int64(8*32*20), o.weak.Load())
 			out := make([]uint32, 2)
@@ -152,6 +158,7 @@ func TestSequencerPair(t *testing.T) {
 	require.NoError(t, errors.Join(errs...))
 	for _, o := range []*memoryOrder{x, y} {
 		require.Zero(t, o.wrong.Load())
+		require.Zero(t, o.flagged.Load(), "both hold: each is one of the launch's sequencers")
 		require.Equal(t, int64(2*4*32*20*9), o.seen.Load(), "each sees both launches")
 	}
 }
@@ -216,4 +223,5 @@ func TestSequencerOptOut(t *testing.T) {
 	cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 32}, Observer: o}
 	require.NoError(t, d.Launch(context.Background(), cfg, contend(ctr, flag)))
 	require.Equal(t, int64(2*32*20*9), o.seen.Load())
+	require.Zero(t, o.flagged.Load(), "no access is sequenced, and the observer sequences none")
 }

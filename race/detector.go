@@ -110,7 +110,7 @@ func (d *Detector) Access(t *gpu.Thread, a *gpu.Access) {
 		site, path = d.sites.Of(t)
 	}
 	if d.pre != nil {
-		d.pre.Access(t, a, site, path)
+		d.pre.Access(t, a, site, path, a.Sequenced && t.SequencedBy(d))
 		return
 	}
 	d.eng.Access(t, a, site, path)

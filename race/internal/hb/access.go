@@ -1,6 +1,8 @@
 package hb
 
 import (
+	"sync"
+
 	"github.com/warpguard/warpguard/gpu"
 	"github.com/warpguard/warpguard/race/internal/shared"
 )
@@ -8,15 +10,20 @@ import (
 // Access checks access a of t, made at site through call path path (nil
 // without history), against the shadow of every
 // granule it touches, records it there, and applies what it synchronizes.
-// It takes no lock but the page mutex of each granule in turn (see
-// visit), so accesses of different pages proceed in parallel.
-func (p *Engine) Access(t *gpu.Thread, a *gpu.Access, site gpu.Site, path *shared.SiteSlot) {
+// It takes no lock but the page lock of each granule in turn (see
+// visit), so accesses of different pages proceed in parallel. held says
+// the runtime holds the engine's Sequence mutex of a's element, which is
+// the page lock of the element's granules.
+func (p *Engine) Access(t *gpu.Thread, a *gpu.Access, site gpu.Site, path *shared.SiteSlot, held bool) {
 	th := p.thread(t)
 	if th == nil {
 		return
 	}
 	var ac access
 	ac.th, ac.t, ac.a, ac.site = th, t, a, site
+	if held {
+		ac.held = p.Sequence(a.Mem, a.Index)
+	}
 	th.record(&ac.x, a, site, path)
 	ac.wide = ac.x.wide(a.Mem.Space)
 	ac.releases = th.releases(&ac.x)
@@ -53,10 +60,12 @@ type access struct {
 	wide     bool // x.wide of the access's space
 	releases bool // x may set release state (see pthread.releases)
 	rv       view
+	held     *sync.Mutex // the page lock the runtime holds for the access, if any
 }
 
 // visit checks ac against granule g of sh and records it there, under
-// the granule's page mutex. On the granule its element starts at (head),
+// the granule's page lock (see pageLock), unless the runtime holds it
+// for the access. On the granule its element starts at (head),
 // a strong read first acquires from the release state there, and a write
 // then sets it. The runtime sequences strong reads and every write of
 // the element with the engine (see Sequence): the last write recorded at
@@ -66,8 +75,10 @@ type access struct {
 // runtime's sequencing mutex is unlocked, after the last granule.
 func (p *Engine) visit(ac *access, sh *shadow, g uint64, head bool) {
 	pg := sh.page(g >> pageBits)
-	pg.mu.Lock()
-	defer pg.mu.Unlock()
+	if mu := p.pageLock(ac.a.Mem, g>>pageBits); mu != ac.held {
+		mu.Lock()
+		defer mu.Unlock()
+	}
 	pg.renew(sh)
 	i := g & (1<<pageBits - 1)
 	if !p.full && pg.locOf(i) == nil && pg.cells[i].quick(ac) {
@@ -91,9 +102,15 @@ func (p *Engine) visit(ac *access, sh *shadow, g uint64, head bool) {
 // narrowTag up, so that they never meet the numbers of granules of
 // another size in one shadow: addresses stay below 2^41.
 func (p *Engine) granules(a *gpu.Access) (first, last uint64) {
-	at := a.Mem.Base + a.Offset
-	s := shared.Shift(a.Mem, p.shift)
-	first, last = at>>s, (at+uint64(max(a.Size, 1))-1)>>s
+	return p.granulesAt(a.Mem, a.Offset, int(a.Size))
+}
+
+// granulesAt returns the first and last granule of the size bytes at
+// offset off of m, numbered as granules numbers them.
+func (p *Engine) granulesAt(m *gpu.Memory, off uint64, size int) (first, last uint64) {
+	at := m.Base + off
+	s := shared.Shift(m, p.shift)
+	first, last = at>>s, (at+uint64(max(size, 1))-1)>>s
 	if s < p.shift {
 		tag := uint64(s+1) << narrowTag
 		first, last = first|tag, last|tag

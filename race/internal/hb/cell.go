@@ -67,7 +67,7 @@ func (c *cell) strongReplaces(x *prec, wide bool, sp gpu.Space) bool {
 
 // loc returns the full state of cell i, making it from the cell's first
 // record, if any, placed as a ploc places its first access; sp is the
-// space of the page's memory. Preconditions: pg.mu held.
+// space of the page's memory. Preconditions: the page lock held.
 func (pg *page) loc(i uint64, sp gpu.Space) *ploc {
 	if loc := pg.locOf(i); loc != nil {
 		return loc
@@ -85,7 +85,7 @@ func (pg *page) loc(i uint64, sp gpu.Space) *ploc {
 }
 
 // locOf returns the full state of cell i, or nil while it has none.
-// Preconditions: pg.mu held.
+// Preconditions: the page lock held.
 func (pg *page) locOf(i uint64) *ploc {
 	if pg.full == nil {
 		return nil

@@ -21,13 +21,14 @@
 // (report.go). Launches, blocks and cohorts are cohort.go, the access
 // path access.go, barriers barrier.go.
 //
-// No lock orders every event. An access takes its granules' page mutexes
-// one at a time; a thread's state is its own calls' and its barriers'
-// (gpu.Observer holds a barrier's participants while Sync runs); the
-// engine's mutex guards only the lifecycle and cache misses. The engine
-// is a gpu.Sequencer (see [Engine.Sequence]): each element's writes and
-// strong reads are performed and checked under one of its striped
-// mutexes, so reads-from is exact on every executor.
+// No lock orders every event. An access takes its granules' page locks,
+// striped mutexes, one at a time; a thread's state is its own calls' and
+// its barriers' (gpu.Observer holds a barrier's participants while Sync
+// runs); the engine's mutex guards only the lifecycle and cache misses.
+// The engine is a gpu.Sequencer (see [Engine.Sequence]): each element's
+// writes and strong reads are performed and checked under its page lock,
+// which the runtime takes for them, so reads-from is exact on every
+// executor and a sequenced access takes one lock, not two.
 //
 // The engine imports only downward: race/internal/shared for sites and
 // the report sink, race/report and race/kind for what it reports.

@@ -12,11 +12,11 @@ import (
 // An Engine is the exact mode's checker (race.Options.Precise): one
 // happens-before over every launch it observes. It has no lock that every
 // event takes. Each granule's accesses are checked and recorded under
-// its shadow page's mutex (see page), so they are applied in one total
+// its shadow page's lock (see pageLock), so they are applied in one total
 // order, and a check that finds an earlier access ordered before it found
 // it through a chain of the runtime's own synchronization (a barrier, or
 // a sequenced write and the strong read that read it), which the page
-// mutex's unlock and lock extend: each page's check synchronizes before
+// lock's unlock and lock extend: each page's check synchronizes before
 // the next check of the same page. A thread's own state is touched by its
 // own calls and by barriers it is held in (gpu.Observer's contract for
 // Sync), so it needs no lock, but for what evidence reads of other
@@ -24,8 +24,8 @@ import (
 //
 // mu guards launches, the cohort, each launch's blocks and spare thread
 // states: the lifecycle calls and the rare lookups that miss a cache.
-// Lock order: a Sequence stripe, then a page's mu, then mu, then a
-// thread's mu; a shadow's mu is taken last, under any of the first three
+// Lock order: a page lock (a stripe, which the runtime takes for a
+// sequenced access, see Sequence), then mu, then a thread's mu; a shadow's mu is taken last, under any of the first three
 // (making a page, or freeing, keeping or reusing a shadow under mu), and
 // sc's mu alone.
 //
@@ -48,16 +48,21 @@ type Engine struct {
 	coh      *cohort
 	spares   []spareShadow // shadows of ended cohorts, for the next (see reuse.go)
 	totals   totals
-	// stripes sequence each element's strong reads and writes with their
-	// checks (see Sequence); they are taken before any lock of the engine.
-	stripes [preciseStripes]sync.Mutex
+	// stripes guard the shadow's pages (see pageLock) and sequence each
+	// element's strong reads and writes with their checks (see Sequence).
+	stripes [stripeCount]stripe
 	sc      scOrder // the fence.sc order and what each fence.sc published
 }
 
-// preciseStripes is how many mutexes sequence the elements the precise
-// mode watches: enough that threads on different elements rarely share
-// one.
-const preciseStripes = 256
+// stripeCount is how many page locks an engine has: enough that threads
+// on different pages rarely share one.
+const stripeCount = 1024
+
+// A stripe is one page lock, alone on its cache line.
+type stripe struct {
+	mu sync.Mutex
+	_  [cacheLine - 8]byte
+}
 
 // New returns an engine checking granules of 1<<shift bytes, which finds
 // missing sites with sites and keeps its reports in sink. With full,
@@ -71,14 +76,39 @@ func New(shift uint, full, flat bool, sites *shared.Sites, sink *shared.Sink) *E
 
 // Sequence returns the mutex under which the runtime performs and reports
 // the stores, read-modify-writes and strong loads of element i of m (see
-// gpu.Sequencer). Because the check of each such access happens before the
-// mutex is unlocked, the order in which the engine checks an element's
-// writes and strong reads is the order in which they took effect, on
-// every executor: a strong read acquires from the write whose value it
-// returned, with no waiting and no inference from values.
+// gpu.Sequencer): the page lock of the element's granules (see pageLock),
+// which the engine then need not take again. Because the check of each
+// such access happens before the mutex is unlocked, the order in which
+// the engine checks an element's writes and strong reads is the order in
+// which they took effect, on every executor: a strong read acquires from
+// the write whose value it returned, with no waiting and no inference
+// from values. An element's granules lie in one page: elements are
+// aligned to their size, and a page spans more bytes than any element.
 func (p *Engine) Sequence(m *gpu.Memory, i int) *sync.Mutex {
-	h := (m.DeviceID*0x9e3779b97f4a7c15 ^ m.ID*0xbf58476d1ce4e5b9) + uint64(i)
-	return &p.stripes[h%preciseStripes]
+	first, _ := p.granulesAt(m, uint64(i)*uint64(m.ElemSize), m.ElemSize)
+	return p.pageLock(m, first>>pageBits)
+}
+
+// pageLock returns the mutex that guards page k of the shadow of m's
+// space: a stripe of the engine's, by device and page for global memory,
+// and one per block for shared memory, whose views of any element type
+// (dynamic shared memory) need no address to find it. Pages that share a
+// stripe are checked one at a time.
+func (p *Engine) pageLock(m *gpu.Memory, k uint64) *sync.Mutex {
+	if m.Space == gpu.SharedSpace {
+		k = ^uint64(m.Block)
+	}
+	return &p.stripes[mix(k^m.DeviceID*0x9e3779b97f4a7c15)%stripeCount].mu
+}
+
+// mix scrambles x's bits (splitmix64's finalizer), so that neighbouring
+// pages fall on different stripes.
+func mix(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
 }
 
 // thread returns t's state, or nil for a launch the mode does not know.

@@ -18,7 +18,7 @@ type lineage struct {
 	// only one continues the chain; the other starts a lineage of its own.
 	// The compare-and-swap publishes nothing: a member's lin and seq are
 	// set before it is shared, and reach another thread only through what
-	// shares the vclock (a page mutex, a barrier), whose unlock or release
+	// shares the vclock (a page lock, a barrier), whose unlock or release
 	// synchronizes before that thread's reads of them.
 	head atomic.Uint64
 }

@@ -53,26 +53,23 @@ type region struct {
 	pages []atomic.Pointer[page]
 }
 
-// A page is the shadow of 1<<pageBits consecutive granules. Its mutex
-// guards every cell: whoever checks or records an access of one of its
-// granules holds it, so a page's accesses are applied in one total order
-// and an unlock synchronizes before the next lock of the same page.
+// A page is the shadow of 1<<pageBits consecutive granules. Its page
+// lock (see Engine.pageLock) guards every cell: whoever checks or records
+// an access of one of its granules holds it, so a page's accesses are
+// applied in one total order and an unlock synchronizes before the next
+// lock of the same page.
 type page struct {
 	// full holds the cells' full states, once one of them has one (see
 	// cell). It is the page's only pointer, and its first word, so that
 	// the collector scans one word of a page.
-	full *[1 << pageBits]*ploc
-	mu   sync.Mutex
-	gen  uint64 // the shadow generation its cells belong to, under mu
-	// pad keeps the mutex off its cells' cache line, which the holder
-	// writes while a waiter spins on the mutex.
-	pad   [cacheLine - 24]byte
+	full  *[1 << pageBits]*ploc
+	gen   uint64 // the shadow generation its cells belong to, under the page lock
 	cells [1 << pageBits]cell
 }
 
 // renew empties the page's cells if they belong to an earlier generation
 // of sh than the current one, and counts the page touched in this one.
-// Preconditions: pg.mu held.
+// Preconditions: the page lock held.
 func (pg *page) renew(sh *shadow) {
 	if pg.gen != sh.gen {
 		pg.cells, pg.full = [1 << pageBits]cell{}, nil
