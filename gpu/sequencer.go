@@ -25,7 +25,9 @@ import (
 // launch's threads; host copies and other launches do not take the
 // mutex). In the terminology of [the Go memory model], each sequenced
 // access's Access call synchronizes before the next sequenced access of
-// the same element.
+// the same element. [Access.Sequenced] tells the observer that the
+// runtime holds the mutex, so that it may guard its own state of the
+// element with it rather than lock a second mutex.
 //
 // A release store is still reported before its value reaches memory, and
 // every other access after, both under the mutex. Access must not wait

@@ -203,12 +203,15 @@
 //
 // Reads-from is exact on every executor and any number of cores: a
 // detector of the family is a [gpu.Sequencer], so the runtime performs
-// each store, read-modify-write and strong load of an element under one
-// of the engine's striped mutexes and the check runs before the mutex is
-// unlocked. The order in which the engine checks an element's writes and
-// strong reads is then the order in which they took effect, and a strong
-// read acquires from the write it read, with no waiting and no guess
-// from values. Weak loads take no mutex: nothing reads from a load, and a
+// each store, read-modify-write and strong load of an element under the
+// element's page lock, one of the engine's striped mutexes, and the check
+// runs before the mutex is unlocked; the engine, told by
+// gpu.Access.Sequenced that the runtime holds it, does not lock it again.
+// The order in which the engine checks an element's writes and strong
+// reads is then the order in which they took effect, and a strong read
+// acquires from the write it read, with no waiting and no guess from
+// values. Weak loads are not sequenced (the engine takes the page lock
+// only for their check): nothing reads from a load, and a
 // weak load that overlaps a write races with it in either order. The
 // oracle's recorder sequences the same way, so parallel runs are judged
 // as deterministic ones are.

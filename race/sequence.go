@@ -14,7 +14,9 @@ func (d *Detector) Sequences() bool { return d.pre != nil }
 
 // Sequence implements [gpu.Sequencer]: it returns the mutex under which
 // the runtime performs and reports the stores, read-modify-writes and
-// strong loads of element i of m, one of the precise mode's stripes.
+// strong loads of element i of m: the lock of the shadow page of the
+// element's granules, one of the precise mode's stripes, which the check
+// of such an access then does not take again.
 // Because the check of each such access happens before the mutex is
 // unlocked, the order in which the precise mode checks an element's
 // writes and strong reads is the order in which they took effect, on
