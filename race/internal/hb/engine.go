@@ -25,9 +25,10 @@ import (
 // mu guards launches, the cohort, each launch's blocks and spare thread
 // states: the lifecycle calls and the rare lookups that miss a cache.
 // Lock order: a page lock (a stripe, which the runtime takes for a
-// sequenced access, see Sequence), then mu, then a thread's mu; a shadow's mu is taken last, under any of the first three
-// (making a page, or freeing, keeping or reusing a shadow under mu), and
-// sc's mu alone.
+// sequenced access, see Sequence), then mu, then a thread's mu; a
+// shadow's mu is taken last, under either of the first two (making a
+// page, or freeing, keeping or reusing a shadow under mu), and sc's mu
+// alone.
 //
 // Launches that overlap share a cohort: their threads, blocks and warps
 // are numbered apart in it, so a thread's place tells launches apart, and
