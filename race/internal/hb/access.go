@@ -21,9 +21,6 @@ func (p *Engine) Access(t *gpu.Thread, a *gpu.Access, site gpu.Site, path *share
 	}
 	var ac access
 	ac.th, ac.t, ac.a, ac.site = th, t, a, site
-	if held {
-		ac.held = p.Sequence(a.Mem, a.Index)
-	}
 	th.record(&ac.x, a, site, path)
 	ac.wide = ac.x.wide(a.Mem.Space)
 	ac.releases = th.releases(&ac.x)
@@ -32,6 +29,9 @@ func (p *Engine) Access(t *gpu.Thread, a *gpu.Access, site gpu.Site, path *share
 	}
 	sh := th.shadowOf(a.Mem)
 	first, last := p.granules(a)
+	if held { // Sequence(a.Mem, a.Index): the page lock of the element's granules
+		ac.held = p.pageLock(a.Mem, first>>pageBits)
+	}
 	th.n.accesses++
 	th.n.checks += last - first + 1
 	for g := first; g <= last; g++ {
