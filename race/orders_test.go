@@ -132,6 +132,38 @@ func TestOrderedRMWReleaseSequence(t *testing.T) {
 	}}.run(t)
 }
 
+// TestAcqRelRMWReleasesWhatItAcquired: a block-scope release CAS in
+// block 0 reaches a thread of block 1 through an acq_rel atomicAdd of its
+// own block that read from it: that add synchronizes with the CAS and its
+// release carries it, so the add of block 1 that reads from the first add
+// follows the CAS, and the two writes, of scopes that do not cover each
+// other's threads, do not race. The relaxed flag hands the turn over
+// without ordering anything.
+func TestAcqRelRMWReleasesWhatItAcquired(t *testing.T) {
+	t.Parallel()
+	orderCase{name: "acq-rel-chain", blocks: 2, block: 2, kernel: func(d *gpu.Device) gpu.Kernel {
+		x := gpu.Alloc[uint32](d, "x", 1)
+		turn := gpu.Alloc[uint32](d, "turn", 1)
+		return func(t *gpu.Thread) {
+			xb, xs := x.Ref(t, 0, scope.Block), x.Ref(t, 0, scope.System)
+			tr := turn.Ref(t, 0, scope.Device)
+			switch t.GlobalID() {
+			case 0:
+				xb.CompareExchange(0, 1, gpu.Release)
+			case 1:
+				for xb.Load(gpu.Relaxed) == 0 {
+				}
+				xs.FetchAdd(1, gpu.AcqRel)
+				tr.Store(1, gpu.Relaxed)
+			case 3:
+				for tr.Load(gpu.Relaxed) == 0 {
+				}
+				xs.FetchAdd(1, gpu.AcqRel)
+			}
+		}
+	}}.run(t)
+}
+
 // lock is the libcu++ spin lock, cuda::atomic_ref<int,
 // thread_scope_device> l(lock[0]); while (l.exchange(1, acquire)); ...;
 // l.store(0, release), around a weak increment by one thread of each

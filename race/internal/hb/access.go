@@ -88,6 +88,12 @@ func (p *Engine) visit(ac *access, sh *shadow, g uint64, head bool) {
 	loc := pg.loc(i, ac.a.Mem.Space)
 	if head && ac.a.Op.Reads() && ac.x.strong() {
 		ac.th.acquireFrom(loc, ac.a, ac.site)
+		if releasing(ac.a) && ac.a.Order.Acquires() {
+			// An acq_rel or seq_cst read-modify-write is one operation:
+			// what its read acquired happens before its write, whose
+			// release carries it.
+			ac.rv = ac.th.now()
+		}
 	}
 	p.check(ac.th, ac.t, loc, &ac.x, ac.a)
 	if head && ac.x.write {
