@@ -105,26 +105,70 @@ func (s *shadow) find(k uint64) *page {
 	return nil
 }
 
-// make returns page k, making it under mu if no one has.
+// groupBits is log2 of the pages make makes at once where a page's
+// neighbour is made already: the group of consecutive pages whose
+// numbers agree but in their low groupBits bits. A kernel that sweeps
+// its memory touches the neighbours of a page next, so making them
+// together takes mu and allocates once per group, not per page; a lone
+// touch, whose neighbours are not made, makes its page alone, so the
+// shadow of scattered touches does not grow by groups.
+const groupBits = 4
+
+// make returns page k, making it under mu if no one has: with the rest
+// of its group when the page beside it on either side is made.
 func (s *shadow) make(k uint64) *page {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r := s.regionFor(k)
-	slot := &r.pages[k-r.lo]
-	if pg := slot.Load(); pg != nil {
+	i := k - r.lo
+	if pg := r.pages[i].Load(); pg != nil {
 		return pg
 	}
-	pg := &page{gen: s.gen}
-	slot.Store(pg)
-	s.pages++
-	s.touched.Add(1)
-	if s.t != nil { // a shadow made outside an engine counts nothing
-		s.t.made.Add(1)
-		if s.counted {
-			s.t.grow(pageBytes)
+	lo, hi := i, i+1
+	if r.made(i-1) || r.made(i+1) {
+		lo = max(k&^(1<<groupBits-1), r.lo) - r.lo
+		hi = min(k|(1<<groupBits-1)+1-r.lo, uint64(len(r.pages)))
+	}
+	s.makePages(r, lo, hi)
+	return r.pages[i].Load()
+}
+
+// made reports whether r's page at index i is made; false if i is
+// outside r.
+func (r *region) made(i uint64) bool {
+	return i < uint64(len(r.pages)) && r.pages[i].Load() != nil
+}
+
+// makePages makes, in one allocation, r's pages at indices lo to hi-1
+// that no one has made, and publishes them. Preconditions: s.mu held.
+func (s *shadow) makePages(r *region, lo, hi uint64) {
+	n := 0
+	for i := lo; i < hi; i++ {
+		if !r.made(i) {
+			n++
 		}
 	}
-	return pg
+	pgs := make([]page, n)
+	for i := lo; i < hi; i++ {
+		if !r.made(i) {
+			pg := &pgs[len(pgs)-n]
+			pg.gen, n = s.gen, n-1
+			r.pages[i].Store(pg)
+		}
+	}
+	s.made(int64(len(pgs)))
+}
+
+// made counts n new pages of the shadow.
+func (s *shadow) made(n int64) {
+	s.pages += n
+	s.touched.Add(n)
+	if s.t != nil { // a shadow made outside an engine counts nothing
+		s.t.made.Add(uint64(n))
+		if s.counted {
+			s.t.grow(pageBytes * n)
+		}
+	}
 }
 
 // regionFor returns the region that holds page k. If none does, the

@@ -21,8 +21,30 @@ func TestShadowPageIsMadeOnce(t *testing.T) {
 	pg := s.page(5000)
 	require.NotNil(t, pg)
 	assert.Same(t, pg, s.page(5000), "a page is found again, not made anew")
-	assert.Nil(t, s.find(5001), "a page no one touched is not made")
+	assert.Nil(t, s.find(5001), "a lone touch makes its page alone")
+	assert.Equal(t, int64(1), s.pages)
 	assert.Equal(t, 1, regionCount(&s))
+}
+
+// TestShadowSweepMakesGroups: a touch beside a made page makes the rest
+// of its group too, inside its region, skipping pages already made; a
+// touch far from any made page makes its page alone.
+func TestShadowSweepMakesGroups(t *testing.T) {
+	t.Parallel()
+	var s shadow
+	base := uint64(1 << 20) // the first page of a group
+	first := s.page(base + 3)
+	s.page(base + 4)
+	assert.Equal(t, int64(1<<groupBits-3), s.pages, "the group from the region's start, base+3, on")
+	assert.NotNil(t, s.find(base+1<<groupBits-1))
+	assert.Nil(t, s.find(base+1<<groupBits), "not the next group")
+	mid := s.page(base + 2) // below the region: it grows down and absorbs the first
+	assert.Same(t, first, s.page(base+3), "pages survive the absorption")
+	assert.Same(t, mid, s.page(base+2))
+	assert.NotNil(t, s.find(base), "the group's pages below the old region")
+	assert.Equal(t, int64(1<<groupBits), s.pages, "no page made twice")
+	s.page(base + 40*(1<<groupBits))
+	assert.Equal(t, int64(1<<groupBits+1), s.pages, "a lone touch makes one page")
 }
 
 func TestShadowRegionGrowsBothWays(t *testing.T) {
