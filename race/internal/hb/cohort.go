@@ -56,7 +56,7 @@ type plaunch struct {
 	ss     *cohort
 	g      *gpu.Grid
 	blocks map[int]*pblock
-	spare  [][]pthread // the thread states of ended blocks, for the next
+	spare  []blockStates // the thread states of ended blocks, for the next
 	// cache holds resident blocks by index modulo its size, for threads'
 	// first calls to find with no lock; a block it misses is in blocks.
 	cache []atomic.Pointer[pblock]
@@ -73,23 +73,32 @@ type plaunch struct {
 
 // threads returns thread states for a block, those of an ended block if
 // there is one: a launch allocates them for its resident blocks only.
-// BlockStart overwrites each. Preconditions: the engine's mu held.
-func (l *plaunch) threads() []pthread {
+// BlockStart overwrites each thread's hot part; a thread empties its
+// cold slot when it takes it. Preconditions: the engine's mu held.
+func (l *plaunch) threads() blockStates {
 	if n := len(l.spare); n > 0 {
-		ths := l.spare[n-1]
+		st := l.spare[n-1]
 		l.spare = l.spare[:n-1]
-		return ths
+		return st
 	}
-	return make([]pthread, l.g.BlockSize)
+	return blockStates{make([]pthread, l.g.BlockSize), make([]pcold, l.g.BlockSize)}
+}
+
+// blockStates are the states of one block's threads by rank: each one's
+// hot part, and its cold state, which the thread takes on first use
+// (see pthread.coldState).
+type blockStates struct {
+	threads []pthread
+	colds   []pcold
 }
 
 // A pblock holds the threads of one resident block, by rank, and the
 // shadow of its shared memory, which dies with it. Both are set before
 // the block's threads run and never change.
 type pblock struct {
-	id      int // the launch's index of the block
-	threads []pthread
-	shared  *shadow
+	id int // the launch's index of the block
+	blockStates
+	shared *shadow
 }
 
 // blockCache is the most resident blocks a launch's cache holds (fewer
@@ -177,41 +186,73 @@ func (p *Engine) LaunchEnd(g *gpu.Grid) {
 }
 
 // BlockStart makes the block's threads, each at clock 1 knowing what its
-// launch knew at its start, and the shadow of its shared memory.
+// launch knew at its start, and the shadow of its shared memory. The
+// threads are written with no lock held, so that blocks starting on
+// other goroutines wait only for the take of their states and the
+// publication; the block's threads run after it returns.
 func (p *Engine) BlockStart(g *gpu.Grid, b int) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	l := p.launches[g]
+	l, st := p.blockThreads(g)
 	if l == nil {
 		return
 	}
-	blk := &pblock{id: b, threads: l.threads(), shared: p.newShadow()}
+	blk := &pblock{id: b, blockStates: st, shared: p.newShadow()}
 	for r := range blk.threads {
-		l.start(&blk.threads[r], blk, l.tid0+int32(b*g.BlockSize+r))
+		l.start(&blk.threads[r], blk, int32(r))
 	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	l.blocks[b] = blk
 	l.cache[b%len(l.cache)].Store(blk)
 }
 
-// BlockEnd forgets the block's threads and its shared memory's shadow:
-// what other threads learned of them lives on in their vclocks and in the
-// shadow of global memory.
-func (p *Engine) BlockEnd(g *gpu.Grid, b int) {
+// blockThreads returns launch g and thread states for one of its blocks,
+// or nil if the engine does not know g.
+func (p *Engine) blockThreads(g *gpu.Grid) (*plaunch, blockStates) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if l := p.launches[g]; l != nil {
-		if blk := l.blocks[b]; blk != nil {
-			l.cache[b%len(l.cache)].CompareAndSwap(blk, nil)
-			var n counters // summed first: one atomic add per counter and block
-			for i := range blk.threads {
-				n.sum(&blk.threads[i].n)
-			}
-			p.totals.add(n)
-			p.free(blk.shared)
-			l.spare = append(l.spare, blk.threads)
-		}
-		delete(l.blocks, b)
+	l := p.launches[g]
+	if l == nil {
+		return nil, blockStates{}
 	}
+	return l, l.threads()
+}
+
+// BlockEnd forgets the block's threads and its shared memory's shadow:
+// what other threads learned of them lives on in their vclocks and in the
+// shadow of global memory. Its threads' counters are summed, and their
+// states kept for the next block, after it takes the block out of the
+// launch, with no lock held.
+func (p *Engine) BlockEnd(g *gpu.Grid, b int) {
+	l, blk := p.endBlock(g, b)
+	if blk == nil {
+		return
+	}
+	var n counters // summed first: one atomic add per counter and block
+	for i := range blk.threads {
+		n.sum(&blk.threads[i].n)
+	}
+	p.totals.add(n)
+	p.free(blk.shared)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	l.spare = append(l.spare, blk.blockStates)
+}
+
+// endBlock takes resident block b out of launch g and returns both, or
+// nils if either is unknown.
+func (p *Engine) endBlock(g *gpu.Grid, b int) (*plaunch, *pblock) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	l := p.launches[g]
+	if l == nil {
+		return nil, nil
+	}
+	blk := l.blocks[b]
+	if blk != nil {
+		l.cache[b%len(l.cache)].CompareAndSwap(blk, nil)
+	}
+	delete(l.blocks, b)
+	return l, blk
 }
 
 // block returns the launch's resident block b, nil if it is not.
@@ -242,13 +283,14 @@ func (l *plaunch) setPlace(pl *scope.Place, tid int32) {
 	pl.Thread, pl.Warp, pl.Block = int(tid), int(l.warp0)+b*l.g.Warps+r/l.g.WarpSize, int(l.blk0)+b
 }
 
-// start makes *th thread tid of block blk at clock 1, knowing what its
-// launch knew at its start. It writes *th in place, field by field (see
-// setPlace), where a pthread built and then copied in costs more than the
-// rest of a block's start.
-func (l *plaunch) start(th *pthread, blk *pblock, tid int32) {
+// start makes *th the thread of rank r in block blk at clock 1, knowing
+// what its launch knew at its start, with no cold state. It writes *th in
+// place, field by field (see setPlace), where a pthread built and then
+// copied in costs more than the rest of a block's start.
+func (l *plaunch) start(th *pthread, blk *pblock, r int32) {
+	tid := l.tid0 + int32(blk.id*l.g.BlockSize) + r
 	*th = pthread{}
-	th.l, th.blk, th.tid, th.c, th.know, th.n.flat = l, blk, tid, 1, l.base, l.p.flat
+	th.l, th.blk, th.tid, th.rank, th.c, th.know, th.n.flat = l, blk, tid, r, 1, l.base, l.p.flat
 	l.setPlace(&th.place, tid)
 }
 

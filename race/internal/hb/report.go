@@ -146,7 +146,11 @@ func (th *pthread) unacquired(e epoch) (string, pollNote) {
 func (o *pthread) pendingFor(e epoch) (pollNote, bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return o.poll, (o.pend[scope.System].knows(e) || o.heldKnows(e)) && o.poll.mem != nil
+	c := o.cold
+	if c == nil {
+		return pollNote{}, false // no strong read yet
+	}
+	return c.poll, (c.pend[scope.System].knows(e) || o.heldKnows(e)) && c.poll.mem != nil
 }
 
 // hostPair returns, if th's launch l or y's is a host copy's (see

@@ -23,12 +23,21 @@ import (
 type pthread struct {
 	l     *plaunch
 	blk   *pblock
-	mu    sync.Mutex // guards pend and poll against other threads' reads
+	mu    sync.Mutex // guards cold's pend and poll, and cold itself, against other threads' reads
 	tid   int32
+	rank  int32 // the thread's index in its block's states
 	place scope.Place
 	n     counters // its accesses and checks, added to the totals at its block's end
 	c     uint64   // the thread's clock: its accesses so far are at c (see epoch)
 	know  *vclock  // what the thread knows of other threads
+	cold  *pcold   // what its fences and strong reads left; nil until its first (see coldState)
+}
+
+// A pcold is the part of a thread's state that only fences, strong
+// reads and releases write, which most threads of a large kernel never
+// make: a thread takes one at its first such event (see coldState), so
+// that a block's start writes only the hot part of each thread.
+type pcold struct {
 	// fenced[s] is the view at the thread's last fence of scope s or
 	// wider, the release a strong write after it makes to threads s
 	// covers; fvc[s] is the same as a vclock, made on first use.
@@ -40,12 +49,12 @@ type pthread struct {
 	made   *vclock
 	madeOf view
 	// pend[s] is what the thread's strong reads so far found released to
-	// it, which a fence of scope s would acquire.
+	// it, which a fence of scope s would acquire. Guarded by the thread's mu.
 	pend [scope.System + 1]*vclock
 	// held is the release state the thread's last strong read found, kept
 	// as pointers and joined into pend only when a fence needs it or a
 	// read of another release state comes (see hold): a thread spinning
-	// on one lock or flag pays no join per spin. Guarded by mu.
+	// on one lock or flag pays no join per spin. Guarded by the thread's mu.
 	held heldRelease
 	// last is the release state the thread's last strong read found,
 	// so that a poll of an unchanged flag joins nothing; acq is the one
@@ -57,8 +66,29 @@ type pthread struct {
 	acqVer  uint64
 	acqS    scope.Scope
 	// poll is the last strong read that found a release it did not
-	// acquire, for evidence.
+	// acquire, for evidence. Guarded by the thread's mu.
 	poll pollNote
+}
+
+// coldState returns the thread's cold state, taking its block's slot for
+// the thread and emptying it at the first call; a thread of no block (a
+// host access's, see HostAccess) makes its own. The pointer is set
+// under mu, where other threads read it.
+func (th *pthread) coldState() *pcold {
+	if th.cold != nil {
+		return th.cold
+	}
+	var c *pcold
+	if th.blk != nil {
+		c = &th.blk.colds[th.rank]
+		*c = pcold{}
+	} else {
+		c = new(pcold)
+	}
+	th.mu.Lock()
+	th.cold = c
+	th.mu.Unlock()
+	return c
 }
 
 // A pollNote is a strong read that has not acquired: where it read.
@@ -202,15 +232,16 @@ func (th *pthread) acquireFrom(loc *ploc, a *gpu.Access, site gpu.Site) {
 		th.acquire(r, a.Scope)
 		return
 	}
-	if th.last == r && th.lastVer == r.ver && th.lastS == a.Scope {
+	c := th.coldState()
+	if c.last == r && c.lastVer == r.ver && c.lastS == a.Scope {
 		return
 	}
-	th.last, th.lastVer, th.lastS = r, r.ver, a.Scope
+	c.last, c.lastVer, c.lastS = r, r.ver, a.Scope
 	snap := heldRelease{r: r, m: a.Scope, warp: part(r.warps, th.place.Warp), block: part(r.blocks, th.place.Block), dev: r.dev}
 	th.mu.Lock()
 	defer th.mu.Unlock()
 	th.hold(snap)
-	th.poll = pollNote{mem: a.Mem, idx: a.Index, site: site}
+	c.poll = pollNote{mem: a.Mem, idx: a.Index, site: site}
 }
 
 // A heldRelease is what a strong read of scope m found in the release
@@ -228,35 +259,38 @@ type heldRelease struct {
 // hold keeps snap as the thread's held release, replacing the held one
 // when snap is of the same state and scope (snap knows all it knew), and
 // otherwise joining the held one into pend first. Preconditions: th.mu
-// held.
+// held, th.cold made.
 func (th *pthread) hold(snap heldRelease) {
-	if th.held.r != nil && (th.held.r != snap.r || th.held.m != snap.m) {
+	if h := &th.cold.held; h.r != nil && (h.r != snap.r || h.m != snap.m) {
 		th.foldHeld()
 	}
-	th.held = snap
+	th.cold.held = snap
 }
 
 // foldHeld joins the held release into what a fence of each scope would
 // acquire, and drops it. Preconditions: th.mu held.
 func (th *pthread) foldHeld() {
-	h := th.held
-	if h.r == nil {
+	if th.cold == nil || th.cold.held.r == nil {
 		return
 	}
+	h := th.cold.held
 	var by [scope.System + 1]*vclock // what reaches the thread at each read scope
 	by[scope.Warp] = h.warp
 	by[scope.Block] = join(h.warp, h.block, &th.n)
 	by[scope.Device] = join(by[scope.Block], h.dev, &th.n)
 	by[scope.System] = by[scope.Device]
 	th.pending(&by, h.m)
-	th.held = heldRelease{}
+	th.cold.held = heldRelease{}
 }
 
 // heldKnows reports whether the held release, acquired by a fence of
 // system scope, would order e before the thread. Preconditions: th.mu
 // held.
 func (th *pthread) heldKnows(e epoch) bool {
-	h := th.held
+	if th.cold == nil {
+		return false
+	}
+	h := th.cold.held
 	switch {
 	case h.r == nil:
 		return false
@@ -274,11 +308,12 @@ func (th *pthread) heldKnows(e epoch) bool {
 // nothing: a thread polling an unchanged flag with acquire loads pays no
 // join per poll.
 func (th *pthread) acquire(r *relInfo, m scope.Scope) {
-	if th.acq == r && th.acqVer == r.ver && th.acqS == m {
+	c := th.coldState()
+	if c.acq == r && c.acqVer == r.ver && c.acqS == m {
 		return
 	}
 	th.know = join(th.know, r.acquirable(th.place, m, &th.n), &th.n)
-	th.acq, th.acqVer, th.acqS = r, r.ver, m
+	c.acq, c.acqVer, c.acqS = r, r.ver, m
 }
 
 // pending adds what a strong read of scope m found released, by[s] at
@@ -287,15 +322,16 @@ func (th *pthread) acquire(r *relInfo, m scope.Scope) {
 // share the join rather than repeating it. Preconditions: th.mu held.
 func (th *pthread) pending(by *[scope.System + 1]*vclock, m scope.Scope) {
 	var in, with, out *vclock
+	pend := &th.coldState().pend
 	for s := scope.Warp; s <= scope.System; s++ {
 		b := by[min(m, s)]
-		if s > scope.Warp && th.pend[s] == in && b == with {
-			th.pend[s] = out
+		if s > scope.Warp && pend[s] == in && b == with {
+			pend[s] = out
 			continue
 		}
-		in, with = th.pend[s], b
-		th.pend[s] = join(in, b, &th.n)
-		out = th.pend[s]
+		in, with = pend[s], b
+		pend[s] = join(in, b, &th.n)
+		out = pend[s]
 	}
 }
 
@@ -311,35 +347,37 @@ func (th *pthread) fence(s scope.Scope) {
 // fenceAcquire is the acquire half of a fence of scope s: it acquires
 // the releases pending for s.
 func (th *pthread) fenceAcquire(s scope.Scope) {
+	c := th.coldState()
 	th.mu.Lock()
 	th.foldHeld()
 	th.mu.Unlock()
-	th.know = join(th.know, th.pend[s], &th.n)
+	th.know = join(th.know, c.pend[s], &th.n)
 	th.settle(s)
-	th.last = nil
+	c.last = nil
 }
 
 // fenceRelease is the release half of a fence of scope s: what the
 // thread knows becomes its release for scope s and every narrower one,
 // and a new epoch starts.
 func (th *pthread) fenceRelease(s scope.Scope) {
-	w := th.now()
+	w, c := th.now(), th.coldState()
 	for i := scope.Thread; i <= s; i++ {
-		th.fenced[i], th.fvc[i] = w, nil
+		c.fenced[i], c.fvc[i] = w, nil
 	}
 	th.c++
 }
 
 // settle drops what a fence of scope s acquired from what is pending,
-// and the poll note once nothing is.
+// and the poll note once nothing is. Preconditions: th.cold made.
 func (th *pthread) settle(s scope.Scope) {
+	c := th.cold
 	th.mu.Lock()
 	defer th.mu.Unlock()
 	for i := scope.Thread; i <= s; i++ {
-		th.pend[i] = nil // a fence of scope s acquired everything pending at i
+		c.pend[i] = nil // a fence of scope s acquired everything pending at i
 	}
-	if th.pend[scope.System] == nil {
-		th.poll = pollNote{}
+	if c.pend[scope.System] == nil {
+		c.poll = pollNote{}
 	}
 }
 
@@ -350,27 +388,32 @@ func (th *pthread) settle(s scope.Scope) {
 // strong write releases at). Any other access leaves a location's
 // release state as it was, or clears it.
 func (th *pthread) releases(x *prec) bool {
-	return x.order.Releases() && x.op.Writes() || x.write && x.strong() && th.fenced[scope.Warp].known
+	return x.order.Releases() && x.op.Writes() || x.write && x.strong() && th.cold != nil && th.cold.fenced[scope.Warp].known
 }
 
 // released returns the thread's release for scope s as a vclock: the view
 // of its last fence of scope s or wider.
 func (th *pthread) released(s scope.Scope) *vclock {
-	if th.fvc[s] == nil && th.fenced[s].known {
-		th.fvc[s] = th.releaseOf(s)
+	c := th.cold
+	if c == nil {
+		return nil // no fence
 	}
-	return th.fvc[s]
+	if c.fvc[s] == nil && c.fenced[s].known {
+		c.fvc[s] = th.releaseOf(s)
+	}
+	return c.fvc[s]
 }
 
 // releaseOf makes the vclock of the view of the thread's last fence of
 // scope s, sharing a narrower scope's when one fence set both.
 func (th *pthread) releaseOf(s scope.Scope) *vclock {
+	c := th.coldState()
 	for i := scope.Thread; i < s; i++ {
-		if th.fvc[i] != nil && th.fenced[i] == th.fenced[s] {
-			return th.fvc[i]
+		if c.fvc[i] != nil && c.fenced[i] == c.fenced[s] {
+			return c.fvc[i]
 		}
 	}
-	return th.viewClock(th.fenced[s])
+	return th.viewClock(c.fenced[s])
 }
 
 // viewClock returns the vclock of w, a view of the thread. It starts from
@@ -381,11 +424,12 @@ func (th *pthread) releaseOf(s scope.Scope) *vclock {
 // between two acquires form one chain with what it acquired.
 func (th *pthread) viewClock(w view) *vclock {
 	var base *vclock
-	if th.madeOf == w || th.madeOf.self.c < w.self.c {
-		base = th.made
+	c := th.coldState()
+	if c.madeOf == w || c.madeOf.self.c < w.self.c {
+		base = c.made
 	}
 	v := joinView(base, w, &th.n)
-	th.made, th.madeOf = v, w
+	c.made, c.madeOf = v, w
 	return v
 }
 

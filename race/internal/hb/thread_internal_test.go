@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/warpguard/warpguard/gpu"
 	"github.com/warpguard/warpguard/scope"
 )
 
@@ -33,21 +34,21 @@ func TestPendingSharesOneJoin(t *testing.T) { //nolint:paralleltest // AllocsPer
 	th := &pthread{tid: 1, c: 1}
 	p := threadsClock([]epoch{at(2, 0, 0, 1)})
 	for s := scope.Warp; s <= scope.System; s++ {
-		th.pend[s] = p
+		th.coldState().pend[s] = p
 	}
 	var by [scope.System + 1]*vclock
 	by[scope.Block] = threadsClock([]epoch{at(3, 0, 0, 1)})
 	by[scope.Device], by[scope.System] = by[scope.Block], by[scope.Block]
 	allocs := testing.AllocsPerRun(1, func() {
 		for s := scope.Warp; s <= scope.System; s++ {
-			th.pend[s] = p
+			th.coldState().pend[s] = p
 		}
 		th.pending(&by, scope.Block)
 	})
-	assert.Same(t, p, th.pend[scope.Warp], "nothing reached the warp scope")
-	assert.True(t, th.pend[scope.Block].knows(at(3, 0, 0, 1)))
-	assert.Same(t, th.pend[scope.Block], th.pend[scope.Device])
-	assert.Same(t, th.pend[scope.Block], th.pend[scope.System])
+	assert.Same(t, p, th.coldState().pend[scope.Warp], "nothing reached the warp scope")
+	assert.True(t, th.coldState().pend[scope.Block].knows(at(3, 0, 0, 1)))
+	assert.Same(t, th.coldState().pend[scope.Block], th.coldState().pend[scope.Device])
+	assert.Same(t, th.coldState().pend[scope.Block], th.coldState().pend[scope.System])
 	assert.LessOrEqual(t, allocs, 4.0, "one join: a vclock, its chunk list and one chunk with its entries")
 }
 
@@ -72,22 +73,23 @@ func TestFenceReleaseIsOneVclock(t *testing.T) {
 func TestSpinOnOneReleaseStateJoinsNothing(t *testing.T) {
 	t.Parallel()
 	th := &pthread{tid: 1, c: 1}
+	th.coldState() // as acquireFrom takes it before hold
 	r := &relInfo{}
 	for v := range int32(50) {
 		r.dev = join(r.dev, threadsClock([]epoch{at(10+v, 0, 0, 1)}), nil)
 		r.ver++
 		th.hold(heldRelease{r: r, m: scope.Device, dev: r.dev})
-		require.Nil(t, th.pend[scope.Device], "read %d joined", v)
+		require.Nil(t, th.coldState().pend[scope.Device], "read %d joined", v)
 	}
 	require.True(t, th.heldKnows(at(59, 0, 0, 1)), "the held state is the latest")
 	other := &relInfo{dev: threadsClock([]epoch{at(99, 1, 0, 1)}), ver: 1}
 	th.hold(heldRelease{r: other, m: scope.Device, dev: other.dev})
-	require.True(t, th.pend[scope.Device].knows(at(10, 0, 0, 1)), "another state folds the held one in")
+	require.True(t, th.coldState().pend[scope.Device].knows(at(10, 0, 0, 1)), "another state folds the held one in")
 	th.fence(scope.Device)
 	for _, e := range []epoch{at(10, 0, 0, 1), at(59, 0, 0, 1), at(99, 1, 0, 1)} {
 		assert.True(t, th.know.knows(e), "the fence acquired %v", e)
 	}
-	assert.Nil(t, th.held.r, "nothing is held after the fence")
+	assert.Nil(t, th.cold.held.r, "nothing is held after the fence")
 }
 
 // TestSetKnownByBlocks: a large set's members are known to a thread whose
@@ -108,4 +110,23 @@ func TestSetKnownByBlocks(t *testing.T) {
 	w.put(&prec{e: at(7, 0, 1, 1), write: true, order: 1}) // thread 7, one block-wide barrier later
 	assert.False(t, w.knownBy(th), "block 0's newer member is not known")
 	assert.NotNil(t, w.check(th, read), "the walk finds it")
+}
+
+// TestColdStateIsTakenEmpty: a started thread has no cold state; its
+// first fence takes its block's slot for its rank and empties what an
+// earlier block's thread left there.
+func TestColdStateIsTakenEmpty(t *testing.T) {
+	t.Parallel()
+	p := New(2, false, false, nil, nil)
+	l := &plaunch{p: p, g: &gpu.Grid{BlockSize: 4, Warps: 1, WarpSize: 32}}
+	blk := &pblock{id: 0, blockStates: blockStates{make([]pthread, 4), make([]pcold, 4)}}
+	blk.colds[2].lastVer = 7 // left by the slot's last thread
+	th := &blk.threads[2]
+	l.start(th, blk, 2)
+	require.Nil(t, th.cold, "a block's start writes no cold state")
+	assert.Equal(t, int32(2), th.tid)
+	th.fence(scope.Block)
+	require.Same(t, &blk.colds[2], th.cold, "the thread's rank's slot")
+	assert.Zero(t, th.cold.lastVer, "emptied when taken")
+	assert.True(t, th.cold.fenced[scope.Block].known)
 }
