@@ -6,11 +6,11 @@ import (
 	"testing"
 
 	"github.com/warpguard/warpguard/gpu"
-	"github.com/warpguard/warpguard/race"
 )
 
 // BenchmarkLargeLaunch measures the detector on launches of 2^20, 2^22
-// and 2^24 threads in blocks of 256, side by side with detection off: an
+// and 2^24 threads in blocks of 256, under the default (exact) and the
+// IGUARD family's opt, side by side with detection off: an
 // empty kernel (the launch's own cost) and SAXPY (two loads and a store
 // per thread, every granule touched by one thread). A launch's time
 // divided by the thread count is the cost per thread. Select one size to
@@ -22,7 +22,7 @@ func BenchmarkLargeLaunch(b *testing.B) {
 	}{{"empty", launchEmpty}, {"saxpy", launchSAXPY}}
 	for _, k := range kernels {
 		for _, n := range []int{1 << 20, 1 << 22, 1 << 24} {
-			for _, mode := range []string{"off", "opt"} {
+			for _, mode := range []string{"off", "exact", "opt"} {
 				b.Run(fmt.Sprintf("%s/threads=%d/%s", k.name, n, mode), func(b *testing.B) {
 					d, err := gpu.NewDevice(gpu.DeviceConfig{})
 					if err != nil {
@@ -30,8 +30,8 @@ func BenchmarkLargeLaunch(b *testing.B) {
 					}
 					cfg := gpu.LaunchConfig{Name: k.name, Grid: gpu.Dim3{X: n / 256}, Block: gpu.Dim3{X: 256}}
 					for b.Loop() {
-						if mode == "opt" {
-							cfg.Observer = race.New(race.Options{})
+						if mode != "off" {
+							cfg.Observer = configured(mode)()
 						}
 						if err := k.run(d, cfg, n); err != nil {
 							b.Fatal(err)

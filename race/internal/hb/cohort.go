@@ -81,24 +81,46 @@ func (l *plaunch) threads() blockStates {
 		l.spare = l.spare[:n-1]
 		return st
 	}
-	return blockStates{make([]pthread, l.g.BlockSize), make([]pcold, l.g.BlockSize)}
+	return blockStates{threads: make([]pthread, l.g.BlockSize)}
 }
 
 // blockStates are the states of one block's threads by rank: each one's
-// hot part, and its cold state, which the thread takes on first use
-// (see pthread.coldState).
+// hot part, and the cold states, made when the first of the threads
+// needs one (see pthread.coldState), or nil.
 type blockStates struct {
 	threads []pthread
-	colds   []pcold
+	colds   *[]pcold
 }
 
 // A pblock holds the threads of one resident block, by rank, and the
 // shadow of its shared memory, which dies with it. Both are set before
-// the block's threads run and never change.
+// the block's threads run and never change. colds holds the threads'
+// cold states once one of them needs one; it is set once, by whichever
+// thread gets there first, and a set that stores it synchronizes before
+// a load that returns it.
 type pblock struct {
-	id int // the launch's index of the block
-	blockStates
-	shared *shadow
+	id      int // the launch's index of the block
+	threads []pthread
+	colds   atomic.Pointer[[]pcold]
+	shared  *shadow
+}
+
+// coldSlots returns the block's cold states, making them for all its
+// threads if none has needed one yet.
+func (blk *pblock) coldSlots() []pcold {
+	if cs := blk.colds.Load(); cs != nil {
+		return *cs
+	}
+	fresh := make([]pcold, len(blk.threads))
+	if blk.colds.CompareAndSwap(nil, &fresh) {
+		return fresh
+	}
+	return *blk.colds.Load()
+}
+
+// states returns the block's thread states, to keep for the next block.
+func (blk *pblock) states() blockStates {
+	return blockStates{threads: blk.threads, colds: blk.colds.Load()}
 }
 
 // blockCache is the most resident blocks a launch's cache holds (fewer
@@ -195,7 +217,8 @@ func (p *Engine) BlockStart(g *gpu.Grid, b int) {
 	if l == nil {
 		return
 	}
-	blk := &pblock{id: b, blockStates: st, shared: p.newShadow()}
+	blk := &pblock{id: b, threads: st.threads, shared: p.newShadow()}
+	blk.colds.Store(st.colds)
 	for r := range blk.threads {
 		l.start(&blk.threads[r], blk, int32(r))
 	}
@@ -235,7 +258,7 @@ func (p *Engine) BlockEnd(g *gpu.Grid, b int) {
 	p.free(blk.shared)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	l.spare = append(l.spare, blk.blockStates)
+	l.spare = append(l.spare, blk.states())
 }
 
 // endBlock takes resident block b out of launch g and returns both, or

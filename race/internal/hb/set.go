@@ -164,18 +164,16 @@ func (w *threadSet) check(th *pthread, x *prec) *prec {
 // it can race with it (see warpVolatile), so no other member is compared. A set that is not
 // indexed is walked; an indexed one is looked up lane by lane.
 func (w *threadSet) checkLanes(th *pthread, x *prec) *prec {
+	lo, hi := th.lanes()
 	if w.at == nil {
 		for i := range w.members {
-			if y := &w.members[i]; laneRival(x, y) && th.races(x, y) {
+			if y := &w.members[i]; y.e.tid >= lo && y.e.tid < hi && laneRival(x, y) && th.races(x, y) {
 				return y
 			}
 		}
 		return nil
 	}
-	ws := int32(th.l.g.WarpSize)
-	rank := th.tid - th.l.tid0 - int32(th.l.local(th.place.Block)*th.l.g.BlockSize)
-	lane0 := th.tid - rank%ws
-	for tid := lane0; tid < lane0+ws && tid < th.l.tid0+int32(th.l.g.Threads); tid++ {
+	for tid := lo; tid < hi; tid++ {
 		for _, k := range [2]int32{2 * tid, 2*tid + 1} {
 			if i, ok := w.at.find(k); ok && laneRival(x, &w.members[i]) && th.races(x, &w.members[i]) {
 				return &w.members[i]
@@ -183,6 +181,17 @@ func (w *threadSet) checkLanes(th *pthread, x *prec) *prec {
 		}
 	}
 	return nil
+}
+
+// lanes returns the thread ids lo to hi-1 that hold the lanes of th's
+// warp: its first lane's and the next WarpSize, within its launch. A
+// warp cut short by its block's end leaves ids of the next block's
+// threads in the span, which races tells apart by their places.
+func (th *pthread) lanes() (lo, hi int32) {
+	ws := int32(th.l.g.WarpSize)
+	rank := th.tid - th.l.tid0 - int32(th.l.local(th.place.Block)*th.l.g.BlockSize)
+	lo = th.tid - rank%ws
+	return lo, min(lo+ws, th.l.tid0+int32(th.l.g.Threads))
 }
 
 // laneRival reports whether y, a member of a set x's access skips but for

@@ -80,7 +80,7 @@ func (th *pthread) coldState() *pcold {
 	}
 	var c *pcold
 	if th.blk != nil {
-		c = &th.blk.colds[th.rank]
+		c = &th.blk.coldSlots()[th.rank]
 		*c = pcold{}
 	} else {
 		c = new(pcold)

@@ -119,14 +119,36 @@ func TestColdStateIsTakenEmpty(t *testing.T) {
 	t.Parallel()
 	p := New(2, false, false, nil, nil)
 	l := &plaunch{p: p, g: &gpu.Grid{BlockSize: 4, Warps: 1, WarpSize: 32}}
-	blk := &pblock{id: 0, blockStates: blockStates{make([]pthread, 4), make([]pcold, 4)}}
-	blk.colds[2].lastVer = 7 // left by the slot's last thread
+	blk := &pblock{id: 0, threads: make([]pthread, 4)}
+	colds := make([]pcold, 4)
+	colds[2].lastVer = 7 // left by the slot's last thread
+	blk.colds.Store(&colds)
 	th := &blk.threads[2]
 	l.start(th, blk, 2)
 	require.Nil(t, th.cold, "a block's start writes no cold state")
 	assert.Equal(t, int32(2), th.tid)
 	th.fence(scope.Block)
-	require.Same(t, &blk.colds[2], th.cold, "the thread's rank's slot")
+	require.Same(t, &colds[2], th.cold, "the thread's rank's slot")
 	assert.Zero(t, th.cold.lastVer, "emptied when taken")
 	assert.True(t, th.cold.fenced[scope.Block].known)
+}
+
+// TestColdSlotsAreMadeOnFirstNeed: a block whose threads need no cold
+// state has none; the first that needs one makes the block's, and the
+// others take theirs from the same.
+func TestColdSlotsAreMadeOnFirstNeed(t *testing.T) {
+	t.Parallel()
+	l := &plaunch{p: New(2, false, false, nil, nil), g: &gpu.Grid{BlockSize: 3, Warps: 1, WarpSize: 32}}
+	blk := &pblock{id: 0, threads: make([]pthread, 3)}
+	for r := range blk.threads {
+		l.start(&blk.threads[r], blk, int32(r))
+	}
+	require.Nil(t, blk.colds.Load(), "nothing made at the start")
+	blk.threads[1].fence(scope.Warp)
+	blk.threads[0].fence(scope.Warp)
+	cs := *blk.colds.Load()
+	assert.Same(t, &cs[0], blk.threads[0].cold)
+	assert.Same(t, &cs[1], blk.threads[1].cold)
+	assert.Nil(t, blk.threads[2].cold)
+	assert.Nil(t, blk.states().threads[2].cold)
 }
