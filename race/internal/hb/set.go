@@ -151,9 +151,20 @@ func (w *threadSet) check(th *pthread, x *prec) *prec {
 	n := len(w.members)
 	w.members = th.prune(w.members, x)
 	if len(w.members) != n && w.at != nil {
-		w.index()
+		w.reindex()
 	}
 	return nil
+}
+
+// reindex rebuilds the member index after members were dropped, in the
+// index's own room: a location read by a block's threads between
+// barriers, and written after each, refills one table rather than
+// allocating one per write. Its blocks' generations stay noted.
+func (w *threadSet) reindex() {
+	w.at.clear()
+	for i := range w.members {
+		w.at.set(setKey(&w.members[i]), int32(i))
+	}
 }
 
 // checkLanes returns a member of the lanes of x's warp that races with x,

@@ -53,6 +53,17 @@ func (x *setIndex) set(k, i int32) {
 	x.set(k, i)
 }
 
+// clear drops every key. A dense table keeps its room and its run; a map
+// is dropped, so that the keys set next start a dense table.
+func (x *setIndex) clear() {
+	if x.at != nil {
+		*x = setIndex{}
+		return
+	}
+	clear(x.dense)
+	x.n = 0
+}
+
 // widen makes room for key k: a dense table grows to cover it, doubling
 // at least, while the span stays within denseSpan; else the keys move to
 // a map.

@@ -61,6 +61,38 @@ func TestSetIndexGrowsDownward(t *testing.T) {
 	assert.Equal(t, int32(7), i)
 }
 
+// TestSetIndexClearKeepsTheTable: a cleared dense table finds no key
+// and takes new ones in its own room; a cleared map starts over dense.
+func TestSetIndexClearKeepsTheTable(t *testing.T) {
+	t.Parallel()
+	var x setIndex
+	for k := int32(100); k < 140; k++ {
+		x.set(k, k)
+	}
+	room := &x.dense[0]
+	x.clear()
+	_, ok := x.find(120)
+	assert.False(t, ok, "no key after clear")
+	x.set(121, 5)
+	i, ok := x.find(121)
+	require.True(t, ok)
+	assert.Equal(t, int32(5), i)
+	assert.Same(t, room, &x.dense[0], "the table's room is reused")
+
+	for k := int32(0); k < 40; k++ {
+		x.set(k<<20, k)
+	}
+	require.NotNil(t, x.at, "spread keys went to a map")
+	x.clear()
+	_, ok = x.find(3 << 20)
+	assert.False(t, ok)
+	x.set(7, 1)
+	assert.Nil(t, x.at, "dense again")
+	i, ok = x.find(7)
+	require.True(t, ok)
+	assert.Equal(t, int32(1), i)
+}
+
 // TestBlockGensMapsManyBlocks: past blockGensFew blocks the generations
 // move to a map, and knownBy reads both forms alike.
 func TestBlockGensMapsManyBlocks(t *testing.T) {
