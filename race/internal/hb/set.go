@@ -39,8 +39,11 @@ func newThreadSet() *threadSet {
 	return w
 }
 
-// setIndexAt is how many members a set holds before it indexes them.
-const setIndexAt = 8
+// setIndexAt is how many members a set holds before it indexes them: a
+// scan of a few dozen contiguous members costs less than building and
+// keeping an index, and a location read by one row or column of a tile
+// (16 or 32 threads) between barriers then needs none.
+const setIndexAt = 32
 
 // wide reports whether x, an access to memory of space sp, is a wide
 // access: strong, of a scope that includes every thread that can reach
