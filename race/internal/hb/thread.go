@@ -274,13 +274,30 @@ func (th *pthread) foldHeld() {
 		return
 	}
 	h := th.cold.held
-	var by [scope.System + 1]*vclock // what reaches the thread at each read scope
+	var by [scope.System + 1]*vclock // what reaches the thread at each read scope up to h.m
 	by[scope.Warp] = h.warp
-	by[scope.Block] = join(h.warp, h.block, &th.n)
-	by[scope.Device] = join(by[scope.Block], h.dev, &th.n)
-	by[scope.System] = by[scope.Device]
+	if h.m >= scope.Block {
+		by[scope.Block] = join(h.warp, h.block, &th.n)
+	}
+	if h.m >= scope.Device {
+		by[scope.Device] = join(by[scope.Block], h.dev, &th.n)
+		by[scope.System] = by[scope.Device]
+	}
 	th.pending(&by, h.m)
 	th.cold.held = heldRelease{}
+}
+
+// reach returns what the held release h brings a fence of its read's
+// scope h.m or wider: its parts that reach the reader at that scope.
+func (h *heldRelease) reach(n *counters) *vclock {
+	v := h.warp
+	if h.m >= scope.Block {
+		v = join(v, h.block, n)
+	}
+	if h.m >= scope.Device {
+		v = join(v, h.dev, n)
+	}
+	return v
 }
 
 // heldKnows reports whether the held release, acquired by a fence of
@@ -345,13 +362,21 @@ func (th *pthread) fence(s scope.Scope) {
 }
 
 // fenceAcquire is the acquire half of a fence of scope s: it acquires
-// the releases pending for s.
+// the releases pending for s. A held release read at scope s or
+// narrower is acquired whole, straight from the hold: folded into what
+// is pending at each scope, it would reach fences wider than s too, but
+// what the thread knows after this one covers it already.
 func (th *pthread) fenceAcquire(s scope.Scope) {
 	c := th.coldState()
+	var got *vclock
 	th.mu.Lock()
-	th.foldHeld()
+	if h := &c.held; h.r != nil && h.m <= s {
+		got, *h = h.reach(&th.n), heldRelease{}
+	} else {
+		th.foldHeld()
+	}
 	th.mu.Unlock()
-	th.know = join(th.know, c.pend[s], &th.n)
+	th.know = join(join(th.know, c.pend[s], &th.n), got, &th.n)
 	th.settle(s)
 	c.last = nil
 }
