@@ -181,7 +181,7 @@ func (w *threadSet) checkLanes(th *pthread, x *prec) *prec {
 	lo, hi := th.lanes()
 	if w.at == nil {
 		for i := range w.members {
-			if y := &w.members[i]; y.e.tid >= lo && y.e.tid < hi && laneRival(x, y) && th.races(x, y) {
+			if y := &w.members[i]; y.e.tid >= lo && y.e.tid < hi && laneRival(x, y) && th.laneRaces(x, y) {
 				return y
 			}
 		}
@@ -189,7 +189,7 @@ func (w *threadSet) checkLanes(th *pthread, x *prec) *prec {
 	}
 	for tid := lo; tid < hi; tid++ {
 		for _, k := range [2]int32{2 * tid, 2*tid + 1} {
-			if i, ok := w.at.find(k); ok && laneRival(x, &w.members[i]) && th.races(x, &w.members[i]) {
+			if i, ok := w.at.find(k); ok && laneRival(x, &w.members[i]) && th.laneRaces(x, &w.members[i]) {
 				return &w.members[i]
 			}
 		}
@@ -197,15 +197,22 @@ func (w *threadSet) checkLanes(th *pthread, x *prec) *prec {
 	return nil
 }
 
-// lanes returns the thread ids lo to hi-1 that hold the lanes of th's
-// warp: its first lane's and the next WarpSize, within its launch. A
-// warp cut short by its block's end leaves ids of the next block's
-// threads in the span, which races tells apart by their places.
+// lanes returns the thread ids lo to hi-1 of the lanes of th's warp: its
+// first lane's and the next WarpSize, within its block.
 func (th *pthread) lanes() (lo, hi int32) {
 	ws := int32(th.l.g.WarpSize)
 	rank := th.tid - th.l.tid0 - int32(th.l.local(th.place.Block)*th.l.g.BlockSize)
 	lo = th.tid - rank%ws
-	return lo, min(lo+ws, th.l.tid0+int32(th.l.g.Threads))
+	return lo, min(lo+ws, th.tid-rank+int32(th.l.g.BlockSize))
+}
+
+// laneRaces is races for x, a volatile access of th, and y, a volatile
+// access of another lane of its warp that conflicts with it: such a pair
+// is never morally strong (see warpVolatile), so only happens-before
+// decides.
+func (th *pthread) laneRaces(x, y *prec) bool {
+	th.n.pairs++
+	return y.e.tid != th.tid && !th.know.knows(y.e)
 }
 
 // laneRival reports whether y, a member of a set x's access skips but for
