@@ -8,7 +8,7 @@ import "github.com/warpguard/warpguard/gpu"
 // nothing else; the granule's full state, a ploc, is made when a second
 // access needs one: another thread's, a strong write's (which sets the
 // release state), or one the first does not stand for. The ploc is kept
-// beside the cells, in its page's table (see fullTable): a cell holds no
+// beside the cells, in its page's table (see page.full): a cell holds no
 // pointer, and a cell with a ploc keeps nothing in first.
 type cell struct {
 	first prec // the only record, while the cell has no ploc; zero (c == 0) if none
@@ -73,49 +73,15 @@ func (pg *page) loc(i uint64, sp gpu.Space) *ploc {
 		return loc
 	}
 	if pg.full == nil {
-		pg.full = new(fullTable)
+		pg.full = new([1 << pageBits]*ploc)
 	}
-	loc, c := pg.full.make(i), &pg.cells[i]
+	loc, c := new(ploc), &pg.cells[i]
 	if c.first.e.c != 0 {
 		loc.place(&c.first, c.first.wide(sp))
 		c.first = prec{}
 	}
+	pg.full[i] = loc
 	return loc
-}
-
-// A fullTable holds a page's full states by cell. The page's first is
-// allocated alone; at its second, the page is taken for one whose cells
-// many threads share (a stencil's input, a tile), and the rest come
-// from slab, one allocation for the page, at each cell's own place.
-type fullTable struct {
-	at   [1 << pageBits]*ploc
-	slab *[1 << pageBits]ploc
-}
-
-// make makes the full state of cell i, which has none.
-func (t *fullTable) make(i uint64) *ploc {
-	var loc *ploc
-	switch {
-	case t.slab != nil:
-		loc = &t.slab[i]
-	case t.made():
-		t.slab = new([1 << pageBits]ploc)
-		loc = &t.slab[i]
-	default:
-		loc = new(ploc)
-	}
-	t.at[i] = loc
-	return loc
-}
-
-// made reports whether some cell has a full state.
-func (t *fullTable) made() bool {
-	for _, l := range t.at {
-		if l != nil {
-			return true
-		}
-	}
-	return false
 }
 
 // locOf returns the full state of cell i, or nil while it has none.
@@ -124,5 +90,5 @@ func (pg *page) locOf(i uint64) *ploc {
 	if pg.full == nil {
 		return nil
 	}
-	return pg.full.at[i]
+	return pg.full[i]
 }

@@ -62,7 +62,7 @@ type page struct {
 	// full holds the cells' full states, once one of them has one (see
 	// cell). It is the page's only pointer, and its first word, so that
 	// the collector scans one word of a page.
-	full  *fullTable
+	full  *[1 << pageBits]*ploc
 	gen   uint64 // the shadow generation its cells belong to, under the page lock
 	cells [1 << pageBits]cell
 }
