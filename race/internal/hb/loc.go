@@ -83,21 +83,21 @@ func (loc *ploc) place(x *prec, wide bool) {
 	switch {
 	case wide:
 		if loc.wide == nil {
-			loc.wide = newThreadSet()
+			loc.wide = newThreadSet(setIndexAt)
 		}
 		if loc.wide.put(x) {
 			return
 		}
 	case x.blockWide() && (loc.blk == nil || loc.blkID == x.e.blk):
 		if loc.blk == nil {
-			loc.blk, loc.blkID = newThreadSet(), x.e.blk
+			loc.blk, loc.blkID = newThreadSet(setIndexAt), x.e.blk
 		}
 		if loc.blk.put(x) {
 			return
 		}
 	case x.weakRead() && (loc.reads != nil || len(loc.recs) >= readSetAt):
 		if loc.reads == nil {
-			loc.reads = newThreadSet()
+			loc.reads = newThreadSet(readsIndexAt)
 		}
 		if loc.reads.put(x) {
 			return

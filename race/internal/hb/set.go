@@ -26,24 +26,33 @@ type threadSet struct {
 	// hi knows every member (see knownBy). It never shrinks.
 	hi  *blockGens
 	few [setFew]prec // members' first room: a new set is one allocation
+	// indexAt is how many members the set holds before it indexes them.
+	indexAt int
 }
 
 // setFew is how many members a set holds before its members grow out of
 // the set's own room.
 const setFew = 2
 
-// newThreadSet returns an empty set.
-func newThreadSet() *threadSet {
-	w := new(threadSet)
+// newThreadSet returns an empty set that indexes its members past
+// indexAt of them.
+func newThreadSet(indexAt int) *threadSet {
+	w := &threadSet{indexAt: indexAt}
 	w.members = w.few[:0]
 	return w
 }
 
-// setIndexAt is how many members a set holds before it indexes them: a
-// scan of a few dozen contiguous members costs less than building and
-// keeping an index, and a location read by one row or column of a tile
-// (16 or 32 threads) between barriers then needs none.
-const setIndexAt = 32
+// setIndexAt is how many members a set of strong accesses holds before
+// it indexes them, and readsIndexAt a set of weak reads: a scan of a few
+// dozen contiguous members costs less than building an index, and a
+// location read by one row or column of a tile (16 or 32 threads)
+// between barriers then needs none; but a read of a location that
+// strong accesses reach walks their set unless its index says that the
+// reader's block entries order every member (see knownBy).
+const (
+	setIndexAt   = 8
+	readsIndexAt = 32
+)
 
 // wide reports whether x, an access to memory of space sp, is a wide
 // access: strong, of a scope that includes every thread that can reach
@@ -91,7 +100,7 @@ func (w *threadSet) put(x *prec) bool {
 	if w.at != nil {
 		w.at.set(k, int32(len(w.members)-1))
 		w.raise(x.e)
-	} else if len(w.members) > setIndexAt {
+	} else if len(w.members) > w.indexAt {
 		w.index()
 	}
 	return true
