@@ -1,20 +1,24 @@
-// Package hb is the exact engine of package race (race.Options.Precise):
+// Package hb is the engine of package race's Exact family, its default:
 // it decides races by scoped happens-before, PTX's notion of a data race
 // cut down to the operations package gpu has, and reports a race on a
 // granule exactly when the observed execution has one, up to the first
-// race per granule. Package race's documentation ("Precise mode") states
-// the model, the warp-synchronous rule and where it disagrees with
-// iGUARD's rules; this package holds the mechanism.
+// race per granule. Package race's documentation ("The Exact family",
+// "Where the families disagree") states the model, the warp-synchronous
+// rule and where it disagrees with iGUARD's rules; this package holds the
+// mechanism.
 //
 // An [Engine] keeps, per thread, its clock and one sparse vector clock of
 // what it knows, shared with the threads it last met at a barrier
-// (clock.go, thread.go), its thread entries in chunks that vclocks share
+// (clock.go, thread.go), and, from its first fence or strong read on, its
+// fence views and pending acquires (pcold, in its block's states); the
+// vector clocks' thread entries in chunks that vclocks share
 // where their entries agree (chunk.go), large vector clocks in lineages
 // whose members cover the earlier ones without a walk (lineage.go); per
 // granule, FastTrack-style, the accesses a
 // later one may still race with (loc.go, set.go, indexed by setindex.go)
 // and the release state a strong read acquires from (release.go), in a
-// page table per address space (shadow.go) whose cells hold a granule's
+// page table per address space (shadow.go; a sweep makes its pages
+// sixteen at a time) whose cells hold a granule's
 // one access until a second needs the full state (cell.go), and which
 // the next cohort may reuse (reuse.go); and builds reports whose
 // evidence names the synchronization that would order the pair
