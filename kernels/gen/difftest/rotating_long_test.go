@@ -26,14 +26,14 @@ const rotatingKernels = 10_000
 // disagreement that lies outside it. The first seed is logged on
 // failure; WARPGUARD_FUZZ_SEED set to it runs the same kernels again.
 func TestExactAgreesOnRotatingSeeds(t *testing.T) {
-	needConfig(t, preciseConfig)
+	needConfig(t, exactConfig)
 	base := rotatingBase(t, time.Now())
 	t.Logf("kernels %d to %d (WARPGUARD_FUZZ_SEED=%d runs them again)", base, base+rotatingKernels-1, base)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0))))
 	for _, e := range difftest.Executions() {
 		t.Run(e.String(), func(t *testing.T) {
 			for s := base; s < base+rotatingKernels; s++ {
-				o, err := difftest.RunUnder(context.Background(), gen.Generate(s), difftest.ScheduleSeed(s), preciseConfig, e)
+				o, err := difftest.RunUnder(context.Background(), gen.Generate(s), difftest.ScheduleSeed(s), exactConfig, e)
 				require.NoError(t, err)
 				if !o.Agree() {
 					t.Errorf("kernel %d: the default family and the oracle differ:\n%v", s, o)

@@ -15,9 +15,10 @@ import (
 	"github.com/warpguard/warpguard/scope"
 )
 
-// preciseConfig is the configuration the differential tests hold to the
-// oracle: it must agree on every granule of every kernel.
-const preciseConfig = "precise"
+// exactConfig is the configuration the differential tests hold to the
+// oracle, the default (the Exact family, once named precise): it must
+// agree on every granule of every kernel.
+const exactConfig = "exact"
 
 // needConfig skips the test unless race.Config knows name.
 func needConfig(t *testing.T, name string) {
@@ -36,28 +37,28 @@ func seeds() uint64 {
 	return 2000
 }
 
-// TestPreciseAgreesWithOracle holds the precise mode to the oracle on a
+// TestPreciseAgreesWithOracle holds the default (exact) to the oracle on a
 // fixed range of generated kernels, granule by granule, deterministically
 // and in parallel under both executors with at least two processors:
 // the oracle judges the execution that happened, whatever the
 // interleaving.
 func TestPreciseAgreesWithOracle(t *testing.T) {
-	needConfig(t, preciseConfig)
+	needConfig(t, exactConfig)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0))))
 	for _, e := range difftest.Executions() {
 		t.Run(e.String(), func(t *testing.T) {
 			for s := range seeds() {
-				o, err := difftest.RunUnder(context.Background(), gen.Generate(s), difftest.ScheduleSeed(s), preciseConfig, e)
+				o, err := difftest.RunUnder(context.Background(), gen.Generate(s), difftest.ScheduleSeed(s), exactConfig, e)
 				require.NoError(t, err)
 				if !o.Agree() {
-					t.Errorf("precise and the oracle differ:\n%v", o)
+					t.Errorf("exact and the oracle differ:\n%v", o)
 				}
 			}
 		})
 	}
 }
 
-// FuzzPrecise holds the precise mode to the oracle on the kernel and
+// FuzzPrecise holds the default (exact) to the oracle on the kernel and
 // schedule the fuzzer's two seeds pick, under the execution the third
 // picks (modulo the executions).
 func FuzzPrecise(f *testing.F) {
@@ -65,12 +66,12 @@ func FuzzPrecise(f *testing.F) {
 		f.Add(s, difftest.ScheduleSeed(s), uint8(s))
 	}
 	f.Fuzz(func(t *testing.T, kernel, sched uint64, ex uint8) {
-		needConfig(t, preciseConfig)
+		needConfig(t, exactConfig)
 		e := difftest.Executions()[int(ex)%len(difftest.Executions())]
-		o, err := difftest.RunUnder(context.Background(), gen.Generate(kernel), sched, preciseConfig, e)
+		o, err := difftest.RunUnder(context.Background(), gen.Generate(kernel), sched, exactConfig, e)
 		require.NoError(t, err)
 		if !o.Agree() {
-			t.Fatalf("precise and the oracle differ:\n%v", o)
+			t.Fatalf("exact and the oracle differ:\n%v", o)
 		}
 	})
 }
