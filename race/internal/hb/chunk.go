@@ -149,3 +149,34 @@ func epochCount(cs []*chunk) int {
 	}
 	return n
 }
+
+// A runCursor reads a vclock's thread entries for ids asked in rising
+// order, walking each chunk once instead of searching it per id: the
+// lanes of a warp, say.
+type runCursor struct {
+	v      *vclock
+	ci, ei int // the chunk and the entry in it the walk has reached
+}
+
+// threadC returns the clock of thread tid that the vclock holds an entry
+// for, 0 if none. tid is no lower than the last id asked.
+func (c *runCursor) threadC(tid int32) uint64 {
+	if c.v == nil {
+		return 0
+	}
+	ch, k := c.v.ch, tid>>chunkBits
+	for c.ci < len(ch) && ch[c.ci].key() < k {
+		c.ci, c.ei = c.ci+1, 0
+	}
+	if c.ci == len(ch) || ch[c.ci].key() != k {
+		return 0
+	}
+	es := ch[c.ci].e
+	for c.ei < len(es) && es[c.ei].tid < tid {
+		c.ei++
+	}
+	if c.ei < len(es) && es[c.ei].tid == tid {
+		return es[c.ei].c
+	}
+	return 0
+}

@@ -70,3 +70,19 @@ func TestJoinAgreesWithFlatMerge(t *testing.T) {
 		require.Equal(t, len(j.epochs()), j.ne)
 	}
 }
+
+// TestRunCursorAgreesWithThreadC: a cursor asked for rising ids reads
+// what threadC reads, across chunks, gaps and ids past the last entry.
+func TestRunCursorAgreesWithThreadC(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 100 {
+		v := threadsClock(randomEpochs(r, 1+r.IntN(300), 1024))
+		cur := runCursor{v: v}
+		for tid := int32(r.IntN(64)); tid < 1100; tid += 1 + int32(r.IntN(5)) {
+			require.Equal(t, v.threadC(tid), cur.threadC(tid), "thread %d", tid)
+		}
+	}
+	var none runCursor
+	assert.Zero(t, none.threadC(3), "a nil vclock knows nothing")
+}

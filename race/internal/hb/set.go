@@ -196,14 +196,30 @@ func (w *threadSet) checkLanes(th *pthread, x *prec) *prec {
 		}
 		return nil
 	}
+	known := laneKnowledge{cur: runCursor{v: th.know}, bk: th.know.blockK(int32(th.place.Block))}
 	for tid := lo; tid < hi; tid++ {
 		for _, k := range [2]int32{2 * tid, 2*tid + 1} {
-			if i, ok := w.at.find(k); ok && laneRival(x, &w.members[i]) && th.laneRaces(x, &w.members[i]) {
+			if i, ok := w.at.find(k); ok && laneRival(x, &w.members[i]) && th.laneUnordered(x, &w.members[i], &known) {
 				return &w.members[i]
 			}
 		}
 	}
 	return nil
+}
+
+// laneKnowledge is what a thread knows of its warp's lanes, read in
+// rising thread order: its vclock through a cursor, and its block entry
+// for their block.
+type laneKnowledge struct {
+	cur runCursor
+	bk  uint32
+}
+
+// laneUnordered is laneRaces for members met in rising thread order,
+// reading what th knows through known.
+func (th *pthread) laneUnordered(x, y *prec, known *laneKnowledge) bool {
+	th.n.pairs++
+	return y.e.tid != th.tid && known.cur.threadC(y.e.tid) < y.e.c && y.e.gen() >= known.bk
 }
 
 // lanes returns the thread ids lo to hi-1 of the lanes of th's warp: its
