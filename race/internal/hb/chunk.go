@@ -100,13 +100,19 @@ func entriesCover(xs, ys []epoch) bool {
 
 // pruneChunks drops from cs, a list the caller owns, the epochs the
 // block entries bs imply, making new chunks where it drops some (the
-// chunks themselves may be shared) and dropping chunks left empty.
-func pruneChunks(cs []*chunk, bs []bgen) []*chunk {
+// chunks themselves may be shared) and dropping chunks left empty. The
+// chunks of cs that are also in clean, a list sorted by key known to
+// hold no such epoch, are kept unwalked.
+func pruneChunks(cs []*chunk, bs []bgen, clean []*chunk) []*chunk {
 	if len(bs) == 0 {
 		return cs
 	}
 	out, bi := cs[:0], 0
 	for _, c := range cs {
+		if holds(&clean, c) {
+			out = append(out, c)
+			continue
+		}
 		kept := pruneRun(c.e, bs, &bi)
 		switch {
 		case len(kept) == len(c.e):
@@ -116,6 +122,20 @@ func pruneChunks(cs []*chunk, bs []bgen) []*chunk {
 		}
 	}
 	return out
+}
+
+// holds reports whether c is one of the chunks of *cs, a list sorted by
+// key, which it advances past the chunks of keys below c's: called with
+// chunks of rising keys, it walks *cs once.
+func holds(cs *[]*chunk, c *chunk) bool {
+	if len(*cs) == 0 {
+		return false
+	}
+	k := c.key()
+	for len(*cs) > 0 && (*cs)[0].key() < k {
+		*cs = (*cs)[1:]
+	}
+	return len(*cs) > 0 && (*cs)[0] == c
 }
 
 // pruneRun returns es without the epochs the block entries bs imply: es

@@ -210,13 +210,27 @@ func join(a, b *vclock, n *counters) *vclock {
 	}
 	v := &vclock{b: mergeBlocks(a.b, b.b)}
 	ch, wrote := mergeChunks(a.ch, b.ch)
-	v.ch = pruneChunks(ch, v.b)
+	v.ch = pruneChunks(ch, v.b, cleanOf(a, b))
 	v.ne = epochCount(v.ch)
 	n.joined(wrote)
 	if n == nil || !n.flat {
 		v.descend(a, b)
 	}
 	return v
+}
+
+// cleanOf returns the chunks of whichever of a join's inputs a and b the
+// join's block entries imply no epoch of: the one whose block entries
+// are the join's, the other having none (see mergeBlocks); nil if
+// neither.
+func cleanOf(a, b *vclock) []*chunk {
+	switch {
+	case len(b.b) == 0:
+		return a.ch
+	case len(a.b) == 0:
+		return b.ch
+	}
+	return nil
 }
 
 // memoAt is the size from which a vclock remembers the last vclock it
