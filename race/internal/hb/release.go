@@ -51,14 +51,25 @@ func part(ps []relPart, id int) *vclock {
 	return nil
 }
 
-func addPart(ps []relPart, id int, v *vclock, n *counters) []relPart {
+// addPart joins v into the part of ps for id, or adds it; known is a
+// part v is known to cover (see joinKnown).
+func addPart(ps []relPart, id int, v, known *vclock, n *counters) []relPart {
 	for i := range ps {
 		if ps[i].id == id {
-			ps[i].v = join(ps[i].v, v, n)
+			ps[i].v = joinKnown(ps[i].v, v, known, n)
 			return ps
 		}
 	}
 	return append(ps, relPart{id, v})
+}
+
+// joinKnown is join(old, v) for a release v that covers known: when old
+// is known itself, v is the join, found with no walk.
+func joinKnown(old, v, known *vclock, n *counters) *vclock {
+	if old != nil && old == known {
+		return v
+	}
+	return join(old, v, n)
 }
 
 // written records that write a of th set the location's release state. A weak or strong store starts a new release
@@ -78,30 +89,33 @@ func (loc *ploc) written(th *pthread, a *gpu.Access, rv view) {
 		rvc = th.viewClock(rv)
 	}
 	for s := scope.Warp; s <= min(a.Scope, scope.Device); s++ {
-		v := th.released(s)
+		v, at := th.released(s), th.fencedAt(s)
 		if rvc != nil && a.Scope >= s {
-			v = rvc
+			v, at = rvc, rv.self.c
 		}
 		if v != nil {
-			loc.release(th.place, s, v, &th.n)
+			loc.release(th, s, v, at)
 		}
 	}
 }
 
-// release adds v, released by a thread at pl to the threads scope s
-// reaches, to the location's release state, counting its joins in n.
-func (loc *ploc) release(pl scope.Place, s scope.Scope, v *vclock, n *counters) {
+// release adds v, a view of th at its clock at, released to the threads
+// scope s reaches, to the location's release state, counting its joins
+// in th's counters. A part th acquired whole from this state before at,
+// and that no release has changed since, v covers (see knownRelease).
+func (loc *ploc) release(th *pthread, s scope.Scope, v *vclock, at uint64) {
 	if loc.rel == nil {
 		loc.rel = &relInfo{}
 	}
-	r := loc.rel
+	r, pl, n := loc.rel, th.place, &th.n
 	r.ver++
+	kn := th.knownOf(r, at)
 	switch s {
 	case scope.Warp:
-		r.warps = addPart(r.warps, pl.Warp, v, n)
+		r.warps = addPart(r.warps, pl.Warp, v, kn.warp, n)
 	case scope.Block:
-		r.blocks = addPart(r.blocks, pl.Block, v, n)
+		r.blocks = addPart(r.blocks, pl.Block, v, kn.block, n)
 	default:
-		r.dev = join(r.dev, v, n)
+		r.dev = joinKnown(r.dev, v, kn.dev, n)
 	}
 }

@@ -68,6 +68,39 @@ type pcold struct {
 	// poll is the last strong read that found a release it did not
 	// acquire, for evidence. Guarded by the thread's mu.
 	poll pollNote
+	// known is the release state a fence last acquired a held read of
+	// whole, and what of it.
+	known knownRelease
+}
+
+// A knownRelease is the parts of a release state r that a thread's fence
+// acquired whole (nil for a scope its read did not reach), and the
+// thread's clock then: every view of the thread at that clock or later
+// covers them, so a release of it joins each into the state's part with
+// no walk while the part is still the one acquired.
+type knownRelease struct {
+	r                *relInfo
+	warp, block, dev *vclock
+	c                uint64
+}
+
+// knownOf returns the parts of r that a view of th at clock at covers for
+// certain (see knownRelease); none if th's last whole acquire was of
+// another state or after at.
+func (th *pthread) knownOf(r *relInfo, at uint64) knownRelease {
+	if c := th.cold; c != nil && c.known.r == r && at >= c.known.c {
+		return c.known
+	}
+	return knownRelease{}
+}
+
+// fencedAt returns the thread's clock at its last fence of scope s or
+// wider, the clock of the view released(s) returns.
+func (th *pthread) fencedAt(s scope.Scope) uint64 {
+	if th.cold == nil {
+		return 0
+	}
+	return th.cold.fenced[s].self.c
 }
 
 // coldState returns the thread's cold state, taking its block's slot for
@@ -287,6 +320,19 @@ func (th *pthread) foldHeld() {
 	th.cold.held = heldRelease{}
 }
 
+// whole returns the parts of the held release h that a fence of its
+// read's scope or wider acquires, for a thread at clock c.
+func (h *heldRelease) whole(c uint64) knownRelease {
+	k := knownRelease{r: h.r, warp: h.warp, c: c}
+	if h.m >= scope.Block {
+		k.block = h.block
+	}
+	if h.m >= scope.Device {
+		k.dev = h.dev
+	}
+	return k
+}
+
 // reach returns what the held release h brings a fence of its read's
 // scope h.m or wider: its parts that reach the reader at that scope.
 func (h *heldRelease) reach(n *counters) *vclock {
@@ -371,7 +417,7 @@ func (th *pthread) fenceAcquire(s scope.Scope) {
 	var got *vclock
 	th.mu.Lock()
 	if h := &c.held; h.r != nil && h.m <= s {
-		got, *h = h.reach(&th.n), heldRelease{}
+		got, c.known, *h = h.reach(&th.n), h.whole(th.c), heldRelease{}
 	} else {
 		th.foldHeld()
 	}

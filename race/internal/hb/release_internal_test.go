@@ -1,0 +1,39 @@
+package hb
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/scope"
+)
+
+// TestReleaseReplacesWhatItAcquired: a lock's next holder, having read
+// the lock word's release state relaxed and fenced, releases it with no
+// join walk while the state's part is the one it acquired; once another
+// release changed that part, its release joins it.
+func TestReleaseReplacesWhatItAcquired(t *testing.T) {
+	t.Parallel()
+	l := &plaunch{p: New(2, false, false, nil, nil), tid0: 1000, g: &gpu.Grid{BlockSize: 1, Warps: 1, WarpSize: 32, Threads: 1}}
+	blk := &pblock{id: 0, threads: make([]pthread, 1)}
+	th := &blk.threads[0]
+	l.start(th, blk, 0)
+	loc := &ploc{rel: &relInfo{dev: wideClock(2*memoAt, 1)}}
+	cas := &gpu.Access{Mem: &gpu.Memory{}, Op: gpu.OpCAS, Order: gpu.Relaxed, Scope: scope.Device}
+	th.acquireFrom(loc, cas, gpu.Site{})
+	th.fence(scope.Device)
+	require.True(t, th.know.covers(loc.rel.dev, nil), "the fence acquired the lock's release")
+
+	v, clock := th.released(scope.Device), th.fencedAt(scope.Device)
+	joins := th.n.joins
+	loc.release(th, scope.Device, v, clock)
+	assert.Same(t, v, loc.rel.dev, "the release replaced the part it acquired")
+	assert.Equal(t, joins, th.n.joins, "with no walk")
+
+	other := threadsClock([]epoch{at(5000, 9, 0, 3)}) // another thread's release since
+	loc.rel.dev = join(loc.rel.dev, other, nil)
+	loc.release(th, scope.Device, v, clock)
+	assert.True(t, loc.rel.dev.knows(at(5000, 9, 0, 3)), "a changed part is joined, not replaced")
+	assert.True(t, loc.rel.dev.covers(v, nil))
+}
