@@ -112,10 +112,31 @@ func (loc *ploc) release(th *pthread, s scope.Scope, v *vclock, at uint64) {
 	kn := th.knownOf(r, at)
 	switch s {
 	case scope.Warp:
+		old := part(r.warps, pl.Warp)
 		r.warps = addPart(r.warps, pl.Warp, v, kn.warp, n)
+		th.follow(r, &th.cold.held.warp, old, part(r.warps, pl.Warp))
 	case scope.Block:
+		old := part(r.blocks, pl.Block)
 		r.blocks = addPart(r.blocks, pl.Block, v, kn.block, n)
+		th.follow(r, &th.cold.held.block, old, part(r.blocks, pl.Block))
 	default:
+		old := r.dev
 		r.dev = joinKnown(r.dev, v, kn.dev, n)
+		th.follow(r, &th.cold.held.dev, old, r.dev)
 	}
+}
+
+// follow keeps the thread's held read of r current across the thread's
+// own release into r: a held part *h that was old, and that the release
+// made nv, becomes nv. nv adds to old only the thread's own view, which
+// a fence that acquires it learns nothing from, and a fence that
+// acquires nv lets the thread's next release of r replace it with no
+// walk (see knownRelease). Preconditions: th.cold made.
+func (th *pthread) follow(r *relInfo, h **vclock, old, nv *vclock) {
+	if th.cold.held.r != r || *h != old || old == nv {
+		return
+	}
+	th.mu.Lock()
+	defer th.mu.Unlock()
+	*h = nv
 }

@@ -37,3 +37,29 @@ func TestReleaseReplacesWhatItAcquired(t *testing.T) {
 	assert.True(t, loc.rel.dev.knows(at(5000, 9, 0, 3)), "a changed part is joined, not replaced")
 	assert.True(t, loc.rel.dev.covers(v, nil))
 }
+
+// TestHeldReadFollowsOwnRelease: a lock taken by a CAS that itself
+// releases (its thread fenced before) changes the word's release state
+// after the read that found it; the held read follows the thread's own
+// release, so that the fence after the CAS acquires the state as it now
+// is, and the unlock replaces it with no walk.
+func TestHeldReadFollowsOwnRelease(t *testing.T) {
+	t.Parallel()
+	l := &plaunch{p: New(2, false, false, nil, nil), tid0: 1000, g: &gpu.Grid{BlockSize: 1, Warps: 1, WarpSize: 32, Threads: 1}}
+	blk := &pblock{id: 0, threads: make([]pthread, 1)}
+	th := &blk.threads[0]
+	l.start(th, blk, 0)
+	th.fence(scope.Device) // an earlier critical section's fence
+	loc := &ploc{rel: &relInfo{dev: wideClock(2*memoAt, 1)}}
+	cas := &gpu.Access{Mem: &gpu.Memory{}, Op: gpu.OpCAS, Order: gpu.Relaxed, Scope: scope.Device}
+	th.acquireFrom(loc, cas, gpu.Site{})
+	loc.release(th, scope.Device, th.released(scope.Device), th.fencedAt(scope.Device)) // the CAS's own release
+	assert.Same(t, loc.rel.dev, th.cold.held.dev, "the held read follows the thread's own release")
+
+	th.fence(scope.Device)
+	v, clock := th.released(scope.Device), th.fencedAt(scope.Device)
+	joins := th.n.joins
+	loc.release(th, scope.Device, v, clock)
+	assert.Same(t, v, loc.rel.dev, "the unlock replaced the part")
+	assert.Equal(t, joins, th.n.joins, "with no walk")
+}
