@@ -51,16 +51,18 @@ func part(ps []relPart, id int) *vclock {
 	return nil
 }
 
-// addPart joins v into the part of ps for id, or adds it; known is a
-// part v is known to cover (see joinKnown).
-func addPart(ps []relPart, id int, v, known *vclock, n *counters) []relPart {
+// addPart joins v into the part of ps for id, or adds it, and returns
+// the parts and that part before and after; known is a part v is known
+// to cover (see joinKnown).
+func addPart(ps []relPart, id int, v, known *vclock, n *counters) (out []relPart, old, nv *vclock) {
 	for i := range ps {
 		if ps[i].id == id {
-			ps[i].v = joinKnown(ps[i].v, v, known, n)
-			return ps
+			old = ps[i].v
+			ps[i].v = joinKnown(old, v, known, n)
+			return ps, old, ps[i].v
 		}
 	}
-	return append(ps, relPart{id, v})
+	return append(ps, relPart{id, v}), nil, v
 }
 
 // joinKnown is join(old, v) for a release v that covers known: when old
@@ -110,18 +112,16 @@ func (loc *ploc) release(th *pthread, s scope.Scope, v *vclock, at uint64) {
 	r, pl, n := loc.rel, th.place, &th.n
 	r.ver++
 	kn := th.knownOf(r, at)
+	var old, nv *vclock
 	switch s {
 	case scope.Warp:
-		old := part(r.warps, pl.Warp)
-		r.warps = addPart(r.warps, pl.Warp, v, kn.warp, n)
-		th.follow(r, &th.cold.held.warp, old, part(r.warps, pl.Warp))
+		r.warps, old, nv = addPart(r.warps, pl.Warp, v, kn.warp, n)
+		th.follow(r, &th.cold.held.warp, old, nv)
 	case scope.Block:
-		old := part(r.blocks, pl.Block)
-		r.blocks = addPart(r.blocks, pl.Block, v, kn.block, n)
-		th.follow(r, &th.cold.held.block, old, part(r.blocks, pl.Block))
+		r.blocks, old, nv = addPart(r.blocks, pl.Block, v, kn.block, n)
+		th.follow(r, &th.cold.held.block, old, nv)
 	default:
-		old := r.dev
-		r.dev = joinKnown(r.dev, v, kn.dev, n)
+		old, r.dev = r.dev, joinKnown(r.dev, v, kn.dev, n)
 		th.follow(r, &th.cold.held.dev, old, r.dev)
 	}
 }

@@ -9,16 +9,23 @@ import (
 	"github.com/warpguard/warpguard/scope"
 )
 
+// loneThread returns the started thread of a launch of one one-thread
+// block.
+func loneThread() *pthread {
+	l := &plaunch{p: New(2, false, false, nil, nil), tid0: 1000, g: &gpu.Grid{BlockSize: 1, Warps: 1, WarpSize: 32, Threads: 1}}
+	blk := &pblock{id: 0, threads: make([]pthread, 1)}
+	th := &blk.threads[0]
+	l.start(th, blk, 0)
+	return th
+}
+
 // TestReleaseReplacesWhatItAcquired: a lock's next holder, having read
 // the lock word's release state relaxed and fenced, releases it with no
 // join walk while the state's part is the one it acquired; once another
 // release changed that part, its release joins it.
 func TestReleaseReplacesWhatItAcquired(t *testing.T) {
 	t.Parallel()
-	l := &plaunch{p: New(2, false, false, nil, nil), tid0: 1000, g: &gpu.Grid{BlockSize: 1, Warps: 1, WarpSize: 32, Threads: 1}}
-	blk := &pblock{id: 0, threads: make([]pthread, 1)}
-	th := &blk.threads[0]
-	l.start(th, blk, 0)
+	th := loneThread()
 	loc := &ploc{rel: &relInfo{dev: wideClock(2*memoAt, 1)}}
 	cas := &gpu.Access{Mem: &gpu.Memory{}, Op: gpu.OpCAS, Order: gpu.Relaxed, Scope: scope.Device}
 	th.acquireFrom(loc, cas, gpu.Site{})
@@ -45,10 +52,7 @@ func TestReleaseReplacesWhatItAcquired(t *testing.T) {
 // is, and the unlock replaces it with no walk.
 func TestHeldReadFollowsOwnRelease(t *testing.T) {
 	t.Parallel()
-	l := &plaunch{p: New(2, false, false, nil, nil), tid0: 1000, g: &gpu.Grid{BlockSize: 1, Warps: 1, WarpSize: 32, Threads: 1}}
-	blk := &pblock{id: 0, threads: make([]pthread, 1)}
-	th := &blk.threads[0]
-	l.start(th, blk, 0)
+	th := loneThread()
 	th.fence(scope.Device) // an earlier critical section's fence
 	loc := &ploc{rel: &relInfo{dev: wideClock(2*memoAt, 1)}}
 	cas := &gpu.Access{Mem: &gpu.Memory{}, Op: gpu.OpCAS, Order: gpu.Relaxed, Scope: scope.Device}
