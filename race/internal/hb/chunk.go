@@ -98,6 +98,47 @@ func entriesCover(xs, ys []epoch) bool {
 	return true
 }
 
+// withEpoch returns a vclock above v that also knows e, which v does
+// not: v's entries with e set in its thread's chunk, the one chunk
+// copied, counting the entries written in n. It continues v's lineage,
+// as join would.
+func withEpoch(v *vclock, e epoch, n *counters) *vclock {
+	if v == nil {
+		return threadsClock([]epoch{e})
+	}
+	i, found := findChunk(v.ch, e.tid>>chunkBits)
+	ch := make([]*chunk, len(v.ch), len(v.ch)+1)
+	copy(ch, v.ch)
+	out := &vclock{ch: ch, b: v.b, ne: v.ne}
+	if found {
+		es, added := setEpoch(v.ch[i].e, e)
+		ch[i], out.ne = &chunk{e: es}, out.ne+added
+	} else {
+		out.ch, out.ne = slices.Insert(ch, i, &chunk{e: []epoch{e}}), out.ne+1
+	}
+	n.joined(len(out.ch[i].e))
+	if n == nil || !n.flat {
+		out.descend(v, v)
+	}
+	return out
+}
+
+// setEpoch returns a copy of es, sorted by thread, with e's thread's
+// entry set to e, and 1 if that entry is new, 0 if it replaced one.
+func setEpoch(es []epoch, e epoch) ([]epoch, int) {
+	j, ok := slices.BinarySearchFunc(es, e.tid, func(x epoch, t int32) int { return cmp.Compare(x.tid, t) })
+	if ok {
+		out := slices.Clone(es)
+		out[j] = e
+		return out, 0
+	}
+	out := make([]epoch, len(es)+1)
+	copy(out, es[:j])
+	out[j] = e
+	copy(out[j+1:], es[j:])
+	return out, 1
+}
+
 // pruneChunks drops from cs, a list the caller owns, the epochs the
 // block entries bs imply, making new chunks where it drops some (the
 // chunks themselves may be shared) and dropping chunks left empty. The

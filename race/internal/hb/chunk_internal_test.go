@@ -2,6 +2,7 @@ package hb
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -85,4 +86,37 @@ func TestRunCursorAgreesWithThreadC(t *testing.T) {
 	}
 	var none runCursor
 	assert.Zero(t, none.threadC(3), "a nil vclock knows nothing")
+}
+
+// TestWithEpochAgreesWithJoin: setting one epoch a vclock does not know
+// gives the entries a join with a clock of that epoch gives, copies only
+// that epoch's chunk, and leaves the input as it was.
+func TestWithEpochAgreesWithJoin(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(7, 8))
+	for range 300 {
+		v := threadsClock(randomEpochs(r, 1+r.IntN(200), 512))
+		if r.IntN(2) == 0 {
+			v = withBlock(v, int32(r.IntN(8)), uint32(1+r.IntN(2)), nil)
+		}
+		tid := int32(r.IntN(600))
+		e := at(tid, tid/64, 1, uint32(1+r.IntN(9))) // generation 1: no block entry of v implies it
+		if v.knows(e) {
+			continue
+		}
+		before := slices.Clone(v.epochs())
+		got := withEpoch(v, e, nil)
+		want := join(v, threadsClock([]epoch{e}), nil)
+		require.Equal(t, want.epochs(), got.epochs(), "epoch %v", e)
+		require.Equal(t, want.b, got.b)
+		require.Equal(t, len(got.epochs()), got.ne)
+		require.Equal(t, before, v.epochs(), "the input is immutable")
+		for _, c := range got.ch {
+			if c.key() != tid>>chunkBits {
+				k, _ := findChunk(v.ch, c.key())
+				assert.Same(t, v.ch[k], c, "an unchanged run is shared")
+			}
+		}
+	}
+	assert.Equal(t, []epoch{at(3, 0, 0, 1)}, withEpoch(nil, at(3, 0, 0, 1), nil).epochs())
 }

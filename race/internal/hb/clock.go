@@ -327,5 +327,5 @@ func joinView(a *vclock, w view, n *counters) *vclock {
 	if a.knows(w.self) {
 		return a
 	}
-	return join(a, threadsClock([]epoch{w.self}), n)
+	return withEpoch(a, w.self, n)
 }
