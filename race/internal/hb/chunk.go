@@ -45,39 +45,80 @@ func findChunk(cs []*chunk, k int32) (int, bool) {
 	return slices.BinarySearchFunc(cs, k, func(c *chunk, k int32) int { return cmp.Compare(c.key(), k) })
 }
 
-// mergeChunks merges two chunk lists sorted by key, keeping each
-// thread's later epoch; it returns the list and the entries it wrote.
-func mergeChunks(a, b []*chunk) ([]*chunk, int) {
-	out, wrote := make([]*chunk, 0, len(a)+len(b)), 0
+// joinChunks merges the chunk lists a and b of a join's inputs, sorted
+// by key, keeping each thread's later epoch and dropping the epochs the
+// join's block entries bs imply; it returns the list and the entries it
+// wrote. The chunks of clean, a list sorted by key known to hold no
+// implied epoch (see cleanOf), are kept unwalked, and a chunk the merge
+// made is pruned in place, being nobody else's yet.
+func joinChunks(a, b []*chunk, bs []bgen, clean []*chunk) ([]*chunk, int) {
+	j := chunkJoin{out: make([]*chunk, 0, len(a)+len(b)), bs: bs, clean: clean}
 	for len(a) > 0 && len(b) > 0 {
 		switch ka, kb := a[0].key(), b[0].key(); {
 		case ka < kb:
-			out, a = append(out, a[0]), a[1:]
+			j.add(a[0], false)
+			a = a[1:]
 		case kb < ka:
-			out, b = append(out, b[0]), b[1:]
+			j.add(b[0], false)
+			b = b[1:]
 		default:
-			c, n := mergeChunk(a[0], b[0])
-			out, a, b, wrote = append(out, c), a[1:], b[1:], wrote+n
+			c, n, made := mergeChunk(a[0], b[0])
+			j.add(c, made)
+			a, b, j.wrote = a[1:], b[1:], j.wrote+n
 		}
 	}
-	out = append(append(out, a...), b...)
-	return out, wrote + len(out)
+	for _, c := range a {
+		j.add(c, false)
+	}
+	for _, c := range b {
+		j.add(c, false)
+	}
+	return j.out, j.wrote + len(j.out)
+}
+
+// A chunkJoin is the output of joinChunks as it is built: the chunks so
+// far, the block entries that prune them, walked from bi on, the clean
+// chunks not yet passed, and the entries written.
+type chunkJoin struct {
+	out   []*chunk
+	bs    []bgen
+	bi    int
+	clean []*chunk
+	wrote int
+}
+
+// add appends c, the next chunk by key, without the epochs the block
+// entries imply: pruned in place when made is set (the join made c),
+// else copied if it holds any; a chunk left empty is dropped.
+func (j *chunkJoin) add(c *chunk, made bool) {
+	switch {
+	case len(j.bs) == 0 || holds(&j.clean, c):
+	case made:
+		c.e = pruneRun(c.e, j.bs, &j.bi, c.e[:0])
+	default:
+		if kept := pruneRun(c.e, j.bs, &j.bi, nil); len(kept) != len(c.e) {
+			c = &chunk{e: kept}
+		}
+	}
+	if len(c.e) > 0 {
+		j.out = append(j.out, c)
+	}
 }
 
 // mergeChunk returns the merge of two chunks of one key, reusing either
-// when its entries cover the other's, and the entries it walked or
-// wrote.
-func mergeChunk(x, y *chunk) (*chunk, int) {
+// when its entries cover the other's, the entries it walked or wrote, and
+// whether it made a new chunk.
+func mergeChunk(x, y *chunk) (*chunk, int, bool) {
 	switch {
 	case x == y:
-		return x, 0
+		return x, 0, false
 	case entriesCover(x.e, y.e):
-		return x, len(y.e)
+		return x, len(y.e), false
 	case entriesCover(y.e, x.e):
-		return y, len(x.e) + len(y.e)
+		return y, len(x.e) + len(y.e), false
 	}
 	e := mergeThreads(x.e, y.e)
-	return &chunk{e: e}, len(x.e) + len(y.e) + len(e)
+	return &chunk{e: e}, len(x.e) + len(y.e) + len(e), true
 }
 
 // entriesCover reports whether xs holds, for every epoch of ys, one of
@@ -139,32 +180,6 @@ func setEpoch(es []epoch, e epoch) ([]epoch, int) {
 	return out, 1
 }
 
-// pruneChunks drops from cs, a list the caller owns, the epochs the
-// block entries bs imply, making new chunks where it drops some (the
-// chunks themselves may be shared) and dropping chunks left empty. The
-// chunks of cs that are also in clean, a list sorted by key known to
-// hold no such epoch, are kept unwalked.
-func pruneChunks(cs []*chunk, bs []bgen, clean []*chunk) []*chunk {
-	if len(bs) == 0 {
-		return cs
-	}
-	out, bi := cs[:0], 0
-	for _, c := range cs {
-		if holds(&clean, c) {
-			out = append(out, c)
-			continue
-		}
-		kept := pruneRun(c.e, bs, &bi)
-		switch {
-		case len(kept) == len(c.e):
-			out = append(out, c)
-		case len(kept) > 0:
-			out = append(out, &chunk{e: kept})
-		}
-	}
-	return out
-}
-
 // holds reports whether c is one of the chunks of *cs, a list sorted by
 // key, which it advances past the chunks of keys below c's: called with
 // chunks of rising keys, it walks *cs once.
@@ -179,24 +194,29 @@ func holds(cs *[]*chunk, c *chunk) bool {
 	return len(*cs) > 0 && (*cs)[0] == c
 }
 
-// pruneRun returns es without the epochs the block entries bs imply: es
-// itself if none is, else a new list. bs is walked from *bi on, which it
+// pruneRun returns es without the epochs the block entries bs imply:
+// es itself if none is; else, when into is nil, a new list, and when it
+// is es[:0], es filtered in place. bs is walked from *bi on, which it
 // advances: the epochs of later runs have later blocks.
-func pruneRun(es []epoch, bs []bgen, bi *int) []epoch {
-	var out []epoch
+func pruneRun(es []epoch, bs []bgen, bi *int, into []epoch) []epoch {
+	out, dropped := into, false
 	for i, e := range es {
 		for *bi < len(bs) && bs[*bi].blk < e.blk {
 			*bi++
 		}
 		implied := *bi < len(bs) && bs[*bi].blk == e.blk && e.gen() < bs[*bi].k
 		switch {
-		case implied && out == nil:
-			out = append(make([]epoch, 0, len(es)-1), es[:i]...)
-		case !implied && out != nil:
+		case implied && !dropped:
+			dropped = true
+			if out == nil {
+				out = make([]epoch, 0, len(es)-1)
+			}
+			out = append(out[:0], es[:i]...)
+		case !implied && dropped:
 			out = append(out, e)
 		}
 	}
-	if out == nil {
+	if !dropped {
 		return es
 	}
 	return out

@@ -54,14 +54,17 @@ func TestJoinAgreesWithFlatMerge(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(3, 4))
 	for range 300 {
-		a, b := threadsClock(randomEpochs(r, 1+r.IntN(200), 512)), threadsClock(randomEpochs(r, r.IntN(40), 512))
+		a, b := threadsClock(randomGenEpochs(r, 1+r.IntN(200), 512)), threadsClock(randomGenEpochs(r, r.IntN(40), 512))
 		if r.IntN(2) == 0 {
 			b = withBlock(b, int32(r.IntN(8)), uint32(1+r.IntN(2)), nil) // pruned, as every vclock is
 		}
 		if r.IntN(2) == 0 { // a's blocks may cover b's: its chunks are then kept unwalked
 			a = withBlock(a, int32(r.IntN(8)), uint32(1+r.IntN(2)), nil)
 		}
+		ae, be := slices.Clone(a.epochs()), slices.Clone(b.epochs())
 		j := join(a, b, nil)
+		require.Equal(t, ae, a.epochs(), "a join prunes only chunks it made")
+		require.Equal(t, be, b.epochs())
 		require.True(t, j.covers(a, nil) && j.covers(b, nil))
 		for _, e := range naiveMerge(a.epochs(), b.epochs()) {
 			require.True(t, j.knows(e))
@@ -70,6 +73,16 @@ func TestJoinAgreesWithFlatMerge(t *testing.T) {
 		}
 		require.Equal(t, len(j.epochs()), j.ne)
 	}
+}
+
+// randomGenEpochs is randomEpochs over generations 0 to 2, so that a
+// block entry prunes part of a chunk.
+func randomGenEpochs(r *rand.Rand, n, span int) []epoch {
+	es := randomEpochs(r, n, span)
+	for i := range es {
+		es[i].c |= uint64(r.IntN(3)) << 32
+	}
+	return es
 }
 
 // TestRunCursorAgreesWithThreadC: a cursor asked for rising ids reads

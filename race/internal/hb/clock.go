@@ -209,8 +209,8 @@ func join(a, b *vclock, n *counters) *vclock {
 		return b
 	}
 	v := &vclock{b: mergeBlocks(a.b, b.b)}
-	ch, wrote := mergeChunks(a.ch, b.ch)
-	v.ch = pruneChunks(ch, v.b, cleanOf(a, b))
+	ch, wrote := joinChunks(a.ch, b.ch, v.b, cleanOf(a, b))
+	v.ch = ch
 	v.ne = epochCount(v.ch)
 	n.joined(wrote)
 	if n == nil || !n.flat {
