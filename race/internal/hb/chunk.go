@@ -3,6 +3,7 @@ package hb
 import (
 	"cmp"
 	"slices"
+	"unsafe"
 )
 
 // chunkBits sets the run of thread ids one chunk covers: the threads
@@ -15,20 +16,46 @@ const chunkBits = 6
 // only the chunks in which its inputs differ, and a covers check skips
 // the chunks they share, so neither grows with threads whose entries
 // did not change.
-type chunk struct{ e []epoch }
+//
+// Chunks are held by value in a vclock's list, each as its first entry,
+// its length and its run's key, 16 bytes: walking a list by key reads no
+// entry, and two chunks are the same chunk when they hold the same
+// entries (see is).
+type chunk struct {
+	p    *epoch // the first entry
+	n, k int32  // the entries, and the run: their threads' ids shifted right by chunkBits
+}
+
+// runOf returns the chunk of the entries es, nonempty and of one run.
+func runOf(es []epoch) chunk { return chunkOf(es[0].tid>>chunkBits, es) }
+
+// e returns c's entries: written only by the join that made c, before
+// any vclock holding it is shared.
+func (c chunk) e() []epoch { return unsafe.Slice(c.p, c.n) }
 
 // key returns the run of thread ids c covers.
-func (c *chunk) key() int32 { return c.e[0].tid >> chunkBits }
+func (c chunk) key() int32 { return c.k }
+
+// chunkOf returns the chunk of run k holding es, empty when es is.
+func chunkOf(k int32, es []epoch) chunk {
+	if len(es) == 0 {
+		return chunk{k: k}
+	}
+	return chunk{p: &es[0], n: int32(len(es)), k: k}
+}
+
+// is reports whether c and d are one chunk: the same entries, shared.
+func (c chunk) is(d chunk) bool { return c.p == d.p && c.n == d.n }
 
 // chunked splits es, sorted by thread, into chunks.
-func chunked(es []epoch) []*chunk {
-	var out []*chunk
+func chunked(es []epoch) []chunk {
+	var out []chunk
 	for len(es) > 0 {
 		i, k := 1, es[0].tid>>chunkBits
 		for i < len(es) && es[i].tid>>chunkBits == k {
 			i++
 		}
-		out, es = append(out, &chunk{e: es[:i:i]}), es[i:]
+		out, es = append(out, runOf(es[:i:i])), es[i:]
 	}
 	return out
 }
@@ -41,8 +68,8 @@ func threadsClock(es []epoch) *vclock {
 
 // findChunk returns the index of the chunk of cs with key k, and whether
 // there is one.
-func findChunk(cs []*chunk, k int32) (int, bool) {
-	return slices.BinarySearchFunc(cs, k, func(c *chunk, k int32) int { return cmp.Compare(c.key(), k) })
+func findChunk(cs []chunk, k int32) (int, bool) {
+	return slices.BinarySearchFunc(cs, k, func(c chunk, k int32) int { return cmp.Compare(c.k, k) })
 }
 
 // joinChunks merges the chunk lists a and b of a join's inputs, sorted
@@ -51,8 +78,8 @@ func findChunk(cs []*chunk, k int32) (int, bool) {
 // wrote. The chunks of clean, a list sorted by key known to hold no
 // implied epoch (see cleanOf), are kept unwalked, and a chunk the merge
 // made is pruned in place, being nobody else's yet.
-func joinChunks(a, b []*chunk, bs []bgen, clean []*chunk) ([]*chunk, int) {
-	j := chunkJoin{out: make([]*chunk, 0, len(a)+len(b)), bs: bs, clean: clean}
+func joinChunks(a, b []chunk, bs []bgen, clean []chunk) ([]chunk, int) {
+	j := chunkJoin{out: make([]chunk, 0, len(a)+len(b)), bs: bs, clean: clean}
 	for len(a) > 0 && len(b) > 0 {
 		switch ka, kb := a[0].key(), b[0].key(); {
 		case ka < kb:
@@ -80,27 +107,25 @@ func joinChunks(a, b []*chunk, bs []bgen, clean []*chunk) ([]*chunk, int) {
 // far, the block entries that prune them, walked from bi on, the clean
 // chunks not yet passed, and the entries written.
 type chunkJoin struct {
-	out   []*chunk
+	out   []chunk
 	bs    []bgen
 	bi    int
-	clean []*chunk
+	clean []chunk
 	wrote int
 }
 
 // add appends c, the next chunk by key, without the epochs the block
 // entries imply: pruned in place when made is set (the join made c),
 // else copied if it holds any; a chunk left empty is dropped.
-func (j *chunkJoin) add(c *chunk, made bool) {
+func (j *chunkJoin) add(c chunk, made bool) {
 	switch {
 	case len(j.bs) == 0 || holds(&j.clean, c):
 	case made:
-		c.e = pruneRun(c.e, j.bs, &j.bi, c.e[:0])
+		c = chunkOf(c.k, pruneRun(c.e(), j.bs, &j.bi, c.e()[:0]))
 	default:
-		if kept := pruneRun(c.e, j.bs, &j.bi, nil); len(kept) != len(c.e) {
-			c = &chunk{e: kept}
-		}
+		c = chunkOf(c.k, pruneRun(c.e(), j.bs, &j.bi, nil))
 	}
-	if len(c.e) > 0 {
+	if c.n > 0 {
 		j.out = append(j.out, c)
 	}
 }
@@ -108,17 +133,17 @@ func (j *chunkJoin) add(c *chunk, made bool) {
 // mergeChunk returns the merge of two chunks of one key, reusing either
 // when its entries cover the other's, the entries it walked or wrote, and
 // whether it made a new chunk.
-func mergeChunk(x, y *chunk) (*chunk, int, bool) {
+func mergeChunk(x, y chunk) (chunk, int, bool) {
 	switch {
-	case x == y:
+	case x.is(y):
 		return x, 0, false
-	case entriesCover(x.e, y.e):
-		return x, len(y.e), false
-	case entriesCover(y.e, x.e):
-		return y, len(x.e) + len(y.e), false
+	case entriesCover(x.e(), y.e()):
+		return x, len(y.e()), false
+	case entriesCover(y.e(), x.e()):
+		return y, len(x.e()) + len(y.e()), false
 	}
-	e := mergeThreads(x.e, y.e)
-	return &chunk{e: e}, len(x.e) + len(y.e) + len(e), true
+	e := mergeThreads(x.e(), y.e())
+	return runOf(e), len(x.e()) + len(y.e()) + len(e), true
 }
 
 // entriesCover reports whether xs holds, for every epoch of ys, one of
@@ -148,16 +173,16 @@ func withEpoch(v *vclock, e epoch, n *counters) *vclock {
 		return threadsClock([]epoch{e})
 	}
 	i, found := findChunk(v.ch, e.tid>>chunkBits)
-	ch := make([]*chunk, len(v.ch), len(v.ch)+1)
+	ch := make([]chunk, len(v.ch), len(v.ch)+1)
 	copy(ch, v.ch)
 	out := &vclock{ch: ch, b: v.b, ne: v.ne}
 	if found {
-		es, added := setEpoch(v.ch[i].e, e)
-		ch[i], out.ne = &chunk{e: es}, out.ne+added
+		es, added := setEpoch(v.ch[i].e(), e)
+		ch[i], out.ne = runOf(es), out.ne+added
 	} else {
-		out.ch, out.ne = slices.Insert(ch, i, &chunk{e: []epoch{e}}), out.ne+1
+		out.ch, out.ne = slices.Insert(ch, i, runOf([]epoch{e})), out.ne+1
 	}
-	n.joined(len(out.ch[i].e))
+	n.joined(int(out.ch[i].n))
 	if n == nil || !n.flat {
 		out.descend(v, v)
 	}
@@ -183,7 +208,7 @@ func setEpoch(es []epoch, e epoch) ([]epoch, int) {
 // holds reports whether c is one of the chunks of *cs, a list sorted by
 // key, which it advances past the chunks of keys below c's: called with
 // chunks of rising keys, it walks *cs once.
-func holds(cs *[]*chunk, c *chunk) bool {
+func holds(cs *[]chunk, c chunk) bool {
 	if len(*cs) == 0 {
 		return false
 	}
@@ -191,7 +216,7 @@ func holds(cs *[]*chunk, c *chunk) bool {
 	for len(*cs) > 0 && (*cs)[0].key() < k {
 		*cs = (*cs)[1:]
 	}
-	return len(*cs) > 0 && (*cs)[0] == c
+	return len(*cs) > 0 && (*cs)[0].is(c)
 }
 
 // pruneRun returns es without the epochs the block entries bs imply:
@@ -223,10 +248,10 @@ func pruneRun(es []epoch, bs []bgen, bi *int, into []epoch) []epoch {
 }
 
 // epochCount returns how many epochs the chunks cs hold.
-func epochCount(cs []*chunk) int {
+func epochCount(cs []chunk) int {
 	n := 0
 	for _, c := range cs {
-		n += len(c.e)
+		n += int(c.n)
 	}
 	return n
 }
@@ -252,7 +277,7 @@ func (c *runCursor) threadC(tid int32) uint64 {
 	if c.ci == len(ch) || ch[c.ci].key() != k {
 		return 0
 	}
-	es := ch[c.ci].e
+	es := ch[c.ci].e()
 	for c.ei < len(es) && es[c.ei].tid < tid {
 		c.ei++
 	}

@@ -43,9 +43,9 @@ type bgen struct {
 // the release it acquired, and acquiring a later release of the chain
 // than one already known costs no walk of the holders before it.
 type vclock struct {
-	ch  []*chunk // sorted by key; no epoch implied by b
-	ne  int      // the epochs in ch
-	b   []bgen   // sorted by blk
+	ch  []chunk // sorted by key; no epoch implied by b
+	ne  int     // the epochs in ch
+	b   []bgen  // sorted by blk
 	lin *lineage
 	seq uint64 // the vclock's place in lin
 	// covered names the last vclock a join found this one covers, by its
@@ -88,7 +88,7 @@ func (v *vclock) threadC(tid int32) uint64 {
 	if !ok {
 		return 0
 	}
-	es := v.ch[i].e
+	es := v.ch[i].e()
 	j, ok := slices.BinarySearchFunc(es, tid, func(e epoch, t int32) int { return cmp.Compare(e.tid, t) })
 	if !ok {
 		return 0
@@ -144,7 +144,7 @@ func (v *vclock) coversBlocks(bs []bgen) (bool, int) {
 // coversThreads reports whether v knows every epoch of the chunks ws by
 // its thread entries or its block entries, and how many epochs it
 // walked: none of a chunk v shares.
-func (v *vclock) coversThreads(ws []*chunk) (bool, int) {
+func (v *vclock) coversThreads(ws []chunk) (bool, int) {
 	var vi, bi, walked int
 	for _, wc := range ws {
 		k := wc.key()
@@ -153,12 +153,12 @@ func (v *vclock) coversThreads(ws []*chunk) (bool, int) {
 		}
 		var ve []epoch
 		if vi < len(v.ch) && v.ch[vi].key() == k {
-			if v.ch[vi] == wc {
+			if v.ch[vi].is(wc) {
 				continue
 			}
-			ve = v.ch[vi].e
+			ve = v.ch[vi].e()
 		}
-		ok, n := v.coversRun(ve, wc.e, &bi)
+		ok, n := v.coversRun(ve, wc.e(), &bi)
 		if walked += n; !ok {
 			return false, walked
 		}
@@ -223,7 +223,7 @@ func join(a, b *vclock, n *counters) *vclock {
 // join's block entries imply no epoch of: the one whose block entries
 // are the join's, the other having none (see mergeBlocks); nil if
 // neither.
-func cleanOf(a, b *vclock) []*chunk {
+func cleanOf(a, b *vclock) []chunk {
 	switch {
 	case len(b.b) == 0:
 		return a.ch
