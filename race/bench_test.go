@@ -2,6 +2,7 @@ package race_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/warpguard/warpguard/gpu"
@@ -46,11 +47,9 @@ func benchAccess(b *testing.B, blocks int, op string, spread bool) {
 		opt, _ := race.Config(name)
 		configs = append(configs, config{name, func() gpu.Observer { return race.New(opt) }})
 	}
-	configs = append(configs,
-		config{"opt-mutex", func() gpu.Observer { return race.New(race.Options{Lock: race.LockMutex}) }},
-		config{"opt-striped", func() gpu.Observer { return race.New(race.Options{Lock: race.LockStriped}) }},
-		config{"opt-history", func() gpu.Observer { return race.New(race.Options{History: true}) }},
-		config{"opt-full", func() gpu.Observer { return race.New(race.Options{FullEntries: true}) }})
+	for _, name := range []string{"opt:mutex", "opt:striped", "opt:history", "opt:full", "exact:history", "exact:full"} {
+		configs = append(configs, config{strings.ReplaceAll(name, ":", "-"), configured(name)})
+	}
 	for _, c := range configs {
 		b.Run(c.name, func(b *testing.B) {
 			d, err := gpu.NewDevice(gpu.DeviceConfig{})

@@ -7,15 +7,15 @@ import (
 	"testing"
 
 	"github.com/warpguard/warpguard/gpu"
-	"github.com/warpguard/warpguard/race"
 )
 
 // BenchmarkFirstTouch is the cost of a granule's first access, which
 // most accesses of a big kernel are: one thread stores once to each word
 // of a buffer of n words, in order or in a random order, with no
-// detector, with first records (opt) and with a full entry per granule
-// from its first touch (opt-full, Options.FullEntries). In a random
-// order over a big buffer, full entries miss the cache at every touch.
+// detector, with first records (opt, and exact, the default) and with a
+// full entry per granule from its first touch (opt-full and exact-full,
+// Options.FullEntries). In a random order over a big buffer, full
+// entries miss the cache at every touch.
 func BenchmarkFirstTouch(b *testing.B) {
 	for _, n := range []int{1 << 12, 1 << 16, 1 << 18} {
 		for _, order := range []string{"sequential", "random"} {
@@ -29,8 +29,8 @@ func BenchmarkFirstTouch(b *testing.B) {
 			for _, c := range []struct {
 				name string
 				obs  func() gpu.Observer
-			}{{"off", nil}, {"opt", func() gpu.Observer { return race.New(race.Options{}) }},
-				{"opt-full", func() gpu.Observer { return race.New(race.Options{FullEntries: true}) }}} {
+			}{{"off", nil}, {"opt", configured("opt")}, {"opt-full", configured("opt:full")},
+				{"exact", configured("exact")}, {"exact-full", configured("exact:full")}} {
 				b.Run(fmt.Sprintf("words=%d/%s/%s", n, order, c.name), func(b *testing.B) {
 					benchFirstTouch(b, idx, c.obs)
 				})
