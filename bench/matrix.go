@@ -62,7 +62,8 @@ type Cell struct {
 	CPUs           int             // GOMAXPROCS during the run
 	Times          []time.Duration // each timed run's mean launch time
 	Median         time.Duration
-	Launches       int // launches in the timed runs, which Stats covers
+	Launches       int    // launches in the timed runs, which Stats covers
+	Allocated      uint64 // bytes the process allocated during the timed runs' launches
 	// RatioVsOff is Median over the median of the same kernel with
 	// detection off, or 0 when "off" was not run.
 	RatioVsOff float64
@@ -159,7 +160,7 @@ func (m Matrix) kernel(ctx context.Context, k *kernels.Entry, opts []race.Option
 	c := Case{Kernel: k, Size: m.Size, Seed: m.Seed, Executor: m.Executor}
 	for rep := -max(m.Warmup, 0); rep < m.Runs; rep++ {
 		for _, i := range m.order(rep, len(cells)) {
-			mean, n, err := m.sample(ctx, c, dets[i])
+			mean, n, alloc, err := m.sample(ctx, c, dets[i])
 			if err != nil && cells[i].Err == nil {
 				cells[i].Err = err
 			}
@@ -171,6 +172,7 @@ func (m Matrix) kernel(ctx context.Context, k *kernels.Entry, opts []race.Option
 			}
 			cells[i].Times = append(cells[i].Times, mean)
 			cells[i].Launches += n
+			cells[i].Allocated += alloc
 		}
 	}
 	m.finish(cells, dets)
@@ -189,15 +191,16 @@ func (m Matrix) order(rep, n int) []int {
 }
 
 // sample is one run of c under det: launches until they add up to
-// m.MinTime, or the first that fails. It returns their mean launch time
-// and how many there were.
-func (m Matrix) sample(ctx context.Context, c Case, det *race.Detector) (time.Duration, int, error) {
+// m.MinTime, or the first that fails. It returns their mean launch time,
+// how many there were and the bytes they allocated.
+func (m Matrix) sample(ctx context.Context, c Case, det *race.Detector) (time.Duration, int, uint64, error) {
 	var total time.Duration
+	var alloc uint64
 	for n := 1; ; n++ {
 		r := once(ctx, c, det)
-		total += r.Elapsed
+		total, alloc = total+r.Elapsed, alloc+r.Allocated
 		if r.LaunchErr != nil || total >= m.MinTime || ctx.Err() != nil {
-			return total / time.Duration(n), n, r.LaunchErr
+			return total / time.Duration(n), n, alloc, r.LaunchErr
 		}
 	}
 }

@@ -46,6 +46,20 @@ func TestMatrixRun(t *testing.T) {
 	require.ErrorContains(t, err, "turbo")
 }
 
+// TestMatrixCountsAllocation: each cell counts the bytes its launches
+// allocated, and the default detector's shadow shows in them beside the
+// runtime's own under off.
+func TestMatrixCountsAllocation(t *testing.T) {
+	k, ok := suiteKernels().Lookup("lib/histogram")
+	require.True(t, ok)
+	cells, err := bench.Matrix{Kernels: kernels.Catalog{k}, Configs: []string{"off", "exact"}, Runs: 2, MinTime: -1}.Run(context.Background())
+	require.NoError(t, err)
+	off, exact := cells[0], cells[1]
+	require.Positive(t, off.AllocatedPerLaunch(), "the runtime allocates for a launch")
+	require.Greater(t, exact.AllocatedPerLaunch(), off.AllocatedPerLaunch()+1<<20, "the detector's metadata")
+	require.InDelta(t, exact.Allocated/2, exact.AllocatedPerLaunch(), 1, "two launches")
+}
+
 // TestMatrixMinTime: a run of a kernel that takes microseconds repeats
 // the launch until the launches add up to MinTime, and its time is their
 // mean, no more than MinTime.

@@ -38,6 +38,7 @@ type CellJSON struct {
 	Pairs         uint64  `json:"pairs"`   // recorded accesses the exact family's checks compared one by one (race.Stats.Pairs)
 	Reports       int     `json:"reports"`
 	MetadataBytes int64   `json:"metadata_bytes"`
+	AllocBytes    uint64  `json:"alloc_bytes"` // bytes the process allocated per launch (Cell.AllocatedPerLaunch)
 	Error         string  `json:"error,omitempty"`
 }
 
@@ -51,6 +52,14 @@ func (c Cell) PerLaunch() race.Stats {
 		*p = (*p + n/2) / n
 	}
 	return s
+}
+
+// AllocatedPerLaunch returns the bytes the process allocated per timed
+// launch, rounded: under `off` the runtime's own, under a detector the
+// runtime's and the detector's.
+func (c Cell) AllocatedPerLaunch() uint64 {
+	n := uint64(max(c.Launches, 1))
+	return (c.Allocated + n/2) / n
 }
 
 // Spread returns the interquartile range of c's runs over their median,
@@ -73,7 +82,7 @@ func (c Cell) JSON() CellJSON {
 	j := CellJSON{Kernel: c.Kernel, Config: c.Config, MedianNs: c.Median.Nanoseconds(), RatioVsOff: c.RatioVsOff,
 		Launches: c.Launches, CPUs: c.CPUs, Accesses: s.Accesses, Checks: s.Checks, Firsts: s.Firsts, Repeats: s.Repeats, Coalesced: s.Coalesced,
 		Locks: s.Locks, Contended: s.Contended, BackoffWaits: s.Waits, BackoffNs: s.WaitNs, Widened: s.Widened, Joins: s.Joins, Pairs: s.Pairs,
-		Reports: s.Reports, MetadataBytes: s.PeakMetadata}
+		Reports: s.Reports, MetadataBytes: s.PeakMetadata, AllocBytes: c.AllocatedPerLaunch()}
 	for _, t := range c.Times {
 		j.RunsNs = append(j.RunsNs, t.Nanoseconds())
 	}
@@ -102,7 +111,7 @@ func WriteJSON(w io.Writer, cells []Cell) error {
 // optimizations are judged by.
 func WriteTable(w io.Writer, cells []Cell) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "kernel\tconfig\tmedian\tspread\tvs off\tchecks\tfirsts\tcoalesced\trepeats\tcontended\tbackoff\tjoins\tpairs\treports\tmetadata\t")
+	fmt.Fprintln(tw, "kernel\tconfig\tmedian\tspread\tvs off\tchecks\tfirsts\tcoalesced\trepeats\tcontended\tbackoff\tjoins\tpairs\treports\tmetadata\talloc\t")
 	for _, c := range cells {
 		ratio := "-"
 		if c.RatioVsOff > 0 {
@@ -112,8 +121,8 @@ func WriteTable(w io.Writer, cells []Cell) error {
 			ratio = "error"
 		}
 		s := c.PerLaunch()
-		fmt.Fprintf(tw, "%s\t%s\t%s\t±%.0f%%\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", c.Kernel, c.Config, FormatDuration(c.Median), 50*c.Spread(), ratio,
-			s.Checks, s.Firsts, s.Coalesced, s.Repeats, s.Contended, s.Waits, s.Joins, s.Pairs, s.Reports, s.PeakMetadata)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t±%.0f%%\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", c.Kernel, c.Config, FormatDuration(c.Median), 50*c.Spread(), ratio,
+			s.Checks, s.Firsts, s.Coalesced, s.Repeats, s.Contended, s.Waits, s.Joins, s.Pairs, s.Reports, s.PeakMetadata, c.AllocatedPerLaunch())
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -19,6 +19,7 @@ func TestWriteJSON(t *testing.T) {
 	c.Times = []time.Duration{time.Millisecond, 2 * time.Millisecond, 3 * time.Millisecond}
 	c.Launches = 2 // counters are reported per launch, rounded
 	c.Stats = race.Stats{Checks: 10, Coalesced: 5, Locks: 10, Contended: 2, Waits: 4, WaitNs: 15, Widened: 6, Joins: 40, Reports: 1, PeakMetadata: 192}
+	c.Allocated = 4097
 	bad := cell("k", "plain", 0, 0)
 	bad.Err = errors.New("boom")
 	var b bytes.Buffer
@@ -28,7 +29,8 @@ func TestWriteJSON(t *testing.T) {
 	var got bench.CellJSON
 	require.NoError(t, json.Unmarshal([]byte(lines[0]), &got))
 	require.Equal(t, bench.CellJSON{Kernel: "k", Config: "opt", MedianNs: 2e6, RatioVsOff: 2, RunsNs: []int64{1e6, 2e6, 3e6},
-		Spread: 1, Launches: 2, Checks: 5, Coalesced: 3, Locks: 5, Contended: 1, BackoffWaits: 2, BackoffNs: 8, Widened: 3, Joins: 20, Reports: 1, MetadataBytes: 192}, got)
+		Spread: 1, Launches: 2, Checks: 5, Coalesced: 3, Locks: 5, Contended: 1, BackoffWaits: 2, BackoffNs: 8, Widened: 3, Joins: 20, Reports: 1, MetadataBytes: 192,
+		AllocBytes: 2049}, got)
 	require.Contains(t, lines[1], `"error":"boom"`)
 }
 

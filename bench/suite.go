@@ -67,6 +67,7 @@ type Case struct {
 // A Outcome is the outcome of running one configuration once.
 type Outcome struct {
 	Elapsed   time.Duration // the launches alone, not the input setup
+	Allocated uint64        // bytes the process allocated during the launches (see allocated)
 	LaunchErr error
 	CheckErr  error
 	Reports   []race.Report // nil when detection was off
@@ -96,7 +97,7 @@ func Once(ctx context.Context, c Case, det Detector) Outcome {
 	if det != nil {
 		obs = det
 	}
-	start := time.Now()
+	start, alloc0 := time.Now(), allocated()
 	launchErr := r.Launch(ctx, func(ctx context.Context, cfg gpu.LaunchConfig, k gpu.Kernel) error {
 		cfg.Executor, cfg.Observer = c.Executor, obs
 		if c.trial != nil {
@@ -105,6 +106,7 @@ func Once(ctx context.Context, c Case, det Detector) Outcome {
 		return d.Launch(ctx, cfg, k)
 	})
 	out := Outcome{Elapsed: time.Since(start), LaunchErr: launchErr}
+	out.Allocated = allocated() - alloc0
 	if launchErr == nil {
 		out.CheckErr = r.Check()
 	}
