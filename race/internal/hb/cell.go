@@ -73,14 +73,14 @@ func (pg *page) loc(i uint64, sp gpu.Space) *ploc {
 		return loc
 	}
 	if pg.full == nil {
-		pg.full = new([1 << pageBits]*ploc)
+		pg.full = new(fullStates)
 	}
-	loc, c := new(ploc), &pg.cells[i]
+	loc, c := newPloc(pg.full.crowded), &pg.cells[i]
 	if c.first.e.c != 0 {
 		loc.place(&c.first, c.first.wide(sp))
 		c.first = prec{}
 	}
-	pg.full[i] = loc
+	pg.full.locs[i] = loc
 	return loc
 }
 
@@ -90,5 +90,5 @@ func (pg *page) locOf(i uint64) *ploc {
 	if pg.full == nil {
 		return nil
 	}
-	return pg.full[i]
+	return pg.full.locs[i]
 }

@@ -146,3 +146,37 @@ func TestRecordDescribesTheAccess(t *testing.T) {
 	th.record(&x, &gpu.Access{Mem: global, Op: gpu.OpStore, Order: gpu.Release, Scope: scope.Device}, gpu.Site{}, nil)
 	assert.Equal(t, prec{e: th.self(), op: gpu.OpStore, order: gpu.Release, scope: scope.Device, write: true}, x)
 }
+
+// TestCrowdedPageMakesRoomyStates: once a full state of a page holds
+// more records than its first room, the page's next full states hold
+// readSetAt records in place, one allocation each; a new generation of
+// the page starts uncrowded.
+func TestCrowdedPageMakesRoomyStates(t *testing.T) { // not parallel: AllocsPerRun
+	require.True(t, roomyLayout, "a roomyPloc's more follows its few")
+	assert.LessOrEqual(t, unsafe.Sizeof(roomyPloc{}), uintptr(192), "a roomy state fits the 192-byte class")
+	var pg page
+	first := pg.loc(0, gpu.GlobalSpace)
+	for tid := range int32(3) {
+		first.list(&prec{e: epoch{tid: tid, c: 1}})
+		if tid == 0 {
+			assert.Equal(t, len(first.few), cap(first.recs), "an uncrowded page's state starts with its first room")
+		}
+	}
+	require.True(t, first.crowded())
+	pg.full.crowded = pg.full.crowded || first.crowded() // as visit notes it
+	next := pg.loc(1, gpu.GlobalSpace)
+	require.Equal(t, readSetAt, cap(next.recs))
+	room := &next.recs[:1][0]
+	for tid := range int32(readSetAt) {
+		next.list(&prec{e: epoch{tid: tid, c: 1}})
+	}
+	assert.Same(t, room, &next.recs[0], "readSetAt records in place, no growth")
+	allocs := testing.AllocsPerRun(10, func() { _ = newPloc(true) })
+	assert.Equal(t, 1.0, allocs, "one allocation")
+	sh := &shadow{gen: 1}
+	pg.renew(sh)
+	assert.Nil(t, pg.full, "a new generation starts with no full states, uncrowded")
+	again := pg.loc(2, gpu.GlobalSpace)
+	again.list(&prec{e: epoch{tid: 1, c: 1}})
+	assert.Equal(t, len(again.few), cap(again.recs), "its full states start with their first room")
+}

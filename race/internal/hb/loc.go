@@ -2,6 +2,7 @@ package hb
 
 import (
 	"slices"
+	"unsafe"
 
 	"github.com/warpguard/warpguard/gpu"
 	"github.com/warpguard/warpguard/scope"
@@ -12,8 +13,7 @@ import (
 // apart where strength or scope tells them apart), and, on the granule
 // an element starts at, what a strong read of it acquires.
 type ploc struct {
-	recs []prec // in few while it fits: a ploc is made for two accesses
-	few  [2]prec
+	recs []prec     // in few while it fits: a ploc is made for two accesses
 	wide *threadSet // strong accesses of device scope or more
 	// blk holds the block-wide strong accesses (see prec.blockWide) of
 	// the threads of block blkID, the first block to make one here:
@@ -24,6 +24,31 @@ type ploc struct {
 	reads *threadSet // weak reads
 	rel   *relInfo
 	raced bool // a race was reported here: it is checked no more
+	// few is the list's first room. It is the last field, so that a
+	// roomyPloc's more follows it in memory and the two are one array.
+	few [2]prec
+}
+
+// A roomyPloc is a ploc whose list holds readSetAt records in place, few
+// and more together: a page whose granules' lists outgrow few (a 2D
+// stencil's input, read by five threads) makes its full states so, in
+// one allocation where a ploc and its list's growth would take two.
+type roomyPloc struct {
+	ploc
+	more [readSetAt - len(ploc{}.few)]prec
+}
+
+// roomyLayout is true when a roomyPloc's more directly follows its few.
+const roomyLayout = unsafe.Offsetof(roomyPloc{}.more) == unsafe.Offsetof(ploc{}.few)+unsafe.Sizeof(ploc{}.few)
+
+// newPloc returns an empty full state, roomy if roomy is set.
+func newPloc(roomy bool) *ploc {
+	if !roomy || !roomyLayout {
+		return new(ploc)
+	}
+	r := new(roomyPloc)
+	r.recs = unsafe.Slice(&r.few[0], readSetAt)[:0]
+	return &r.ploc
 }
 
 // check checks x, access a of th, against the accesses loc keeps, reports
@@ -46,7 +71,7 @@ func (p *Engine) check(th *pthread, t *gpu.Thread, loc *ploc, x *prec, a *gpu.Ac
 // readSetAt is how many accesses a location's list holds before its weak
 // reads go to a set: most locations are read by a thread or two, which the
 // list keeps without allocating.
-const readSetAt = 4
+const readSetAt = 5
 
 // racer returns an access loc keeps that races with x, an access of th,
 // or nil. A wide access skips the wide set, and an access of the block
@@ -105,6 +130,10 @@ func (loc *ploc) place(x *prec, wide bool) {
 	}
 	loc.list(x)
 }
+
+// crowded reports whether loc's list has outgrown few, or its weak reads
+// a set: a sign that its page's granules are read by many threads.
+func (loc *ploc) crowded() bool { return len(loc.recs) > len(loc.few) || loc.reads != nil }
 
 // list keeps x in loc's list: an access of no set's class, or one that
 // must stay beside its set's member of the same thread (see supersedes).

@@ -62,9 +62,19 @@ type page struct {
 	// full holds the cells' full states, once one of them has one (see
 	// cell). It is the page's only pointer, and its first word, so that
 	// the collector scans one word of a page.
-	full  *[1 << pageBits]*ploc
+	full  *fullStates
 	gen   uint64 // the shadow generation its cells belong to, under the page lock
 	cells [1 << pageBits]cell
+}
+
+// fullStates is a page's table of its cells' full states, made with the
+// first of them.
+type fullStates struct {
+	locs [1 << pageBits]*ploc
+	// crowded says a full state of the page outgrew its list's first room
+	// (see ploc.crowded): the page's next ones are made roomy (see
+	// roomyPloc).
+	crowded bool
 }
 
 // renew empties the page's cells if they belong to an earlier generation
