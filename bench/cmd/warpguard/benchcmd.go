@@ -22,7 +22,8 @@ const benchDoc = "Bench measures the clean configuration of each kernel, and the
 	"workloads, under each detector configuration (off; central, plain, coalesce, backoff and opt of the iguard family; exact, the default; " +
 	"a name may end in :mutex, :striped, :full, :flat (exact only) or :history), alternating the configurations run by run after " +
 	"running the first kernel untimed for -prime, and prints a table of medians with their spread, " +
-	"ratios against detection off and the detector's counters per launch; progress, with the time " +
+	"ratios against detection off, the detector's counters per launch and the bytes the process allocated per launch (alloc, " +
+	"under off too); progress, with the time " +
 	"left, goes to stderr. -json prints JSON lines with nanoseconds, -svg writes a bar chart, and " +
 	"-cpus repeats the whole measurement at each GOMAXPROCS listed. The large-grid group " +
 	"(large/..., millions of threads) runs only when -kernels names it: -kernels 'large/*' -configs off,opt."
