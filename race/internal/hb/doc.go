@@ -19,8 +19,10 @@
 // and the release state a strong read acquires from (release.go), in a
 // page table per address space (shadow.go; a sweep makes its pages
 // sixteen at a time) whose cells hold a granule's
-// one access until a second needs the full state (cell.go), and which
-// the next cohort may reuse (reuse.go); and builds reports whose
+// one access until a second needs the full state (cell.go; a page whose
+// full states outgrow two records makes the next ones with room for
+// five), and which the next cohort may reuse (reuse.go); and builds
+// reports whose
 // evidence names the synchronization that would order the pair
 // (report.go). Launches, blocks and cohorts are cohort.go, the access
 // path access.go, barriers barrier.go.
