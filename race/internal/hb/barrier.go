@@ -34,13 +34,15 @@ func (l *plaunch) ranks(b, first, n int, mask uint64) []*pthread {
 }
 
 // ranks returns the block's threads with ranks first to first+n-1 whose
-// bit (rank-first) is set in mask; none of a nil block.
+// bit (rank-first) is set in mask, in one allocation; none of a nil
+// block.
 func (blk *pblock) ranks(first, n int, mask uint64) []*pthread {
 	if blk == nil {
 		return nil
 	}
-	var out []*pthread
-	for r := first; r < first+n && r < len(blk.threads); r++ {
+	end := min(first+n, len(blk.threads))
+	out := make([]*pthread, 0, max(end-first, 0))
+	for r := first; r < end; r++ {
 		if (r-first) >= 64 || mask>>(r-first)&1 != 0 {
 			out = append(out, &blk.threads[r])
 		}
