@@ -96,7 +96,7 @@ func (p *Engine) visit(ac *access, sh *shadow, g uint64, head bool) {
 		}
 	}
 	p.check(ac.th, ac.t, loc, &ac.x, ac.a)
-	pg.full.crowded = pg.full.crowded || loc.crowded()
+	pg.note(loc)
 	if head && ac.x.write {
 		loc.written(ac.th, ac.a, ac.rv)
 	}

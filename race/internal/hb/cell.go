@@ -84,6 +84,15 @@ func (pg *page) loc(i uint64, sp gpu.Space) *ploc {
 	return loc
 }
 
+// note marks the page crowded once loc, one of its full states, is (see
+// ploc.crowded), writing the table only then. Preconditions: the page
+// lock held, loc made by pg.loc.
+func (pg *page) note(loc *ploc) {
+	if !pg.full.crowded && loc.crowded() {
+		pg.full.crowded = true
+	}
+}
+
 // locOf returns the full state of cell i, or nil while it has none.
 // Preconditions: the page lock held.
 func (pg *page) locOf(i uint64) *ploc {

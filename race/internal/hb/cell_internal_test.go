@@ -163,7 +163,7 @@ func TestCrowdedPageMakesRoomyStates(t *testing.T) { // not parallel: AllocsPerR
 		}
 	}
 	require.True(t, first.crowded())
-	pg.full.crowded = pg.full.crowded || first.crowded() // as visit notes it
+	pg.note(first) // as visit does after each check
 	next := pg.loc(1, gpu.GlobalSpace)
 	require.Equal(t, readSetAt, cap(next.recs))
 	room := &next.recs[:1][0]
