@@ -95,7 +95,7 @@ func (p *Engine) visit(ac *access, sh *shadow, g uint64, head bool) {
 			ac.rv = ac.th.now()
 		}
 	}
-	p.check(ac.th, ac.t, loc, &ac.x, ac.a)
+	p.check(ac.th, ac.t, loc, &ac.x, ac.a, pg.full)
 	pg.note(loc)
 	if head && ac.x.write {
 		loc.written(ac.th, ac.a, ac.rv)

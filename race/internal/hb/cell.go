@@ -75,9 +75,9 @@ func (pg *page) loc(i uint64, sp gpu.Space) *ploc {
 	if pg.full == nil {
 		pg.full = new(fullStates)
 	}
-	loc, c := newPloc(pg.full.crowded), &pg.cells[i]
+	loc, c := pg.full.newLoc(), &pg.cells[i]
 	if c.first.e.c != 0 {
-		loc.place(&c.first, c.first.wide(sp))
+		loc.place(&c.first, c.first.wide(sp), pg.full)
 		c.first = prec{}
 	}
 	pg.full.locs[i] = loc

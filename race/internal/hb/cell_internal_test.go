@@ -175,8 +175,15 @@ func TestCrowdedPageMakesRoomyStates(t *testing.T) { // not parallel: AllocsPerR
 	assert.Equal(t, 1.0, allocs, "one allocation")
 	sh := &shadow{gen: 1}
 	pg.renew(sh)
-	assert.Nil(t, pg.full, "a new generation starts with no full states, uncrowded")
-	again := pg.loc(2, gpu.GlobalSpace)
+	assert.False(t, pg.full.crowded, "a new generation starts uncrowded")
+	assert.Nil(t, pg.locOf(0))
+	assert.Nil(t, pg.locOf(1))
+	for i := range uint64(2) { // the two states of the last generation, emptied, with their room
+		spare := pg.loc(2+i, gpu.GlobalSpace)
+		assert.Empty(t, spare.recs)
+		assert.Equal(t, readSetAt, cap(spare.recs))
+	}
+	again := pg.loc(4, gpu.GlobalSpace)
 	again.list(&prec{e: epoch{tid: 1, c: 1}})
-	assert.Equal(t, len(again.few), cap(again.recs), "its full states start with their first room")
+	assert.Equal(t, len(again.few), cap(again.recs), "a state made past the spares starts with its first room")
 }

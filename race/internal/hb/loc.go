@@ -53,9 +53,10 @@ func newPloc(roomy bool) *ploc {
 
 // check checks x, access a of th, against the accesses loc keeps, reports
 // the first race, and records x: a wide access or a weak read in the
-// location's set of its class, any other in its list. After a race the location is no longer
+// location's set of its class (a spare of f, loc's page's full states,
+// if it has one), any other in its list. After a race the location is no longer
 // checked: the mode's guarantee holds up to the first race per location.
-func (p *Engine) check(th *pthread, t *gpu.Thread, loc *ploc, x *prec, a *gpu.Access) {
+func (p *Engine) check(th *pthread, t *gpu.Thread, loc *ploc, x *prec, a *gpu.Access, f *fullStates) {
 	if loc.raced {
 		return
 	}
@@ -65,7 +66,7 @@ func (p *Engine) check(th *pthread, t *gpu.Thread, loc *ploc, x *prec, a *gpu.Ac
 		loc.raced, loc.recs, loc.wide, loc.blk, loc.reads = true, nil, nil, nil, nil
 		return
 	}
-	loc.record(th, x, wide)
+	loc.record(th, x, wide, f)
 }
 
 // readSetAt is how many accesses a location's list holds before its weak
@@ -97,32 +98,35 @@ func (th *pthread) racer(loc *ploc, x *prec, wide bool) *prec {
 }
 
 // record keeps x, an access of th that raced with nothing, in the set of
-// its class or in the list, and drops what it makes redundant.
-func (loc *ploc) record(th *pthread, x *prec, wide bool) {
+// its class or in the list, and drops what it makes redundant; a new set
+// comes from f (see place).
+func (loc *ploc) record(th *pthread, x *prec, wide bool, f *fullStates) {
 	loc.recs = th.prune(loc.recs, x)
-	loc.place(x, wide)
+	loc.place(x, wide, f)
 }
 
-// place keeps x in the set of its class or, failing that, in the list.
-func (loc *ploc) place(x *prec, wide bool) {
+// place keeps x in the set of its class or, failing that, in the list; a
+// new set is a spare of f, the full states of loc's page, if it has one
+// (f may be nil).
+func (loc *ploc) place(x *prec, wide bool, f *fullStates) {
 	switch {
 	case wide:
 		if loc.wide == nil {
-			loc.wide = newThreadSet(setIndexAt)
+			loc.wide = f.newSet(setIndexAt)
 		}
 		if loc.wide.put(x) {
 			return
 		}
 	case x.blockWide() && (loc.blk == nil || loc.blkID == x.e.blk):
 		if loc.blk == nil {
-			loc.blk, loc.blkID = newThreadSet(setIndexAt), x.e.blk
+			loc.blk, loc.blkID = f.newSet(setIndexAt), x.e.blk
 		}
 		if loc.blk.put(x) {
 			return
 		}
 	case x.weakRead() && (loc.reads != nil || len(loc.recs) >= readSetAt):
 		if loc.reads == nil {
-			loc.reads = newThreadSet(readsIndexAt)
+			loc.reads = f.newSet(readsIndexAt)
 		}
 		if loc.reads.put(x) {
 			return

@@ -28,6 +28,7 @@ type threadSet struct {
 	few [setFew]prec // members' first room: a new set is one allocation
 	// indexAt is how many members the set holds before it indexes them.
 	indexAt int
+	room    *setIndex // an emptied index for the next one (see threadSet.empty), or nil
 }
 
 // setFew is how many members a set holds before its members grow out of
@@ -137,7 +138,10 @@ func (w *threadSet) find(k int32) (int, bool) {
 
 // index builds the member index.
 func (w *threadSet) index() {
-	w.at = new(setIndex)
+	w.at, w.room = w.room, nil
+	if w.at == nil {
+		w.at = new(setIndex)
+	}
 	if w.hi == nil {
 		w.hi = new(blockGens)
 	}

@@ -7,12 +7,14 @@ package hb
 // denseSpan of the keys it holds, one load to find a key; keys spread
 // wider go to a map, which goes back to a table once its keys fill
 // their run densely enough (the first keys of a block's threads are
-// sparse, the later ones fill in).
+// sparse, the later ones fill in). An index emptied for the next block's
+// threads (see clear) may span as much as the keys it held before.
 type setIndex struct {
 	lo, hi int32   // with a map, the run its keys span: [lo, hi)
 	dense  []int32 // member index + 1 by key - lo; 0 for none
 	n      int     // keys in dense
 	at     map[int32]int32
+	last   int // the keys it held when last emptied
 }
 
 // denseSpan returns the longest run of keys a dense table may cover when
@@ -37,10 +39,13 @@ func (x *setIndex) set(k, i int32) {
 	if x.at != nil {
 		x.at[k] = i
 		x.lo, x.hi = min(x.lo, k), max(x.hi, k+1)
-		if int(x.hi-x.lo) <= denseSpan(len(x.at)) {
+		if int(x.hi-x.lo) <= denseSpan(max(len(x.at), x.last)) {
 			x.toDense()
 		}
 		return
+	}
+	if x.n == 0 && len(x.dense) > 0 {
+		x.rebase(k)
 	}
 	if j := uint(k - x.lo); j < uint(len(x.dense)) {
 		if x.dense[j] == 0 {
@@ -53,26 +58,27 @@ func (x *setIndex) set(k, i int32) {
 	x.set(k, i)
 }
 
-// clear drops every key. A dense table keeps its room and its run; a map
-// is dropped, so that the keys set next start a dense table.
+// clear drops every key, noting how many there were. A dense table
+// keeps its room and its run; a map is dropped, so that the keys set
+// next start a dense table.
 func (x *setIndex) clear() {
 	if x.at != nil {
-		*x = setIndex{}
+		*x = setIndex{last: len(x.at)}
 		return
 	}
 	clear(x.dense)
-	x.n = 0
+	x.n, x.last = 0, x.n
 }
 
-// widen makes room for key k: a dense table grows to cover it, doubling
-// at least, while the span stays within denseSpan; else the keys move to
-// a map.
+// widen makes room for key k: a dense table grows to cover it, doubling at least,
+// while the span stays within denseSpan of its keys, or of those it held
+// before it was emptied; else the keys move to a map.
 func (x *setIndex) widen(k int32) {
 	lo, hi := min(x.lo, k), max(x.lo+int32(len(x.dense)), k+1)
 	if len(x.dense) == 0 {
 		lo, hi = k, k+1
 	}
-	if int(hi-lo) > denseSpan(x.n+1) {
+	if int(hi-lo) > denseSpan(max(x.n+1, x.last)) {
 		x.toMap()
 		return
 	}
@@ -85,6 +91,16 @@ func (x *setIndex) widen(k int32) {
 		copy(out[x.lo-lo:], x.dense)
 	}
 	x.lo, x.dense = lo, out
+}
+
+// rebase moves an empty dense table to a run centred on key k, the first
+// it is to hold (the first of another block's threads, for a set emptied
+// for it, see threadSet.empty): a table twice as long as a block's
+// run of keys covers that run whichever of its keys comes first, so
+// once a table has grown to that (one doubling of a table that covered a
+// block), it serves block after block with no allocation.
+func (x *setIndex) rebase(k int32) {
+	x.lo = k - int32(len(x.dense)/2)
 }
 
 // toMap moves the dense table's keys to a map.

@@ -75,14 +75,19 @@ type fullStates struct {
 	// (see ploc.crowded): the page's next ones are made roomy (see
 	// roomyPloc).
 	crowded bool
+	spare   *spares // full states and sets of earlier generations (see recycle)
 }
 
 // renew empties the page's cells if they belong to an earlier generation
-// of sh than the current one, and counts the page touched in this one.
+// of sh than the current one, keeping their full states as spares (see
+// recycle), and counts the page touched in this one.
 // Preconditions: the page lock held.
 func (pg *page) renew(sh *shadow) {
 	if pg.gen != sh.gen {
-		pg.cells, pg.full = [1 << pageBits]cell{}, nil
+		pg.cells = [1 << pageBits]cell{}
+		if pg.full != nil {
+			pg.full.recycle()
+		}
 		pg.gen = sh.gen
 		sh.touched.Add(1)
 	}
