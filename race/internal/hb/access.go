@@ -137,7 +137,7 @@ func (th *pthread) shadowOf(m *gpu.Memory) *shadow {
 		if m.Block == th.l.local(th.place.Block) {
 			return th.blk.shared
 		}
-		if blk := th.l.block(m.Block); blk != nil {
+		if blk := th.l.foreignShared(m.Block); blk != nil {
 			return blk.shared
 		}
 		return th.l.p.newShadow() // a block that is gone: no thread shares it

@@ -90,6 +90,7 @@ func (l *plaunch) threads() blockStates {
 type blockStates struct {
 	threads []pthread
 	colds   *[]pcold
+	shared  *shadow // an ended block's shared memory's shadow, to serve again, or nil
 }
 
 // A pblock holds the threads of one resident block, by rank, and the
@@ -103,6 +104,12 @@ type pblock struct {
 	threads []pthread
 	colds   atomic.Pointer[[]pcold]
 	shared  *shadow
+	// foreign says a thread of another block looked the block's shared
+	// memory up (see plaunch.foreignShared), so that the shadow is not
+	// handed to the next block when this one ends: that thread may still
+	// be checking in it, under this block's page lock. Under the engine's
+	// mu.
+	foreign bool
 }
 
 // coldSlots returns the block's cold states, making them for all its
@@ -195,6 +202,7 @@ func (p *Engine) LaunchEnd(g *gpu.Grid) {
 		p.coh.running--
 		delete(p.launches, g)
 		p.last.CompareAndSwap(l, nil)
+		p.keepShared(l)
 	}
 	if p.coh.running == 0 { // the next launch starts a new cohort: its shadow goes
 		for _, d := range *p.coh.global.Load() {
@@ -217,7 +225,7 @@ func (p *Engine) BlockStart(g *gpu.Grid, b int) {
 	if l == nil {
 		return
 	}
-	blk := &pblock{id: b, threads: st.threads, shared: p.newShadow()}
+	blk := &pblock{id: b, threads: st.threads, shared: p.sharedShadow(st.shared)}
 	blk.colds.Store(st.colds)
 	for r := range blk.threads {
 		l.start(&blk.threads[r], blk, int32(r))
@@ -237,7 +245,11 @@ func (p *Engine) blockThreads(g *gpu.Grid) (*plaunch, blockStates) {
 	if l == nil {
 		return nil, blockStates{}
 	}
-	return l, l.threads()
+	st := l.threads()
+	if st.shared == nil {
+		st.shared = p.spareShared()
+	}
+	return l, st
 }
 
 // BlockEnd forgets the block's threads and its shared memory's shadow:
@@ -258,7 +270,23 @@ func (p *Engine) BlockEnd(g *gpu.Grid, b int) {
 	p.free(blk.shared)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	l.spare = append(l.spare, blk.states())
+	st := blk.states()
+	if !blk.foreign {
+		st.shared = blk.shared
+	}
+	l.spare = append(l.spare, st)
+}
+
+// sharedShadow returns the shadow of a starting block's shared memory:
+// sh, an ended block's of the launch, in a new generation and counted
+// again (its pages are emptied at their first visit, their full states
+// kept for reuse: see recycle.go), or a new one if sh is nil.
+func (p *Engine) sharedShadow(sh *shadow) *shadow {
+	if sh == nil {
+		return p.newShadow()
+	}
+	sh.renew(&p.totals)
+	return sh
 }
 
 // endBlock takes resident block b out of launch g and returns both, or
@@ -283,6 +311,19 @@ func (l *plaunch) block(b int) *pblock {
 	l.p.mu.Lock()
 	defer l.p.mu.Unlock()
 	return l.blocks[b]
+}
+
+// foreignShared returns the launch's resident block b, nil if it is not,
+// for a thread of another block that accesses its shared memory, and
+// marks it foreign.
+func (l *plaunch) foreignShared(b int) *pblock {
+	l.p.mu.Lock()
+	defer l.p.mu.Unlock()
+	blk := l.blocks[b]
+	if blk != nil {
+		blk.foreign = true
+	}
+	return blk
 }
 
 // place returns the coordinates of the launch's thread tid, a cohort

@@ -3,6 +3,7 @@ package hb
 import (
 	"sync"
 	"sync/atomic"
+	"weak"
 
 	"github.com/warpguard/warpguard/gpu"
 	"github.com/warpguard/warpguard/race/internal/shared"
@@ -47,7 +48,8 @@ type Engine struct {
 	launches map[*gpu.Grid]*plaunch  // the running ones
 	last     atomic.Pointer[plaunch] // the launch that started last, if it runs
 	coh      *cohort
-	spares   []spareShadow // shadows of ended cohorts, for the next (see reuse.go)
+	spares   []spareShadow          // shadows of ended cohorts, for the next (see reuse.go)
+	shared   []weak.Pointer[shadow] // shadows of ended launches' blocks' shared memory (see keepShared)
 	totals   totals
 	// stripes guard the shadow's pages (see pageLock) and sequence each
 	// element's strong reads and writes with their checks (see Sequence).

@@ -119,3 +119,39 @@ func (s *shadow) renew(t *totals) {
 	s.counted = true
 	t.grow(pageBytes * s.pages)
 }
+
+// Blocks' shared memory. A block that ends hands the shadow of its shared
+// memory to the launch's next block (see Engine.BlockEnd), and a launch
+// that ends keeps those its blocks left, weakly, for the next launch's
+// blocks, up to maxSharedSpares: a grid launched again and again makes
+// the same shared arrays in every block, and their pages, full states
+// and sets serve again (see recycle.go). A shadow another block's thread
+// looked up is not handed on (see pblock.foreign).
+
+// maxSharedSpares is how many shadows of shared memory an engine keeps
+// for the next launch at most.
+const maxSharedSpares = 256
+
+// keepShared keeps, weakly, the shadows of shared memory that the ended
+// launch l's blocks left. Preconditions: p.mu held.
+func (p *Engine) keepShared(l *plaunch) {
+	for _, st := range l.spare {
+		if st.shared != nil && len(p.shared) < maxSharedSpares {
+			p.shared = append(p.shared, weak.Make(st.shared))
+		}
+	}
+}
+
+// spareShared returns a shadow of shared memory an ended launch's block
+// left, if the collector has not reclaimed it, else nil. Preconditions:
+// p.mu held.
+func (p *Engine) spareShared() *shadow {
+	for len(p.shared) > 0 {
+		w := p.shared[len(p.shared)-1]
+		p.shared = p.shared[:len(p.shared)-1]
+		if sh := w.Value(); sh != nil {
+			return sh
+		}
+	}
+	return nil
+}
