@@ -72,7 +72,9 @@ type plaunch struct {
 }
 
 // threads returns thread states for a block, those of an ended block if
-// there is one: a launch allocates them for its resident blocks only.
+// there is one, of this launch or an earlier one (see spareBlock): a
+// launch allocates them for its resident blocks only, and a launch
+// repeated for none.
 // BlockStart overwrites each thread's hot part; a thread empties its
 // cold slot when it takes it. Preconditions: the engine's mu held.
 func (l *plaunch) threads() blockStates {
@@ -81,7 +83,7 @@ func (l *plaunch) threads() blockStates {
 		l.spare = l.spare[:n-1]
 		return st
 	}
-	return blockStates{threads: make([]pthread, l.g.BlockSize)}
+	return l.p.spareBlock(l.g.BlockSize)
 }
 
 // blockStates are the states of one block's threads by rank: each one's
@@ -202,7 +204,7 @@ func (p *Engine) LaunchEnd(g *gpu.Grid) {
 		p.coh.running--
 		delete(p.launches, g)
 		p.last.CompareAndSwap(l, nil)
-		p.keepShared(l)
+		p.keepBlocks(l)
 	}
 	if p.coh.running == 0 { // the next launch starts a new cohort: its shadow goes
 		for _, d := range *p.coh.global.Load() {
@@ -245,11 +247,7 @@ func (p *Engine) blockThreads(g *gpu.Grid) (*plaunch, blockStates) {
 	if l == nil {
 		return nil, blockStates{}
 	}
-	st := l.threads()
-	if st.shared == nil {
-		st.shared = p.spareShared()
-	}
-	return l, st
+	return l, l.threads()
 }
 
 // BlockEnd forgets the block's threads and its shared memory's shadow:

@@ -22,8 +22,8 @@
 // one access until a second needs the full state (cell.go; a page whose
 // full states outgrow two records makes the next ones with room for
 // five), and which the next cohort may reuse (reuse.go), as the launch's
-// next block, and the next launch's, reuse an ended block's shadow of
-// shared memory; a reused page gives its cells the full states and sets
+// next block, and the next launch's, reuse an ended block's thread
+// states and shadow of shared memory; a reused page gives its cells the full states and sets
 // of its last generation, emptied (recycle.go); and builds
 // reports whose
 // evidence names the synchronization that would order the pair

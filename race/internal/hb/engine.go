@@ -24,7 +24,8 @@ import (
 // threads (see pthread.mu).
 //
 // mu guards launches, the cohort, each launch's blocks and spare thread
-// states: the lifecycle calls and the rare lookups that miss a cache.
+// states, and the spares of ended launches' blocks: the lifecycle calls
+// and the rare lookups that miss a cache.
 // Lock order: a page lock (a stripe, which the runtime takes for a
 // sequenced access, see Sequence), then mu, then a thread's mu; a
 // shadow's mu is taken last, under either of the first two (making a
@@ -48,8 +49,8 @@ type Engine struct {
 	launches map[*gpu.Grid]*plaunch  // the running ones
 	last     atomic.Pointer[plaunch] // the launch that started last, if it runs
 	coh      *cohort
-	spares   []spareShadow          // shadows of ended cohorts, for the next (see reuse.go)
-	shared   []weak.Pointer[shadow] // shadows of ended launches' blocks' shared memory (see keepShared)
+	spares   []spareShadow               // shadows of ended cohorts, for the next (see reuse.go)
+	blocks   []weak.Pointer[blockStates] // ended launches' blocks' states (see keepBlocks)
 	totals   totals
 	// stripes guard the shadow's pages (see pageLock) and sequence each
 	// element's strong reads and writes with their checks (see Sequence).

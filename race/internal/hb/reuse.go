@@ -120,38 +120,47 @@ func (s *shadow) renew(t *totals) {
 	t.grow(pageBytes * s.pages)
 }
 
-// Blocks' shared memory. A block that ends hands the shadow of its shared
-// memory to the launch's next block (see Engine.BlockEnd), and a launch
-// that ends keeps those its blocks left, weakly, for the next launch's
-// blocks, up to maxSharedSpares: a grid launched again and again makes
-// the same shared arrays in every block, and their pages, full states
-// and sets serve again (see recycle.go). A shadow another block's thread
+// Blocks' states. A block that ends hands its threads' states and the
+// shadow of its shared memory to the launch's next block (see
+// Engine.BlockEnd), and a launch that ends keeps those its blocks left,
+// weakly, for the next launch's blocks, up to maxSpareBlocks: a kernel
+// launched again and again would otherwise make its blocks' thread and
+// cold states, and their shared arrays' pages, full states and sets
+// (see recycle.go), in every launch. A shadow another block's thread
 // looked up is not handed on (see pblock.foreign).
 
-// maxSharedSpares is how many shadows of shared memory an engine keeps
-// for the next launch at most.
-const maxSharedSpares = 256
+// maxSpareBlocks is how many ended blocks' states an engine keeps for
+// the next launch at most.
+const maxSpareBlocks = 256
 
-// keepShared keeps, weakly, the shadows of shared memory that the ended
-// launch l's blocks left. Preconditions: p.mu held.
-func (p *Engine) keepShared(l *plaunch) {
+// keepBlocks keeps, weakly, the states that the ended launch l's blocks
+// left. Preconditions: p.mu held.
+func (p *Engine) keepBlocks(l *plaunch) {
 	for _, st := range l.spare {
-		if st.shared != nil && len(p.shared) < maxSharedSpares {
-			p.shared = append(p.shared, weak.Make(st.shared))
+		if len(p.blocks) == maxSpareBlocks {
+			return
 		}
+		kept := st
+		p.blocks = append(p.blocks, weak.Make(&kept))
 	}
 }
 
-// spareShared returns a shadow of shared memory an ended launch's block
-// left, if the collector has not reclaimed it, else nil. Preconditions:
-// p.mu held.
-func (p *Engine) spareShared() *shadow {
-	for len(p.shared) > 0 {
-		w := p.shared[len(p.shared)-1]
-		p.shared = p.shared[:len(p.shared)-1]
-		if sh := w.Value(); sh != nil {
-			return sh
+// spareBlock returns states for a block of size threads: an ended
+// launch's block's, if the collector has not reclaimed them (new thread
+// states, but its shadow, if that block was of another size), else new
+// ones. Preconditions: p.mu held.
+func (p *Engine) spareBlock(size int) blockStates {
+	for len(p.blocks) > 0 {
+		w := p.blocks[len(p.blocks)-1]
+		p.blocks = p.blocks[:len(p.blocks)-1]
+		st := w.Value()
+		switch {
+		case st == nil:
+		case len(st.threads) == size:
+			return *st
+		default:
+			return blockStates{threads: make([]pthread, size), shared: st.shared}
 		}
 	}
-	return nil
+	return blockStates{threads: make([]pthread, size)}
 }

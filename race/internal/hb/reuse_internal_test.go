@@ -82,3 +82,31 @@ func TestSpareDirectoryBounded(t *testing.T) {
 	require.Greater(t, s.slots(), slotsPerPage*(2*s.touched.Load()+keepSlack))
 	assert.False(t, s.keeps())
 }
+
+// TestSpareBlocksServeNextLaunch: an ended launch's blocks' states serve
+// the next launch's blocks, the latest first: whole for a block of the
+// same size, only the shadow of shared memory for another size; at most
+// maxSpareBlocks are kept, and none once taken.
+func TestSpareBlocksServeNextLaunch(t *testing.T) {
+	t.Parallel()
+	p := New(2, false, false, nil, nil)
+	l := &plaunch{}
+	for range maxSpareBlocks + 3 {
+		l.spare = append(l.spare, blockStates{threads: make([]pthread, 64), shared: p.newShadow()})
+	}
+	p.keepBlocks(l) // l holds them, so that the collector leaves the spares
+	require.Len(t, p.blocks, maxSpareBlocks)
+	same := p.spareBlock(64)
+	assert.Same(t, &l.spare[maxSpareBlocks-1].threads[0], &same.threads[0], "the latest kept, whole")
+	assert.Same(t, l.spare[maxSpareBlocks-1].shared, same.shared)
+	other := p.spareBlock(32)
+	assert.Len(t, other.threads, 32, "new states for another size")
+	assert.Same(t, l.spare[maxSpareBlocks-2].shared, other.shared, "with the spare's shadow")
+	assert.Len(t, p.blocks, maxSpareBlocks-2, "taken spares are gone")
+	for range maxSpareBlocks {
+		p.spareBlock(64)
+	}
+	fresh := p.spareBlock(64)
+	assert.Len(t, fresh.threads, 64)
+	assert.Nil(t, fresh.shared, "none left: new states and no shadow")
+}
