@@ -105,24 +105,31 @@ func (loc *ploc) written(th *pthread, a *gpu.Access, rv view) {
 // scope s reaches, to the location's release state, counting its joins
 // in th's counters. A part th acquired whole from this state before at,
 // and that no release has changed since, v covers (see knownRelease).
+// A release the part already covers (a poller's read-modify-write
+// repeating what its last one released) leaves the state as it was, its
+// version too, so that other pollers' reads of it are still known.
 func (loc *ploc) release(th *pthread, s scope.Scope, v *vclock, at uint64) {
 	if loc.rel == nil {
 		loc.rel = &relInfo{}
 	}
 	r, pl, n := loc.rel, th.place, &th.n
-	r.ver++
 	kn := th.knownOf(r, at)
 	var old, nv *vclock
+	var held **vclock
 	switch s {
 	case scope.Warp:
 		r.warps, old, nv = addPart(r.warps, pl.Warp, v, kn.warp, n)
-		th.follow(r, &th.cold.held.warp, old, nv)
+		held = &th.cold.held.warp
 	case scope.Block:
 		r.blocks, old, nv = addPart(r.blocks, pl.Block, v, kn.block, n)
-		th.follow(r, &th.cold.held.block, old, nv)
+		held = &th.cold.held.block
 	default:
 		old, r.dev = r.dev, joinKnown(r.dev, v, kn.dev, n)
-		th.follow(r, &th.cold.held.dev, old, r.dev)
+		nv, held = r.dev, &th.cold.held.dev
+	}
+	if nv != old {
+		r.ver++
+		th.follow(r, held, old, nv)
 	}
 }
 

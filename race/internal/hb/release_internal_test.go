@@ -67,3 +67,31 @@ func TestHeldReadFollowsOwnRelease(t *testing.T) {
 	assert.Same(t, v, loc.rel.dev, "the unlock replaced the part")
 	assert.Equal(t, joins, th.n.joins, "with no walk")
 }
+
+// TestCoveredReleaseKeepsVersion: a poller whose read-modify-writes
+// release what the flag's state already holds (its fence view, released
+// by its last poll) leaves the state and its version as they were, so
+// that another poller's next read of the unchanged flag is known and
+// acquires nothing anew; a release that adds to the state changes it.
+func TestCoveredReleaseKeepsVersion(t *testing.T) {
+	t.Parallel()
+	poller, other := loneThread(), loneThread()
+	poller.fence(scope.Device)
+	loc := &ploc{}
+	poll := &gpu.Access{Mem: &gpu.Memory{}, Op: gpu.OpAdd, Order: gpu.Relaxed, Scope: scope.Device}
+	loc.written(poller, poll, view{})
+	require.NotNil(t, loc.rel)
+	ver, dev := loc.rel.ver, loc.rel.dev
+	other.acquireFrom(loc, poll, gpu.Site{})
+	require.Same(t, loc.rel, other.cold.last, "the other poller holds the flag's state")
+
+	loc.written(poller, poll, view{}) // the same fence view again
+	assert.Equal(t, ver, loc.rel.ver, "a covered release keeps the version")
+	assert.Same(t, dev, loc.rel.dev)
+	assert.Equal(t, other.cold.lastVer, loc.rel.ver, "the other poller's read is still known")
+
+	poller.fence(scope.Device) // a new view, which the state does not hold
+	loc.written(poller, poll, view{})
+	assert.NotEqual(t, ver, loc.rel.ver, "a release that adds changes the version")
+	assert.True(t, loc.rel.dev.knows(poller.cold.fenced[scope.Device].self), "the new fence view")
+}
