@@ -85,7 +85,7 @@ func (p *Engine) visit(ac *access, sh *shadow, g uint64, head bool) {
 		ac.th.n.firsts++
 		return
 	}
-	loc := pg.loc(i, ac.a.Mem.Space)
+	loc := pg.loc(i, ac.a.Mem.Space, ac.th.blockKeys())
 	if head && ac.a.Op.Reads() && ac.x.strong() {
 		ac.th.acquireFrom(loc, ac.a, ac.site)
 		if releasing(ac.a) && ac.a.Order.Acquires() {

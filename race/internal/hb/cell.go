@@ -67,8 +67,10 @@ func (c *cell) strongReplaces(x *prec, wide bool, sp gpu.Space) bool {
 
 // loc returns the full state of cell i, making it from the cell's first
 // record, if any, placed as a ploc places its first access; sp is the
-// space of the page's memory. Preconditions: the page lock held.
-func (pg *page) loc(i uint64, sp gpu.Space) *ploc {
+// space of the page's memory, run the keys of the block of the thread
+// whose access needs the state (see keyRun). Preconditions: the page
+// lock held.
+func (pg *page) loc(i uint64, sp gpu.Space, run keyRun) *ploc {
 	if loc := pg.locOf(i); loc != nil {
 		return loc
 	}
@@ -77,7 +79,7 @@ func (pg *page) loc(i uint64, sp gpu.Space) *ploc {
 	}
 	loc, c := pg.full.newLoc(), &pg.cells[i]
 	if c.first.e.c != 0 {
-		loc.place(&c.first, c.first.wide(sp), pg.full)
+		loc.place(&c.first, c.first.wide(sp), pg.full, run)
 		c.first = prec{}
 	}
 	pg.full.locs[i] = loc

@@ -73,11 +73,11 @@ func TestCellLocPlacesFirstRecord(t *testing.T) {
 	a := prec{e: th.self(), op: gpu.OpAdd, order: gpu.Relaxed, scope: scope.Device, write: true}
 	pg.cells[5].first = a
 	assert.Nil(t, pg.locOf(5))
-	loc := pg.loc(5, gpu.GlobalSpace)
+	loc := pg.loc(5, gpu.GlobalSpace, keyRun{})
 	require.NotNil(t, loc.wide, "a wide first record goes to the wide set")
 	assert.Equal(t, []prec{a}, loc.wide.members)
 	assert.Equal(t, prec{}, pg.cells[5].first, "the cell keeps nothing beside its ploc")
-	assert.Same(t, loc, pg.loc(5, gpu.GlobalSpace))
+	assert.Same(t, loc, pg.loc(5, gpu.GlobalSpace, keyRun{}))
 	assert.Same(t, loc, pg.locOf(5))
 	assert.Nil(t, pg.locOf(4), "the other cells have none")
 }
@@ -155,7 +155,7 @@ func TestCrowdedPageMakesRoomyStates(t *testing.T) { // not parallel: AllocsPerR
 	require.True(t, roomyLayout, "a roomyPloc's more follows its few")
 	assert.LessOrEqual(t, unsafe.Sizeof(roomyPloc{}), uintptr(192), "a roomy state fits the 192-byte class")
 	var pg page
-	first := pg.loc(0, gpu.GlobalSpace)
+	first := pg.loc(0, gpu.GlobalSpace, keyRun{})
 	for tid := range int32(3) {
 		first.list(&prec{e: epoch{tid: tid, c: 1}})
 		if tid == 0 {
@@ -164,7 +164,7 @@ func TestCrowdedPageMakesRoomyStates(t *testing.T) { // not parallel: AllocsPerR
 	}
 	require.True(t, first.crowded())
 	pg.note(first) // as visit does after each check
-	next := pg.loc(1, gpu.GlobalSpace)
+	next := pg.loc(1, gpu.GlobalSpace, keyRun{})
 	require.Equal(t, readSetAt, cap(next.recs))
 	room := &next.recs[:1][0]
 	for tid := range int32(readSetAt) {
@@ -179,11 +179,11 @@ func TestCrowdedPageMakesRoomyStates(t *testing.T) { // not parallel: AllocsPerR
 	assert.Nil(t, pg.locOf(0))
 	assert.Nil(t, pg.locOf(1))
 	for i := range uint64(2) { // the two states of the last generation, emptied, with their room
-		spare := pg.loc(2+i, gpu.GlobalSpace)
+		spare := pg.loc(2+i, gpu.GlobalSpace, keyRun{})
 		assert.Empty(t, spare.recs)
 		assert.Equal(t, readSetAt, cap(spare.recs))
 	}
-	again := pg.loc(4, gpu.GlobalSpace)
+	again := pg.loc(4, gpu.GlobalSpace, keyRun{})
 	again.list(&prec{e: epoch{tid: 1, c: 1}})
 	assert.Equal(t, len(again.few), cap(again.recs), "a state made past the spares starts with its first room")
 }

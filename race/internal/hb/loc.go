@@ -102,31 +102,31 @@ func (th *pthread) racer(loc *ploc, x *prec, wide bool) *prec {
 // comes from f (see place).
 func (loc *ploc) record(th *pthread, x *prec, wide bool, f *fullStates) {
 	loc.recs = th.prune(loc.recs, x)
-	loc.place(x, wide, f)
+	loc.place(x, wide, f, th.blockKeys())
 }
 
 // place keeps x in the set of its class or, failing that, in the list; a
 // new set is a spare of f, the full states of loc's page, if it has one
-// (f may be nil).
-func (loc *ploc) place(x *prec, wide bool, f *fullStates) {
+// (f may be nil), made for the keys run of the block of x's thread.
+func (loc *ploc) place(x *prec, wide bool, f *fullStates, run keyRun) {
 	switch {
 	case wide:
 		if loc.wide == nil {
-			loc.wide = f.newSet(setIndexAt)
+			loc.wide = f.newSet(setIndexAt, run)
 		}
 		if loc.wide.put(x) {
 			return
 		}
 	case x.blockWide() && (loc.blk == nil || loc.blkID == x.e.blk):
 		if loc.blk == nil {
-			loc.blk, loc.blkID = f.newSet(setIndexAt), x.e.blk
+			loc.blk, loc.blkID = f.newSet(setIndexAt, run), x.e.blk
 		}
 		if loc.blk.put(x) {
 			return
 		}
 	case x.weakRead() && (loc.reads != nil || len(loc.recs) >= readSetAt):
 		if loc.reads == nil {
-			loc.reads = f.newSet(readsIndexAt)
+			loc.reads = f.newSet(readsIndexAt, run)
 		}
 		if loc.reads.put(x) {
 			return

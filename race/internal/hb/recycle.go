@@ -48,16 +48,17 @@ func (f *fullStates) newLoc() *ploc {
 	return newPloc(f.crowded)
 }
 
-// newSet returns an empty set that indexes its members past indexAt of
-// them: a spare if the page has one, else a new one. f may be nil.
-func (f *fullStates) newSet(indexAt int) *threadSet {
+// newSet returns an empty set, made for an access of a thread whose
+// block's keys are run, that indexes its members past indexAt of them: a
+// spare if the page has one, else a new one. f may be nil.
+func (f *fullStates) newSet(indexAt int, run keyRun) *threadSet {
 	if f == nil || f.spare == nil || len(f.spare.sets) == 0 {
-		return newThreadSet(indexAt)
+		return newThreadSet(indexAt, run)
 	}
 	s := f.spare
 	w := s.sets[len(s.sets)-1]
 	s.sets = s.sets[:len(s.sets)-1]
-	w.indexAt = indexAt
+	w.indexAt, w.run = indexAt, run
 	return w
 }
 

@@ -26,10 +26,10 @@ func TestRecycledStateServesEmptied(t *testing.T) { // not parallel: AllocsPerRu
 	fill := func(loc *ploc, blk int32) {
 		for r := range int32(64) {
 			x := wideWrite(blk*64+r, blk)
-			loc.place(&x, true, pg.full)
+			loc.place(&x, true, pg.full, keyRun{})
 		}
 	}
-	loc := pg.loc(0, gpu.GlobalSpace)
+	loc := pg.loc(0, gpu.GlobalSpace, keyRun{})
 	loc.list(&prec{e: epoch{tid: 1, c: 1}})
 	loc.rel, loc.raced = &relInfo{}, true
 	fill(loc, 0)
@@ -39,7 +39,7 @@ func TestRecycledStateServesEmptied(t *testing.T) { // not parallel: AllocsPerRu
 	gen := uint64(1)
 	pg.renew(&shadow{gen: gen})
 	assert.Nil(t, pg.locOf(0))
-	again := pg.loc(3, gpu.GlobalSpace)
+	again := pg.loc(3, gpu.GlobalSpace, keyRun{})
 	require.Same(t, loc, again, "the last generation's state")
 	assert.Empty(t, again.recs)
 	assert.Nil(t, again.wide)
@@ -59,7 +59,7 @@ func TestRecycledStateServesEmptied(t *testing.T) { // not parallel: AllocsPerRu
 	allocs := testing.AllocsPerRun(10, func() {
 		gen++
 		pg.renew(&shadow{gen: gen})
-		fill(pg.loc(0, gpu.GlobalSpace), blk)
+		fill(pg.loc(0, gpu.GlobalSpace, keyRun{}), blk)
 		blk++
 	})
 	assert.LessOrEqual(t, allocs, 2.0, "a refill allocates the set's block notes at most")

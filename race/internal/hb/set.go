@@ -29,16 +29,32 @@ type threadSet struct {
 	// indexAt is how many members the set holds before it indexes them.
 	indexAt int
 	room    *setIndex // an emptied index for the next one (see threadSet.empty), or nil
+	// run is the keys of the threads of the block of the access that made
+	// the set: an index whose keys are all in it covers it rather than
+	// turn into a map (see setIndex.widen).
+	run keyRun
 }
+
+// A keyRun is the run of set keys (see setKey) of one block's threads:
+// n keys from lo, two per thread.
+type keyRun struct{ lo, n int32 }
+
+// blockKeys returns the run of set keys of th's block's threads.
+func (th *pthread) blockKeys() keyRun {
+	return keyRun{lo: 2 * (th.tid - th.rank), n: 2 * int32(th.l.g.BlockSize)}
+}
+
+// holds reports whether key k is in the run.
+func (r keyRun) holds(k int32) bool { return uint(k-r.lo) < uint(r.n) }
 
 // setFew is how many members a set holds before its members grow out of
 // the set's own room.
 const setFew = 2
 
-// newThreadSet returns an empty set that indexes its members past
-// indexAt of them.
-func newThreadSet(indexAt int) *threadSet {
-	w := &threadSet{indexAt: indexAt}
+// newThreadSet returns an empty set, made for an access of a thread whose
+// block's keys are run, that indexes its members past indexAt of them.
+func newThreadSet(indexAt int, run keyRun) *threadSet {
+	w := &threadSet{indexAt: indexAt, run: run}
 	w.members = w.few[:0]
 	return w
 }
@@ -136,7 +152,8 @@ func (w *threadSet) find(k int32) (int, bool) {
 	return i, i >= 0
 }
 
-// index builds the member index.
+// index builds the member index, which may cover the run of keys of
+// the set's block's threads (see setIndex.widen).
 func (w *threadSet) index() {
 	w.at, w.room = w.room, nil
 	if w.at == nil {
@@ -145,6 +162,7 @@ func (w *threadSet) index() {
 	if w.hi == nil {
 		w.hi = new(blockGens)
 	}
+	w.at.run = w.run
 	for i := range w.members {
 		w.at.set(setKey(&w.members[i]), int32(i))
 		w.raise(w.members[i].e)

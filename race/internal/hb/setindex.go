@@ -14,7 +14,8 @@ type setIndex struct {
 	dense  []int32 // member index + 1 by key - lo; 0 for none
 	n      int     // keys in dense
 	at     map[int32]int32
-	last   int // the keys it held when last emptied
+	last   int    // the keys it held when last emptied
+	run    keyRun // the keys of the block of the set's maker (see widen)
 }
 
 // denseSpan returns the longest run of keys a dense table may cover when
@@ -63,22 +64,29 @@ func (x *setIndex) set(k, i int32) {
 // next start a dense table.
 func (x *setIndex) clear() {
 	if x.at != nil {
-		*x = setIndex{last: len(x.at)}
+		*x = setIndex{last: len(x.at), run: x.run}
 		return
 	}
 	clear(x.dense)
 	x.n, x.last = 0, x.n
 }
 
-// widen makes room for key k: a dense table grows to cover it, doubling at least,
-// while the span stays within denseSpan of its keys, or of those it held
-// before it was emptied; else the keys move to a map.
+// widen makes room for key k: a dense table grows to cover it, doubling
+// at least, while the span stays within denseSpan of its keys, or of
+// those it held before it was emptied; past that, a table whose keys and
+// k are all of the run of the set's maker's block covers that run (the
+// first keys of a block's threads filling a shared bin are sparse, and
+// the rest fill the run in); else the keys move to a map.
 func (x *setIndex) widen(k int32) {
 	lo, hi := min(x.lo, k), max(x.lo+int32(len(x.dense)), k+1)
 	if len(x.dense) == 0 {
 		lo, hi = k, k+1
 	}
 	if int(hi-lo) > denseSpan(max(x.n+1, x.last)) {
+		if x.run.holds(k) && x.keysIn(x.run) {
+			x.moveTo(x.run)
+			return
+		}
 		x.toMap()
 		return
 	}
@@ -93,6 +101,27 @@ func (x *setIndex) widen(k int32) {
 	x.lo, x.dense = lo, out
 }
 
+// keysIn reports whether every key of the dense table is in run r.
+func (x *setIndex) keysIn(r keyRun) bool {
+	for j, i := range x.dense {
+		if i != 0 && !r.holds(x.lo+int32(j)) {
+			return false
+		}
+	}
+	return true
+}
+
+// moveTo makes the dense table cover run r, which holds its keys.
+func (x *setIndex) moveTo(r keyRun) {
+	out := make([]int32, r.n)
+	for j, i := range x.dense {
+		if i != 0 {
+			out[x.lo+int32(j)-r.lo] = i
+		}
+	}
+	x.lo, x.dense = r.lo, out
+}
+
 // rebase moves an empty dense table to a run centred on key k, the first
 // it is to hold (the first of another block's threads, for a set emptied
 // for it, see threadSet.empty): a table twice as long as a block's
@@ -100,6 +129,10 @@ func (x *setIndex) widen(k int32) {
 // once a table has grown to that (one doubling of a table that covered a
 // block), it serves block after block with no allocation.
 func (x *setIndex) rebase(k int32) {
+	if x.run.holds(k) && len(x.dense) >= int(x.run.n) {
+		x.lo = x.run.lo // the table covers the block's run, whichever key comes first
+		return
+	}
 	x.lo = k - int32(len(x.dense)/2)
 }
 

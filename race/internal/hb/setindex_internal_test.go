@@ -112,3 +112,37 @@ func TestBlockGensMapsManyBlocks(t *testing.T) {
 	all[5].k = 1
 	assert.False(t, h.knownBy(&vclock{b: all}), "block 5 known one generation short")
 }
+
+// TestSparseKeysOfOneBlockCoverItsRun: the first keys of a block's
+// threads, too sparse for a table of their own, make a table over the
+// block's run, not a map, which every later key of the block finds room
+// in; a key of another block still turns the keys into a map, and every
+// key finds its index either way.
+func TestSparseKeysOfOneBlockCoverItsRun(t *testing.T) {
+	t.Parallel()
+	run := keyRun{lo: 2 * 768, n: 2 * 256} // block 3 of 256-thread blocks
+	x := setIndex{run: run}
+	want := map[int32]int32{}
+	set := func(k, i int32) {
+		x.set(k, i)
+		want[k] = i
+	}
+	for i, tid := range []int32{768, 1000, 800, 1020, 900} { // sparse: 500 keys apart
+		set(2*tid+1, int32(i))
+	}
+	require.Nil(t, x.at, "a dense table")
+	assert.Equal(t, run.lo, x.lo)
+	assert.Len(t, x.dense, int(run.n), "over the block's run")
+	for tid := int32(768); tid < 1024; tid++ {
+		set(2*tid, 100+tid)
+	}
+	assert.Nil(t, x.at)
+	assert.Len(t, x.dense, int(run.n), "the block's keys fill it in with no growth")
+	set(2*5000, 7) // a thread of another block
+	assert.NotNil(t, x.at, "keys of two blocks spread far go to a map")
+	for k, i := range want {
+		got, ok := x.find(k)
+		require.True(t, ok, "key %d", k)
+		require.Equal(t, i, got, "key %d", k)
+	}
+}

@@ -99,7 +99,7 @@ func TestSpinOnOneReleaseStateJoinsNothing(t *testing.T) {
 // check walk, and find it.
 func TestSetKnownByBlocks(t *testing.T) {
 	t.Parallel()
-	w := newThreadSet(setIndexAt)
+	w := newThreadSet(setIndexAt, keyRun{})
 	for tid := range int32(40) {
 		w.put(&prec{e: at(tid, tid/20, 0, 1), write: true, order: 1})
 	}
