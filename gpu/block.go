@@ -40,6 +40,13 @@ type block struct {
 	shared    []*Memory  // static shared arrays, in declaration order
 	sharedTop int        // bytes of static shared memory allocated
 	dyn       *Memory    // dynamic shared memory, allocated on first use
+
+	// fenceSC and warpFenceSC order the fence.sc reports of the block's
+	// threads, of block and of warp scope, to sequencing observers (see
+	// Thread.observeFence); warpFenceSC is made, one per warp, only when
+	// an observer sequences.
+	fenceSC     sync.Mutex
+	warpFenceSC []sync.Mutex
 }
 
 // barrier is the state of a block's __syncthreads.

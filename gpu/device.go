@@ -61,8 +61,9 @@ type Device struct {
 	fibers   *fiberPool  // idle fibers, reused across launches
 	workers  *workerPool // idle goroutines of the Goroutines executor, reused across launches
 	states   statePool   // threads' slow-path states, reused across launches
-	// fenceSC orders the fence.sc reports of the device's launches to
-	// sequencing observers (see Thread.observeFence).
+	// fenceSC orders the device- and system-scope fence.sc reports of
+	// the device's launches to sequencing observers (see
+	// Thread.observeFence).
 	fenceSC sync.Mutex
 }
 

@@ -56,15 +56,48 @@ func (t *Thread) fence(s scope.Scope, o Order) {
 }
 
 // observeFence reports a fence of scope s and order o to t's observer. A
-// fence.sc is reported under its device's fence mutex when an observer
-// sequences (see Sequencer), so that every sequencing observer of the
-// device sees the device's fence.sc operations in one order: the order
-// in which the mutex was taken, which each call's unlock synchronizes
-// before the next.
+// fence.sc is reported, when an observer sequences (see Sequencer), under
+// the fence mutexes of t's instances of scopes s down to warp (see
+// lockFenceSC), so that every sequencing observer sees the fence.sc
+// operations of each scope instance in one order: the order in which its
+// mutex was taken, which each call's unlock synchronizes before the next.
+// Two fence.sc that can synchronize (each one's scope covers the other's
+// thread) share their common instance, so every sequencing observer sees
+// them in the same order; a block fence of one block and one of another
+// share none and are reported concurrently.
 func (t *Thread) observeFence(s scope.Scope, o Order) {
 	if o == SeqCst && t.seq != nil {
-		t.dev.fenceSC.Lock()
-		defer t.dev.fenceSC.Unlock()
+		t.lockFenceSC(s)
+		defer t.unlockFenceSC(s)
 	}
 	t.obs.Fence(t, s, o)
+}
+
+// lockFenceSC locks the fence mutexes of t's instances of scopes s down
+// to warp: the device's, the block's and the warp's, widest first, so
+// that fences of nested instances cannot deadlock. A system-scope fence
+// takes its device's, as a device-scope one does.
+func (t *Thread) lockFenceSC(s scope.Scope) {
+	if s >= scope.Device {
+		t.dev.fenceSC.Lock()
+	}
+	if s >= scope.Block {
+		t.blk.fenceSC.Lock()
+	}
+	if s >= scope.Warp {
+		t.blk.warpFenceSC[t.Warp()].Lock()
+	}
+}
+
+// unlockFenceSC unlocks what lockFenceSC(s) locked.
+func (t *Thread) unlockFenceSC(s scope.Scope) {
+	if s >= scope.Warp {
+		t.blk.warpFenceSC[t.Warp()].Unlock()
+	}
+	if s >= scope.Block {
+		t.blk.fenceSC.Unlock()
+	}
+	if s >= scope.Device {
+		t.dev.fenceSC.Unlock()
+	}
 }

@@ -36,9 +36,14 @@ import (
 // other lock a thread can hold is taken inside it.
 //
 // Fences of order SeqCst (fence.sc) are sequenced too: the runtime
-// reports each while holding one mutex of its device, so every
-// sequencing observer of a device sees the device's fence.sc operations
-// in the same order, and each report synchronizes before the next.
+// reports each while holding a mutex of each scope instance its scope
+// spans that holds the thread (its warp's, its block's for block scope or
+// wider, its device's for device or system scope), so every sequencing
+// observer sees the fence.sc operations that share an instance in the
+// same order, and each such report synchronizes before the next. Two
+// fence.sc that can synchronize (each one's scope covers the other's
+// thread) always share one: their common instance. Block fences of two
+// blocks share none and are reported concurrently.
 //
 // With two observers (the device's and the launch's) that both sequence,
 // the runtime locks both mutexes, the lower address first.

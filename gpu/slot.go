@@ -3,6 +3,7 @@ package gpu
 import (
 	"errors"
 	"math/rand/v2"
+	"sync"
 )
 
 // A slot is one resident block slot of an SM: the block it is running, its
@@ -29,6 +30,9 @@ func newSlot(l *launch, index int) *slot {
 		s.exec = &fiberExec{s: s, kick: make(chan struct{}, 1)}
 	}
 	s.blk.l, s.blk.exec, s.blk.threads, s.blk.slot = l, s.exec, s.threads, index
+	if l.seq != nil {
+		s.blk.warpFenceSC = make([]sync.Mutex, l.g.Warps)
+	}
 	for i := range s.threads {
 		t := &s.threads[i]
 		t.blk, t.obs, t.stop, t.rank, t.syncState, t.threadFaults = &s.blk, l.cfg.Observer, &l.stop, i, &s.sync[i], &s.faults[i]

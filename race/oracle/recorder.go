@@ -86,8 +86,9 @@ func (r *Recorder) Access(t *gpu.Thread, a *gpu.Access) {
 }
 
 // Fence records thread t's fence of scope s and order o. The runtime
-// reports a device's fence.sc operations in one order to every
-// sequencing observer (gpu.Sequencer), and the recorder's mutex keeps it.
+// reports the fence.sc operations that share a scope instance in one
+// order to every sequencing observer (gpu.Sequencer), and the recorder's
+// mutex keeps it.
 func (r *Recorder) Fence(t *gpu.Thread, s scope.Scope, o gpu.Order) {
 	r.add(t, Event{What: FenceEvent, Scope: s, Order: o})
 }

@@ -23,6 +23,7 @@ type cohort struct {
 	threads int32 // numbers handed out: threads, warps, blocks
 	warps   int32
 	blocks  int32
+	sc      scOrder // the cohort's fence.sc order and what each fence.sc published
 }
 
 // A devShadow is the shadow of one device's global memory.

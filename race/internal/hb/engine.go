@@ -55,7 +55,6 @@ type Engine struct {
 	// stripes guard the shadow's pages (see pageLock) and sequence each
 	// element's strong reads and writes with their checks (see Sequence).
 	stripes [stripeCount]stripe
-	sc      scOrder // the fence.sc order and what each fence.sc published
 }
 
 // stripeCount is how many page locks an engine has: enough that threads

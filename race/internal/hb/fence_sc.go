@@ -6,30 +6,44 @@ import (
 	"github.com/warpguard/warpguard/scope"
 )
 
-// An scOrder is PTX's Fence-SC order: the engine's fence.sc operations
-// in one total order, the order they take mu in (the runtime reports a
-// device's fence.sc operations under one mutex, so this is the order
-// every sequencing observer of the device sees). Of two fence.sc that
-// are morally strong (each one's scope covers the other's thread), the
-// earlier synchronizes with the later.
+// An scOrder is PTX's Fence-SC order: the cohort's fence.sc operations
+// in one total order. Of two fence.sc that are morally strong (each one's
+// scope covers the other's thread), the earlier synchronizes with the
+// later.
 //
-// It keeps, per scope instance (a warp, a block, a device, the system),
-// what the fence.sc operations published there: a fence.sc of scope s by
-// thread A publishes into the instances of scopes warp to s that hold A,
-// and joins what those same instances hold. That finds exactly the
-// morally strong earlier fences: fences F (scope s, thread A) and G
-// (scope g, thread B) are morally strong when B is in A's instance of s
-// and A in B's instance of g, which holds when both are in their common
-// instance of scope min(s, g), the one instance both publish into and
-// join. Instances are numbered in the cohort (see plaunch.place), so
-// clocks are kept per cohort: a new cohort starts with none.
+// It keeps, per scope instance (a warp, a block, a device, the system), a
+// slot of what the fence.sc operations published there: a fence.sc of
+// scope s by thread A publishes into the instances of scopes warp to s
+// that hold A, and joins what those same instances hold. That finds
+// exactly the morally strong earlier fences: fences F (scope s, thread A)
+// and G (scope g, thread B) are morally strong when B is in A's instance
+// of s and A in B's instance of g, which holds when both are in their
+// common instance of scope min(s, g), the one instance both publish into
+// and join.
 //
-// mu is taken with no other lock of the engine held, and none is taken
-// under it.
+// Each slot has its own mutex, and a fence holds the mutexes of all its
+// instances, widest first, while it joins and publishes, so the fences
+// that share an instance are ordered by its mutex, and the order of the
+// cohort's fences is any total order that extends those: two-phase
+// locking makes the per-instance orders acyclic together. The runtime
+// reports a fence.sc under mutexes of the same instances (see
+// gpu.Sequencer), so the order each slot's mutex gives is the one the
+// runtime's gives and every sequencing observer sees; block fences of
+// two blocks share no slot and run side by side.
+//
+// Instances are numbered in the cohort (see plaunch.place), so each
+// cohort has its own scOrder. mu guards the table only; a slot's mutex is
+// taken with no other lock of the engine held but wider slots' mutexes.
 type scOrder struct {
 	mu   sync.Mutex
-	coh  *cohort         // the cohort the clocks belong to
-	inst map[scInst]view // what the fence.sc of each instance published, as the last one's view
+	inst map[scInst]*scSlot
+}
+
+// An scSlot is what the fence.sc of one scope instance published: the
+// view of the last one, which covers every earlier one's.
+type scSlot struct {
+	mu sync.Mutex
+	v  view
 }
 
 // An scInst names a scope instance of a cohort: a warp, a block or a
@@ -46,32 +60,52 @@ type scInst struct {
 // keeps for strong writes after it.
 func (th *pthread) fenceSC(s scope.Scope) {
 	th.fenceAcquire(s)
-	th.know = th.l.p.sc.fence(th, s)
+	th.know = th.l.ss.sc.fence(th, s)
 	th.fenceRelease(s)
 }
 
 // fence joins into what th knows what the fence.sc operations of the
 // instances of scopes warp to s holding th published, publishes the
-// result there, and returns it. Each instance keeps the view of its last
-// fence.sc, which covers every earlier one's, so a fence allocates only
-// when it learns something.
+// result there, and returns it. A fence allocates only when it learns
+// something.
 func (o *scOrder) fence(th *pthread, s scope.Scope) *vclock {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.coh != th.l.ss {
-		o.coh, o.inst = th.l.ss, map[scInst]view{}
+	if s < scope.Warp {
+		return th.know
+	}
+	var slots [scope.System + 1]*scSlot
+	o.slots(th, s, &slots)
+	for l := s; l >= scope.Warp; l-- {
+		slots[l].mu.Lock()
 	}
 	know := th.know
 	for l := scope.Warp; l <= s; l++ {
-		if v := o.inst[th.instance(l)]; v.known && v.self.tid != th.tid {
+		if v := slots[l].v; v.known && v.self.tid != th.tid {
 			know = joinView(know, v, &th.n) // the thread's own last view it knows already
 		}
 	}
 	pub := view{k: know, self: th.self(), known: true}
 	for l := scope.Warp; l <= s; l++ {
-		o.inst[th.instance(l)] = pub // pub covers what the instance held
+		slots[l].v = pub // pub covers what the instance held
+		slots[l].mu.Unlock()
 	}
 	return know
+}
+
+// slots finds th's instances' slots of scopes warp to s, making those
+// the table lacks.
+func (o *scOrder) slots(th *pthread, s scope.Scope, into *[scope.System + 1]*scSlot) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.inst == nil {
+		o.inst = map[scInst]*scSlot{}
+	}
+	for l := scope.Warp; l <= s; l++ {
+		k := th.instance(l)
+		if into[l] = o.inst[k]; into[l] == nil {
+			into[l] = new(scSlot)
+			o.inst[k] = into[l]
+		}
+	}
 }
 
 // instance returns the thread's instance of scope s, warp or wider.
