@@ -42,9 +42,9 @@ type block struct {
 	dyn       *Memory    // dynamic shared memory, allocated on first use
 
 	// fenceSC and warpFenceSC order the fence.sc reports of the block's
-	// threads, of block and of warp scope, to sequencing observers (see
-	// Thread.observeFence); warpFenceSC is made, one per warp, only when
-	// an observer sequences.
+	// threads, of block and of warp scope, to a pair of sequencing
+	// observers (see Thread.observeFence); warpFenceSC is made, one per
+	// warp, only when two observers sequence.
 	fenceSC     sync.Mutex
 	warpFenceSC []sync.Mutex
 }

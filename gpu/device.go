@@ -62,7 +62,7 @@ type Device struct {
 	workers  *workerPool // idle goroutines of the Goroutines executor, reused across launches
 	states   statePool   // threads' slow-path states, reused across launches
 	// fenceSC orders the device- and system-scope fence.sc reports of
-	// the device's launches to sequencing observers (see
+	// the device's launches to a pair of sequencing observers (see
 	// Thread.observeFence).
 	fenceSC sync.Mutex
 }

@@ -56,17 +56,18 @@ func (t *Thread) fence(s scope.Scope, o Order) {
 }
 
 // observeFence reports a fence of scope s and order o to t's observer. A
-// fence.sc is reported, when an observer sequences (see Sequencer), under
-// the fence mutexes of t's instances of scopes s down to warp (see
-// lockFenceSC), so that every sequencing observer sees the fence.sc
-// operations of each scope instance in one order: the order in which its
-// mutex was taken, which each call's unlock synchronizes before the next.
-// Two fence.sc that can synchronize (each one's scope covers the other's
-// thread) share their common instance, so every sequencing observer sees
-// them in the same order; a block fence of one block and one of another
-// share none and are reported concurrently.
+// fence.sc is reported, when two observers sequence (see Sequencer),
+// under the fence mutexes of t's instances of scopes s down to warp (see
+// lockFenceSC), so that both see the fence.sc operations of each scope
+// instance in one order: the order in which its mutex was taken, which
+// each call's unlock synchronizes before the next. Two fence.sc that can
+// synchronize (each one's scope covers the other's thread) share their
+// common instance, so both observers see them in the same order; a block
+// fence of one block and one of another share none and are reported
+// concurrently. A single sequencing observer orders the reports itself,
+// as it applies them, so the runtime holds nothing around them.
 func (t *Thread) observeFence(s scope.Scope, o Order) {
-	if o == SeqCst && t.seq != nil {
+	if o == SeqCst && t.seq != nil && t.seq.b != nil {
 		t.lockFenceSC(s)
 		defer t.unlockFenceSC(s)
 	}

@@ -35,15 +35,17 @@ import (
 // mutex must be used for nothing but this: the runtime locks it, and no
 // other lock a thread can hold is taken inside it.
 //
-// Fences of order SeqCst (fence.sc) are sequenced too: the runtime
-// reports each while holding a mutex of each scope instance its scope
-// spans that holds the thread (its warp's, its block's for block scope or
-// wider, its device's for device or system scope), so every sequencing
-// observer sees the fence.sc operations that share an instance in the
-// same order, and each such report synchronizes before the next. Two
-// fence.sc that can synchronize (each one's scope covers the other's
-// thread) always share one: their common instance. Block fences of two
-// blocks share none and are reported concurrently.
+// Fences of order SeqCst (fence.sc) are reported concurrently, and a
+// Sequencer orders them itself, as it applies them (PTX's Fence-SC order
+// is whatever total order they are applied in). With two Sequencers, the
+// runtime reports each fence.sc while holding a mutex of each scope
+// instance its scope spans that holds the thread (its warp's, its block's
+// for block scope or wider, its device's for device or system scope), so
+// both see the fence.sc operations that share an instance in the same
+// order, and each such report synchronizes before the next. Two fence.sc
+// that can synchronize (each one's scope covers the other's thread)
+// always share one: their common instance. Block fences of two blocks
+// share none and are reported concurrently.
 //
 // With two observers (the device's and the launch's) that both sequence,
 // the runtime locks both mutexes, the lower address first.

@@ -30,7 +30,7 @@ func newSlot(l *launch, index int) *slot {
 		s.exec = &fiberExec{s: s, kick: make(chan struct{}, 1)}
 	}
 	s.blk.l, s.blk.exec, s.blk.threads, s.blk.slot = l, s.exec, s.threads, index
-	if l.seq != nil {
+	if l.seq != nil && l.seq.b != nil {
 		s.blk.warpFenceSC = make([]sync.Mutex, l.g.Warps)
 	}
 	for i := range s.threads {

@@ -53,9 +53,10 @@
 // PTX's fence.acq_rel and acts through the patterns above only; a fence of
 // order gpu.SeqCst (Thread.Fence, __threadfence) is fence.sc and adds
 // PTX's Fence-SC order: the fence.sc operations of a trace, in the order
-// they were recorded (the runtime reports two fence.sc operations whose
-// scopes share an instance under that instance's mutex, so the recorder
-// and a detector see such pairs in one order), are
+// they were recorded (beside a detector that sequences, the runtime
+// reports two fence.sc operations whose scopes share an instance under
+// that instance's mutex, so the recorder and the detector see such pairs
+// in one order), are
 // totally ordered, and each happens before every later one whose scope
 // and its own each include the other's thread. A seq_cst access is
 // recorded after the fence.sc the runtime reports before it.

@@ -6,10 +6,10 @@ import (
 )
 
 // fenceSC adds PTX's Fence-SC edges: the fence.sc operations of a trace
-// are totally ordered in the order they were recorded (the runtime
-// reports two that can synchronize under a mutex of the scope instance
-// they share, gpu.Sequencer, so a detector saw those two in the same
-// order), and each
+// are totally ordered in the order they were recorded (beside a detector
+// that sequences, the runtime reports two that can synchronize under a
+// mutex of the scope instance they share, gpu.Sequencer, so the detector
+// saw those two in the same order), and each
 // synchronizes with every later one that is morally strong with it:
 // each one's scope covers the other's thread. Of one thread's earlier
 // fence.sc operations of one scope only the latest needs an edge, since

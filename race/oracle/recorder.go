@@ -85,10 +85,10 @@ func (r *Recorder) Access(t *gpu.Thread, a *gpu.Access) {
 	r.add(t, Event{What: AccessEvent, Access: *a})
 }
 
-// Fence records thread t's fence of scope s and order o. The runtime
-// reports the fence.sc operations that share a scope instance in one
-// order to every sequencing observer (gpu.Sequencer), and the recorder's
-// mutex keeps it.
+// Fence records thread t's fence of scope s and order o. Beside a
+// detector that sequences too, the runtime reports the fence.sc
+// operations that share a scope instance in one order to both
+// (gpu.Sequencer), and the recorder's mutex keeps it.
 func (r *Recorder) Fence(t *gpu.Thread, s scope.Scope, o gpu.Order) {
 	r.add(t, Event{What: FenceEvent, Scope: s, Order: o})
 }

@@ -25,11 +25,12 @@ import (
 // instances, widest first, while it joins and publishes, so the fences
 // that share an instance are ordered by its mutex, and the order of the
 // cohort's fences is any total order that extends those: two-phase
-// locking makes the per-instance orders acyclic together. The runtime
-// reports a fence.sc under mutexes of the same instances (see
+// locking makes the per-instance orders acyclic together. Where a second
+// sequencing observer watches beside the engine (the oracle's recorder),
+// the runtime reports a fence.sc under mutexes of the same instances (see
 // gpu.Sequencer), so the order each slot's mutex gives is the one the
-// runtime's gives and every sequencing observer sees; block fences of
-// two blocks share no slot and run side by side.
+// other observer sees; block fences of two blocks share no slot and run
+// side by side.
 //
 // Instances are numbered in the cohort (see plaunch.place), so each
 // cohort has its own scOrder. mu guards the table only; a slot's mutex is
