@@ -99,8 +99,16 @@ func (th *pthread) racer(loc *ploc, x *prec, wide bool) *prec {
 
 // record keeps x, an access of th that raced with nothing, in the set of
 // its class or in the list, and drops what it makes redundant; a new set
-// comes from f (see place).
+// comes from f (see place). A weak read that goes to the read set leaves
+// the list as it is: the list stopped taking reads when the set was made,
+// so it does not grow, and what x would drop from it (reads x follows)
+// only names an earlier access of a race x has too. Dropping them would
+// ask, per read, whether the thread knows each one, as every lane of a
+// warp reading one element between barriers would, for nothing.
 func (loc *ploc) record(th *pthread, x *prec, wide bool, f *fullStates) {
+	if loc.reads != nil && x.weakRead() && loc.reads.put(x) {
+		return
+	}
 	loc.recs = th.prune(loc.recs, x)
 	loc.place(x, wide, f, th.blockKeys())
 }

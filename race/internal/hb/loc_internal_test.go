@@ -1,0 +1,51 @@
+package hb
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/warpguard/warpguard/gpu"
+)
+
+// blockThreads returns the started threads of one block of n threads.
+func blockThreads(n int) []pthread {
+	l := &plaunch{p: New(2, false, false, nil, nil), tid0: 100, g: &gpu.Grid{BlockSize: n, Warps: (n + 31) / 32, WarpSize: 32, Threads: n}}
+	blk := &pblock{id: 0, threads: make([]pthread, n)}
+	for i := range blk.threads {
+		l.start(&blk.threads[i], blk, int32(i))
+	}
+	return blk.threads
+}
+
+// weakRead returns a weak load of th at its current epoch.
+func weakRead(th *pthread) *prec { return &prec{e: th.self(), op: gpu.OpLoad, order: gpu.Weak} }
+
+// TestReadsToTheSetLeaveTheList: once a location's weak reads go to its
+// read set, a read leaves the list alone, even the thread's own earlier
+// read there (which a write still drops); a write that races with a read
+// kept in the list is found all the same.
+func TestReadsToTheSetLeaveTheList(t *testing.T) {
+	t.Parallel()
+	ths := blockThreads(8)
+	loc := new(ploc)
+	for i := range readSetAt + 2 {
+		x := weakRead(&ths[i])
+		require.Nil(t, ths[i].racer(loc, x, false))
+		loc.record(&ths[i], x, false, nil)
+	}
+	require.NotNil(t, loc.reads, "the sixth reader made the read set")
+	require.Len(t, loc.recs, readSetAt, "the list kept the first five readers")
+
+	pairs := ths[0].n.pairs
+	x := weakRead(&ths[0]) // thread 0 again: it follows its read in the list
+	loc.record(&ths[0], x, false, nil)
+	assert.Len(t, loc.recs, readSetAt, "a read to the set drops nothing from the list")
+	assert.Equal(t, pairs, ths[0].n.pairs, "and compares nothing")
+
+	w := &prec{e: ths[7].self(), op: gpu.OpStore, order: gpu.Weak, write: true}
+	y := ths[7].racer(loc, w, false)
+	require.NotNil(t, y, "a write after unordered reads races")
+	assert.Equal(t, ths[0].tid, y.e.tid, "with the first reader the list kept")
+}
