@@ -207,7 +207,8 @@ func (w *threadSet) reindex() {
 // the wide set, or an access of a block set's block and that set), or
 // nil: only the volatile members of its warp's lanes that conflict with
 // it can race with it (see warpVolatile), so no other member is compared. A set that is not
-// indexed is walked; an indexed one is looked up lane by lane.
+// indexed is walked; an indexed one is looked up lane by lane, under the
+// write key only when x reads (see setKey).
 func (w *threadSet) checkLanes(th *pthread, x *prec) *prec {
 	lo, hi := th.lanes()
 	if w.at == nil {
@@ -219,8 +220,12 @@ func (w *threadSet) checkLanes(th *pthread, x *prec) *prec {
 		return nil
 	}
 	known := laneKnowledge{cur: runCursor{v: th.know}, bk: th.know.blockK(int32(th.place.Block))}
+	first := int32(1) // a read races with writes only: each lane's write key
+	if x.write {
+		first = 0
+	}
 	for tid := lo; tid < hi; tid++ {
-		for _, k := range [2]int32{2 * tid, 2*tid + 1} {
+		for k := 2*tid + first; k <= 2*tid+1; k++ {
 			if i, ok := w.at.find(k); ok && laneRival(x, &w.members[i]) && th.laneUnordered(x, &w.members[i], &known) {
 				return &w.members[i]
 			}

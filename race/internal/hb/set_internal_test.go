@@ -4,7 +4,10 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/scope"
 )
 
 // TestLanesStayInTheBlock: a thread's lanes are its warp's, and a warp
@@ -19,4 +22,33 @@ func TestLanesStayInTheBlock(t *testing.T) {
 		lo, hi := th.lanes()
 		assert.Equal(t, [2]int32{c.lo, c.hi}, [2]int32{lo, hi}, "rank %d", c.rank)
 	}
+}
+
+// TestIndexedLanesOfAVolatileRead: in an indexed wide set, a volatile
+// read of a lane finds the unordered volatile write of another lane of
+// its warp, and no read: two reads do not race.
+func TestIndexedLanesOfAVolatileRead(t *testing.T) {
+	t.Parallel()
+	ths := blockThreads(64)
+	w := newThreadSet(setIndexAt, ths[0].blockKeys())
+	volatile := func(th *pthread, write bool) *prec {
+		op := gpu.OpLoad
+		if write {
+			op = gpu.OpStore
+		}
+		return &prec{e: th.self(), op: op, order: gpu.Volatile, scope: scope.System, write: write}
+	}
+	for i := 1; i < 40; i++ { // reads of lanes 1-31 and of the second warp
+		require.True(t, w.put(volatile(&ths[i], false)))
+	}
+	require.NotNil(t, w.at, "the set is indexed")
+	assert.Nil(t, w.checkLanes(&ths[0], volatile(&ths[0], false)), "a read races with no read")
+	assert.NotNil(t, w.checkLanes(&ths[0], volatile(&ths[0], true)), "a write races with another lane's read")
+
+	require.True(t, w.put(volatile(&ths[5], true)))
+	y := w.checkLanes(&ths[0], volatile(&ths[0], false))
+	require.NotNil(t, y, "a read races with another lane's write")
+	assert.Equal(t, ths[5].tid, y.e.tid)
+	assert.True(t, y.write)
+	assert.Nil(t, w.checkLanes(&ths[33], volatile(&ths[33], false)), "the second warp's lanes did not write")
 }
