@@ -99,18 +99,36 @@ func (th *pthread) racer(loc *ploc, x *prec, wide bool) *prec {
 
 // record keeps x, an access of th that raced with nothing, in the set of
 // its class or in the list, and drops what it makes redundant; a new set
-// comes from f (see place). A weak read that goes to the read set leaves
-// the list as it is: the list stopped taking reads when the set was made,
-// so it does not grow, and what x would drop from it (reads x follows)
-// only names an earlier access of a race x has too. Dropping them would
-// ask, per read, whether the thread knows each one, as every lane of a
-// warp reading one element between barriers would, for nothing.
+// comes from f (see place).
+//
+// A weak read drops from the list only what it must to keep the list
+// short: a read that goes to the read set drops nothing (the list stopped
+// taking reads when the set was made, so it does not grow), and one that
+// goes to a list with room drops only its own thread's earlier reads,
+// which need no clock to be known. Only a read that finds the list full
+// asks, record by record, whether its thread knows the others' reads,
+// to make room before a set is made. What a read leaves in the list,
+// reads it follows, only names an earlier side of a race the read has
+// too; asking for each of them at every read, as every lane of a warp
+// reading one element, or the five readers of a stencil's point, would,
+// costs clock lookups for nothing.
 func (loc *ploc) record(th *pthread, x *prec, wide bool, f *fullStates) {
-	if loc.reads != nil && x.weakRead() && loc.reads.put(x) {
+	switch {
+	case !x.weakRead():
+		loc.recs = th.prune(loc.recs, x)
+	case loc.reads != nil && loc.reads.put(x):
 		return
+	case len(loc.recs) < readSetAt:
+		loc.recs = dropReadsOf(loc.recs, th.tid)
+	default:
+		loc.recs = th.prune(loc.recs, x)
 	}
-	loc.recs = th.prune(loc.recs, x)
 	loc.place(x, wide, f, th.blockKeys())
+}
+
+// dropReadsOf returns recs without the reads of thread tid.
+func dropReadsOf(recs []prec, tid int32) []prec {
+	return slices.DeleteFunc(recs, func(y prec) bool { return !y.write && y.e.tid == tid })
 }
 
 // place keeps x in the set of its class or, failing that, in the list; a

@@ -49,3 +49,34 @@ func TestReadsToTheSetLeaveTheList(t *testing.T) {
 	require.NotNil(t, y, "a write after unordered reads races")
 	assert.Equal(t, ths[0].tid, y.e.tid, "with the first reader the list kept")
 }
+
+// TestReadsPruneTheListWhenFull: a weak read going to a list with room
+// drops its own thread's earlier read and keeps another thread's it
+// knows; one that finds the list full drops every read its thread knows,
+// making room rather than a read set.
+func TestReadsPruneTheListWhenFull(t *testing.T) {
+	t.Parallel()
+	ths := blockThreads(8)
+	loc := new(ploc)
+	read := func(i int) {
+		x := weakRead(&ths[i])
+		require.Nil(t, ths[i].racer(loc, x, false))
+		loc.record(&ths[i], x, false, nil)
+	}
+	read(1)
+	ths[0].know = threadsClock([]epoch{ths[1].self()}) // thread 0 learns thread 1's read
+	read(0)
+	read(0)
+	require.Len(t, loc.recs, 2, "the second read of thread 0 replaced its first, and thread 1's stays")
+	read(2)
+	read(3)
+	read(4)
+	require.Len(t, loc.recs, readSetAt)
+	read(0)
+	assert.Nil(t, loc.reads, "no read set: the full list made room")
+	tids := []int32{}
+	for _, y := range loc.recs {
+		tids = append(tids, y.e.tid-ths[0].tid)
+	}
+	assert.Equal(t, []int32{2, 3, 4, 0}, tids, "thread 1's read, known to thread 0, was dropped")
+}
