@@ -56,6 +56,43 @@ func TestPreciseReusesShadowAcrossLaunches(t *testing.T) {
 	require.Len(t, det.Reports(), 1, "the race of the last launch")
 }
 
+// TestPreciseReusesShadowAcrossDevices: a device made after another one
+// closed (a device per test, or per run) finds the last device's shadow,
+// whose pages lie where its own buffers do, and checks nothing against
+// what the last device's launch left there: a clean launch reading what
+// another thread of the earlier device wrote is no race, and a race of
+// its own is still found.
+func TestPreciseReusesShadowAcrossDevices(t *testing.T) {
+	t.Parallel()
+	const n = 4096
+	det := race.New(race.Options{})
+	launch := func(d *gpu.Device, buf gpu.Buffer[int32], k gpu.Kernel) {
+		t.Helper()
+		cfg := gpu.LaunchConfig{Name: "devices", Grid: gpu.Dim3{X: n / 256}, Block: gpu.Dim3{X: 256}, Observer: det}
+		require.NoError(t, d.Launch(context.Background(), cfg, k))
+	}
+	reused := false
+	for range 5 {
+		d := newDevice(t)
+		buf := gpu.Alloc[int32](d, "buf", n)
+		before := det.Stats().Pages
+		launch(d, buf, func(th *gpu.Thread) { _ = buf.Load(th, (th.GlobalID()+1)%n) })
+		reused = reused || det.Stats().Pages == before && before > 0
+		launch(d, buf, func(th *gpu.Thread) { buf.Store(th, th.GlobalID(), 1) })
+		d.Close()
+	}
+	require.Empty(t, det.Reports(), "a device's launch raced with an earlier device's")
+	assert.True(t, reused, "no device reused an earlier one's shadow")
+	d := newDevice(t)
+	buf := gpu.Alloc[int32](d, "buf", n)
+	launch(d, buf, func(th *gpu.Thread) {
+		if th.GlobalID() < 2 {
+			buf.Store(th, 0, int32(th.GlobalID()))
+		}
+	})
+	require.Len(t, det.Reports(), 1, "the race of the last device's launch")
+}
+
 // TestPreciseReusesSharedShadows: a block's shared memory's shadow serves
 // the launch's next block, and the next launch's blocks, emptied: a grid
 // of many blocks whose threads read a neighbour's shared element after a

@@ -11,8 +11,9 @@ import (
 // pages again for each, and the collector would reclaim the last ones.
 // So when a cohort ends, the engine keeps each device's shadow weakly:
 // the memory is dropped as before, uncounted in MetadataBytes and the
-// collector's to reclaim, but if the next cohort of that device starts
-// before the collector has, the shadow serves it again, in a new
+// collector's to reclaim, but if the next cohort of that device (or of a
+// device the engine keeps none for) starts before the collector has, the
+// shadow serves it again, in a new
 // generation whose pages are emptied one by one at their first visit
 // (page.renew). A shadow serves again only if it holds at most twice
 // its recent peak of pages touched (see shadow.peak) and keepSlack more,
@@ -88,23 +89,29 @@ func (s *shadow) slots() int64 {
 	return n
 }
 
-// reused returns device dev's shadow kept from an earlier cohort, in a
-// new generation and counted again, if the collector has not reclaimed
-// it; else nil. Either way the engine holds no spare for dev after.
+// reused returns a shadow kept from an earlier cohort, in a new
+// generation and counted again: device dev's if the engine keeps one,
+// else the one kept last for another device, or nil if the collector
+// has reclaimed it or none is kept. A device's addresses start where
+// every device's do, so a program that makes a device per test or per
+// run finds the last one's buffers' pages where its own will be; a
+// device whose spare another took makes a new shadow at its next cohort.
+// Either way the engine holds no spare for dev after.
 // Preconditions: p.mu held.
 func (p *Engine) reused(dev uint64) *shadow {
-	for i, s := range p.spares {
-		if s.dev != dev {
-			continue
-		}
-		p.spares = append(p.spares[:i], p.spares[i+1:]...)
-		sh := s.sh.Value()
-		if sh != nil {
-			sh.renew(&p.totals)
-		}
-		return sh
+	i := slices.IndexFunc(p.spares, func(s spareShadow) bool { return s.dev == dev })
+	if i < 0 {
+		i = len(p.spares) - 1
 	}
-	return nil
+	if i < 0 {
+		return nil
+	}
+	sh := p.spares[i].sh.Value()
+	p.spares = slices.Delete(p.spares, i, i+1)
+	if sh != nil {
+		sh.renew(&p.totals)
+	}
+	return sh
 }
 
 // renew starts a new generation of the shadow, emptying every page at

@@ -62,8 +62,13 @@ func TestSparesStayFew(t *testing.T) {
 		}
 	}
 	assert.Len(t, p.spares, maxSpares)
-	assert.Same(t, keep[len(keep)-1], p.reused(3*maxSpares-1), "the device's latest")
-	assert.Nil(t, p.reused(0), "the oldest device's went")
+	assert.Same(t, keep[len(keep)-3], p.reused(3*maxSpares-2), "the device's latest, not the one kept after it")
+	assert.Same(t, keep[len(keep)-1], p.reused(0), "the oldest device's went: it takes the one kept last")
+	assert.Len(t, p.spares, maxSpares-2)
+	for range maxSpares - 2 {
+		require.NotNil(t, p.reused(99))
+	}
+	assert.Nil(t, p.reused(99), "none left")
 }
 
 // TestSpareDirectoryBounded: a shadow whose directory grew far past its
