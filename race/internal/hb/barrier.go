@@ -11,59 +11,53 @@ func (p *Engine) Sync(t *gpu.Thread, s gpu.Sync) {
 	if th == nil {
 		return
 	}
-	l := th.l
+	l, blk := th.l, th.blk
+	if blk == nil || blk.id != s.Block { // the caller is one of the participants
+		blk = l.block(s.Block)
+	}
 	switch s.Kind {
 	case gpu.SyncThreads:
-		l.blockBarrier(l.ranks(s.Block, 0, l.g.BlockSize, ^uint64(0)), &th.n)
+		l.blockBarrier(blk.span(0, l.g.BlockSize), &th.n)
 	case gpu.SyncTile:
-		l.barrier(l.ranks(s.Block, s.First, s.Count, ^uint64(0)), &th.n)
+		l.barrier(blk.span(s.First, s.Count), ^uint64(0), &th.n)
 	case gpu.SyncWarp:
 		if s.Op == "syncwarp" || s.Op == "tile.sync" { // value-exchanging intrinsics order no memory
 			w := s.Warp - s.Block*l.g.Warps
-			l.barrier(l.ranks(s.Block, w*l.g.WarpSize, l.g.WarpSize, s.Mask), &th.n)
+			l.barrier(blk.span(w*l.g.WarpSize, l.g.WarpSize), s.Mask, &th.n)
 		}
 	case gpu.SyncGrid:
 		l.gridBarrier(&th.n)
 	}
 }
 
-// ranks returns the threads of block b with ranks first to first+n-1
-// whose bit (rank-first) is set in mask.
-func (l *plaunch) ranks(b, first, n int, mask uint64) []*pthread {
-	return l.block(b).ranks(first, n, mask)
-}
-
-// ranks returns the block's threads with ranks first to first+n-1 whose
-// bit (rank-first) is set in mask, in one allocation; none of a nil
-// block.
-func (blk *pblock) ranks(first, n int, mask uint64) []*pthread {
+// span returns the block's threads with ranks first to first+n-1 (fewer
+// at the block's end), in place: none of a nil block.
+func (blk *pblock) span(first, n int) []pthread {
 	if blk == nil {
 		return nil
 	}
 	end := min(first+n, len(blk.threads))
-	out := make([]*pthread, 0, max(end-first, 0))
-	for r := first; r < end; r++ {
-		if (r-first) >= 64 || mask>>(r-first)&1 != 0 {
-			out = append(out, &blk.threads[r])
-		}
-	}
-	return out
+	return blk.threads[min(first, end):end]
 }
+
+// takes reports whether the thread at index i of a barrier's span takes
+// part, by its bit in mask: a span past 64 threads takes every one.
+func takes(mask uint64, i int) bool { return i >= 64 || mask>>i&1 != 0 }
 
 // gridBarrier applies a grid sync: every resident block passes a
 // block-wide barrier, and all of them learn what all knew. It counts its
 // joins in n, the calling thread's counters.
 func (l *plaunch) gridBarrier(n *counters) {
 	var v *vclock
-	var blocks [][]*pthread
+	var blocks [][]pthread
 	for _, blk := range l.resident() {
-		ths := blk.ranks(0, l.g.BlockSize, ^uint64(0))
+		ths := blk.span(0, l.g.BlockSize)
 		v = join(v, l.blockBarrier(ths, n), n)
 		blocks = append(blocks, ths)
 	}
 	for _, ths := range blocks {
-		for _, th := range ths {
-			th.know = v
+		for i := range ths {
+			ths[i].know = v
 		}
 	}
 }
@@ -83,39 +77,44 @@ func (l *plaunch) resident() []*pblock {
 // each leaves knowing the join of what all knew and, as one entry, every
 // event of the block before the barrier, and starts a new generation. It
 // returns what they now know, and counts its joins in n.
-func (l *plaunch) blockBarrier(ths []*pthread, n *counters) *vclock {
+func (l *plaunch) blockBarrier(ths []pthread, n *counters) *vclock {
 	if len(ths) == 0 {
 		return nil
 	}
 	var v *vclock
 	var gen uint32
-	for _, th := range ths {
-		v = join(v, th.know, n)
-		gen = max(gen, th.self().gen())
+	for i := range ths {
+		v = join(v, ths[i].know, n)
+		gen = max(gen, ths[i].self().gen())
 	}
 	v = withBlock(v, int32(ths[0].place.Block), gen+1, n)
-	for _, th := range ths {
-		th.know = v
-		th.c = uint64(gen+1)<<32 | 1
+	for i := range ths {
+		ths[i].know = v
+		ths[i].c = uint64(gen+1)<<32 | 1
 	}
 	return v
 }
 
-// barrier orders every event of the threads ths before a partial barrier
-// (a warp's or a tile's) before every event after it: each leaves knowing
-// the join of what all knew and all their epochs, one vclock they share,
-// and starts a new epoch. It counts its joins in n.
-func (l *plaunch) barrier(ths []*pthread, n *counters) {
+// barrier orders every event of the threads of ths that mask names (see
+// takes) before a partial barrier (a warp's or a tile's) before every
+// event after it: each leaves knowing the join of what all knew and all
+// their epochs, one vclock they share, and starts a new epoch. It counts
+// its joins in n.
+func (l *plaunch) barrier(ths []pthread, mask uint64, n *counters) {
 	var v *vclock
 	es := make([]epoch, 0, len(ths))
-	for _, th := range ths {
-		v = join(v, th.know, n)
-		es = append(es, th.self())
+	for i := range ths {
+		if takes(mask, i) {
+			v = join(v, ths[i].know, n)
+			es = append(es, ths[i].self())
+		}
 	}
 	sortEpochs(es)
 	v = join(v, threadsClock(es), n)
-	for _, th := range ths {
-		th.know = v
-		th.c++
+	for i := range ths {
+		if takes(mask, i) {
+			ths[i].know = v
+			ths[i].c++
+		}
 	}
 }
