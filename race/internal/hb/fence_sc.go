@@ -73,8 +73,10 @@ func (o *scOrder) fence(th *pthread, s scope.Scope) *vclock {
 	if s < scope.Warp {
 		return th.know
 	}
-	var slots [scope.System + 1]*scSlot
-	o.slots(th, s, &slots)
+	slots := &th.coldState().sc
+	if slots[s] == nil { // found from the widest down, so every narrower one is too
+		o.slots(th, s, slots)
+	}
 	for l := s; l >= scope.Warp; l-- {
 		slots[l].mu.Lock()
 	}
@@ -93,7 +95,8 @@ func (o *scOrder) fence(th *pthread, s scope.Scope) *vclock {
 }
 
 // slots finds th's instances' slots of scopes warp to s, making those
-// the table lacks.
+// the table lacks. A thread keeps them (pcold.sc): its instances do not
+// change while it runs, and its cohort's table only grows.
 func (o *scOrder) slots(th *pthread, s scope.Scope, into *[scope.System + 1]*scSlot) {
 	o.mu.Lock()
 	defer o.mu.Unlock()

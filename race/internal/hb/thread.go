@@ -71,6 +71,9 @@ type pcold struct {
 	// known is the release state a fence last acquired a held read of
 	// whole, and what of it.
 	known knownRelease
+	// sc holds the fence.sc slots of the thread's instances, by scope,
+	// once a fence has found them (see scOrder.slots).
+	sc [scope.System + 1]*scSlot
 }
 
 // A knownRelease is the parts of a release state r that a thread's fence
