@@ -56,9 +56,8 @@
 // they were recorded (beside a detector that sequences, the runtime
 // reports two fence.sc operations whose scopes share an instance under
 // that instance's mutex, so the recorder and the detector see such pairs
-// in one order), are
-// totally ordered, and each happens before every later one whose scope
-// and its own each include the other's thread. A seq_cst access is
+// in one order), are totally ordered, and each happens before every
+// later one whose scope and its own each include the other's thread. A seq_cst access is
 // recorded after the fence.sc the runtime reports before it.
 //
 // # Races

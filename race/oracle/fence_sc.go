@@ -9,12 +9,12 @@ import (
 // are totally ordered in the order they were recorded (beside a detector
 // that sequences, the runtime reports two that can synchronize under a
 // mutex of the scope instance they share, gpu.Sequencer, so the detector
-// saw those two in the same order), and each
-// synchronizes with every later one that is morally strong with it:
-// each one's scope covers the other's thread. Of one thread's earlier
-// fence.sc operations of one scope only the latest needs an edge, since
-// program order reaches the others from it; the latest morally strong
-// one is among those latest per scope.
+// saw those two in the same order), and each synchronizes with every
+// later one that is morally strong with it: each one's scope covers the
+// other's thread. Of one thread's earlier fence.sc operations of one
+// scope only the latest needs an edge, since program order reaches the
+// others from it; the latest morally strong one is among those latest
+// per scope.
 func (g *graph) fenceSC() {
 	latest := make(map[int]*[scope.System + 1]int32) // per thread, per scope: its latest fence.sc, or -1
 	for i := range g.tr.Events {

@@ -74,7 +74,7 @@ func (o *scOrder) fence(th *pthread, s scope.Scope) *vclock {
 		return th.know
 	}
 	slots := &th.coldState().sc
-	if slots[s] == nil { // found from the widest down, so every narrower one is too
+	if slots[s] == nil { // slots finds all of scopes warp to s at once: the narrower are set too
 		o.slots(th, s, slots)
 	}
 	for l := s; l >= scope.Warp; l-- {

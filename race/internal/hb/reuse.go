@@ -13,9 +13,8 @@ import (
 // the memory is dropped as before, uncounted in MetadataBytes and the
 // collector's to reclaim, but if the next cohort of that device (or of a
 // device the engine keeps none for) starts before the collector has, the
-// shadow serves it again, in a new
-// generation whose pages are emptied one by one at their first visit
-// (page.renew). A shadow serves again only if it holds at most twice
+// shadow serves it again, in a new generation whose pages are emptied one
+// by one at their first visit (page.renew). A shadow serves again only if it holds at most twice
 // its recent peak of pages touched (see shadow.peak) and keepSlack more,
 // so that one that serves cohort after cohort stays near the shadow of
 // the memory the recent ones touched: a program whose large launches
