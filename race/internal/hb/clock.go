@@ -67,19 +67,46 @@ type lineagePlace struct {
 func (v *vclock) size() int { return v.ne + len(v.b) }
 
 // blockK returns the barrier count of block blk that v knows, 0 if none.
+// A short list, as a thread's of its own block and a few others, is
+// walked: cheaper than a search.
 func (v *vclock) blockK(blk int32) uint32 {
 	if v == nil {
 		return 0
 	}
-	i, ok := slices.BinarySearchFunc(v.b, blk, func(g bgen, b int32) int { return int(g.blk - b) })
+	if len(v.b) > shortBlocks {
+		return searchBlocks(v.b, blk)
+	}
+	for _, g := range v.b {
+		if g.blk >= blk {
+			return g.kIf(blk)
+		}
+	}
+	return 0
+}
+
+// shortBlocks is the longest block list blockK walks rather than searches.
+const shortBlocks = 8
+
+// kIf returns g's barrier count if g is of block blk, else 0.
+func (g bgen) kIf(blk int32) uint32 {
+	if g.blk != blk {
+		return 0
+	}
+	return g.k
+}
+
+// searchBlocks returns the barrier count of block blk in bs, sorted by
+// block, 0 if none.
+func searchBlocks(bs []bgen, blk int32) uint32 {
+	i, ok := slices.BinarySearchFunc(bs, blk, func(g bgen, b int32) int { return int(g.blk - b) })
 	if !ok {
 		return 0
 	}
-	return v.b[i].k
+	return bs[i].k
 }
 
 // threadC returns the clock of thread tid that v holds an entry for, 0 if
-// none.
+// none. A chunk holding its whole run is indexed, not searched.
 func (v *vclock) threadC(tid int32) uint64 {
 	if v == nil {
 		return 0
@@ -89,6 +116,9 @@ func (v *vclock) threadC(tid int32) uint64 {
 		return 0
 	}
 	es := v.ch[i].e()
+	if len(es) == 1<<chunkBits {
+		return es[tid&(1<<chunkBits-1)].c
+	}
 	j, ok := slices.BinarySearchFunc(es, tid, func(e epoch, t int32) int { return cmp.Compare(e.tid, t) })
 	if !ok {
 		return 0
@@ -97,9 +127,10 @@ func (v *vclock) threadC(tid int32) uint64 {
 }
 
 // knows reports whether the event at e is ordered before v's owner's
-// next event.
+// next event. The block entries are asked first: they are few, and
+// they order most of a block's accesses to its shared memory.
 func (v *vclock) knows(e epoch) bool {
-	return v.threadC(e.tid) >= e.c || e.gen() < v.blockK(e.blk)
+	return e.gen() < v.blockK(e.blk) || v.threadC(e.tid) >= e.c
 }
 
 // covers reports whether v knows everything w knows, counting the

@@ -27,6 +27,52 @@ func TestVclockKnows(t *testing.T) {
 	assert.False(t, none.knows(at(1, 0, 0, 1)))
 }
 
+// TestLookupsAgreeWithAScan checks blockK and threadC, whose short block
+// lists are walked and long ones searched, whose whole chunks are
+// indexed and partial ones searched, and whose chunk lists are indexed
+// where they hold every run from their first, against a scan of the
+// vclock's entries.
+func TestLookupsAgreeWithAScan(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 300 {
+		var es []epoch
+		modes := [8]int{} // per run: 0 whole, 1 sparse, 2 none
+		for i := range modes {
+			modes[i] = r.IntN(3)
+		}
+		for tid := range int32(8 << chunkBits) {
+			if m := modes[tid>>chunkBits]; m == 0 || m == 1 && r.IntN(4) == 0 {
+				es = append(es, at(tid, tid>>5, 0, uint32(1+r.IntN(9))))
+			}
+		}
+		v := threadsClock(es)
+		for blk := range int32(1 + r.IntN(2*shortBlocks)) {
+			if r.IntN(2) == 0 {
+				v.b = append(v.b, bgen{blk: 2 * blk, k: uint32(1 + r.IntN(5))})
+			}
+		}
+		for tid := range int32(9 << chunkBits) {
+			var want uint64
+			for _, e := range es {
+				if e.tid == tid {
+					want = e.c
+				}
+			}
+			require.Equal(t, want, v.threadC(tid), "thread %d", tid)
+		}
+		for blk := range int32(4*shortBlocks + 2) {
+			var want uint32
+			for _, g := range v.b {
+				if g.blk == blk {
+					want = g.k
+				}
+			}
+			require.Equal(t, want, v.blockK(blk), "block %d of %v", blk, v.b)
+		}
+	}
+}
+
 func TestJoinFoldsThreadsIntoBlocks(t *testing.T) {
 	t.Parallel()
 	a := threadsClock([]epoch{at(1, 0, 0, 5), at(40, 1, 0, 2)})
