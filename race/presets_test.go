@@ -232,6 +232,7 @@ func TestExactFlatSameVerdicts(t *testing.T) {
 		lock, total := gpu.Alloc[int32](d, "lock", 1), gpu.Alloc[int32](d, "total", 1)
 		cfg := gpu.Config{Grid: gpu.Dim3{X: 4}, Block: gpu.Dim3{X: 64}, Observer: det, Deterministic: true}
 		require.NoError(t, d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
+			t.ThreadFenceBlock() // each holder brings its block's fences to the lock's chain
 			for lock.AtomicCAS(t, 0, 0, 1, scope.Device) != 0 {
 			}
 			t.ThreadFence()

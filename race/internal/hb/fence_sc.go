@@ -58,20 +58,33 @@ type scInst struct {
 // that, between its acquire and its release, synchronizes with every
 // earlier morally strong fence.sc and publishes what the thread knows
 // for the later ones, so that what it learned is part of the release it
-// keeps for strong writes after it.
+// keeps for strong writes after it. A vclock the fence.sc publishes is
+// that release's too (see scOrder.fence).
 func (th *pthread) fenceSC(s scope.Scope) {
 	th.fenceAcquire(s)
-	th.know = th.l.ss.sc.fence(th, s)
+	var mat *vclock
+	th.know, mat = th.l.ss.sc.fence(th, s)
 	th.fenceRelease(s)
+	if mat != nil {
+		th.keepRelease(s, mat)
+	}
 }
 
 // fence joins into what th knows what the fence.sc operations of the
 // instances of scopes warp to s holding th published, publishes the
-// result there, and returns it. A fence allocates only when it learns
-// something.
-func (o *scOrder) fence(th *pthread, s scope.Scope) *vclock {
+// result there, and returns it, know. A fence that joined another
+// thread's view (one link of a chain of fencers), or whose thread
+// released the view of its last fence, publishes mat, the vclock of the
+// view of th that knows know at th's current epoch, and returns it too:
+// a later fencer that learned nothing else since takes it whole, and so
+// do th's strong writes after the fence, which release the same view
+// (see keepRelease); publishing know and th's epoch apart would have
+// each of them copy the chunk of th's entry again. Any other fence, as a
+// lone thread's between weak accesses, publishes the parts and returns a
+// nil mat, allocating nothing: nobody may need the vclock.
+func (o *scOrder) fence(th *pthread, s scope.Scope) (know, mat *vclock) {
 	if s < scope.Warp {
-		return th.know
+		return th.know, nil
 	}
 	slots := &th.coldState().sc
 	if slots[s] == nil { // slots finds all of scopes warp to s at once: the narrower are set too
@@ -80,18 +93,26 @@ func (o *scOrder) fence(th *pthread, s scope.Scope) *vclock {
 	for l := s; l >= scope.Warp; l-- {
 		slots[l].mu.Lock()
 	}
-	know := th.know
+	know = th.know
+	if th.cold.fvc[scope.Warp] != nil { // the thread's last fence's view was released
+		mat = know
+	}
 	for l := scope.Warp; l <= s; l++ {
 		if v := slots[l].v; v.known && v.self.tid != th.tid {
 			know = joinView(know, v, &th.n) // the thread's own last view it knows already
+			mat = know
 		}
 	}
 	pub := view{k: know, self: th.self(), known: true}
+	if mat != nil {
+		mat = joinView(know, pub, &th.n)
+		pub.k = mat
+	}
 	for l := scope.Warp; l <= s; l++ {
 		slots[l].v = pub // pub covers what the instance held
 		slots[l].mu.Unlock()
 	}
-	return know
+	return know, mat
 }
 
 // slots finds th's instances' slots of scopes warp to s, making those

@@ -455,6 +455,18 @@ func (th *pthread) settle(s scope.Scope) {
 	}
 }
 
+// keepRelease keeps mat, the vclock of the view the thread's fence of
+// scope s just took as its release (see fenceRelease), as that release's
+// vclock at every scope up to s, and as the last vclock the thread made
+// of one of its views (see viewClock). Preconditions: th.cold made.
+func (th *pthread) keepRelease(s scope.Scope, mat *vclock) {
+	c := th.cold
+	for i := scope.Thread; i <= s; i++ {
+		c.fvc[i] = mat
+	}
+	c.made, c.madeOf = mat, c.fenced[s]
+}
+
 // releases reports whether x, an access of the thread, may release: it
 // is a release, acq_rel or seq_cst store or read-modify-write, or a
 // strong write after a fence of the thread (a

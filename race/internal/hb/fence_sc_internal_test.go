@@ -1,0 +1,39 @@
+package hb
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/warpguard/warpguard/scope"
+)
+
+// TestFencersShareThePublishedClock: a fence.sc that joined another
+// thread's view makes the vclock of its own view once, publishes it in
+// its instances' slots and keeps it as the release of its strong writes
+// at every scope it covers; a later fencer that knows nothing else takes
+// that vclock whole. A fence.sc that joined nothing, of a thread that
+// released nothing since its last fence, makes none.
+func TestFencersShareThePublishedClock(t *testing.T) {
+	t.Parallel()
+	ths := blockThreads(4)
+	ths[0].l.ss = newCohort()
+	a, b, c := &ths[0], &ths[1], &ths[2]
+	a.fenceSC(scope.Block)
+	a.fenceSC(scope.Block)
+	require.Nil(t, a.cold.fvc[scope.Block], "a lone fencer makes no vclock")
+	assert.Same(t, a.know, a.cold.sc[scope.Block].v.k, "the slot holds the lone fencer's view in parts")
+
+	at := b.self()
+	b.fenceSC(scope.Block)
+	mat := b.cold.fvc[scope.Block]
+	require.NotNil(t, mat, "a fencer that joined a's view makes its own view's vclock")
+	assert.True(t, mat.knows(at), "the release knows the fence's own epoch")
+	assert.Same(t, mat, b.released(scope.Warp), "one vclock serves every scope the fence covers")
+	assert.Same(t, mat, b.cold.sc[scope.Block].v.k, "the block's slot holds that vclock")
+
+	c.fenceSC(scope.Block)
+	assert.Same(t, mat, c.know, "a later fencer that knew nothing else takes it whole")
+	assert.False(t, b.knows(c.self()), "nothing flows back to the earlier fencer")
+}
