@@ -251,14 +251,14 @@ func join(a, b *vclock, n *counters) *vclock {
 }
 
 // cleanOf returns the chunks of whichever of a join's inputs a and b the
-// join's block entries imply no epoch of: the one whose block entries
-// are the join's, the other having none (see mergeBlocks); nil if
-// neither.
+// join's block entries imply no epoch of: one whose block entries cover
+// the other's, and are therefore the join's (see mergeBlocks), as an
+// input's own block entries imply none of its epochs; nil if neither.
 func cleanOf(a, b *vclock) []chunk {
-	switch {
-	case len(b.b) == 0:
+	if ok, _ := a.coversBlocks(b.b); ok {
 		return a.ch
-	case len(a.b) == 0:
+	}
+	if ok, _ := b.coversBlocks(a.b); ok {
 		return b.ch
 	}
 	return nil
