@@ -61,9 +61,11 @@ type scInst struct {
 // keeps for strong writes after it. A vclock the fence.sc publishes is
 // that release's too (see scOrder.fence).
 func (th *pthread) fenceSC(s scope.Scope) {
-	th.fenceAcquire(s)
+	var buf [4]*vclock
+	acq := th.takeAcquire(s, buf[:0])
 	var mat *vclock
-	th.know, mat = th.l.ss.sc.fence(th, s)
+	th.know, mat = th.l.ss.sc.fence(th, s, acq)
+	th.settle(s)
 	th.fenceRelease(s)
 	if mat != nil {
 		th.keepRelease(s, mat)
@@ -82,9 +84,11 @@ func (th *pthread) fenceSC(s scope.Scope) {
 // each of them copy the chunk of th's entry again. Any other fence, as a
 // lone thread's between weak accesses, publishes the parts and returns a
 // nil mat, allocating nothing: nobody may need the vclock.
-func (o *scOrder) fence(th *pthread, s scope.Scope) (know, mat *vclock) {
+func (o *scOrder) fence(th *pthread, s scope.Scope, acq []*vclock) (know, mat *vclock) {
+	var buf [maxJoin]*vclock
+	ins := append(append(buf[:0], th.know), acq...)
 	if s < scope.Warp {
-		return th.know, nil
+		return joinAll(ins, nil, &th.n), nil
 	}
 	slots := &th.coldState().sc
 	if slots[s] == nil { // slots finds all of scopes warp to s at once: the narrower are set too
@@ -93,21 +97,22 @@ func (o *scOrder) fence(th *pthread, s scope.Scope) (know, mat *vclock) {
 	for l := s; l >= scope.Warp; l-- {
 		slots[l].mu.Lock()
 	}
-	know = th.know
-	if th.cold.fvc[scope.Warp] != nil { // the thread's last fence's view was released
-		mat = know
-	}
+	var eps [scopeEpochs]epoch
+	es := eps[:0]
 	for l := scope.Warp; l <= s; l++ {
-		if v := slots[l].v; v.known && v.self.tid != th.tid {
-			know = joinView(know, v, &th.n) // the thread's own last view it knows already
-			mat = know
+		if v := slots[l].v; v.known && v.self.tid != th.tid { // the thread's own last view it knows already
+			ins, es = append(ins, v.k), append(es, v.self)
 		}
 	}
-	pub := view{k: know, self: th.self(), known: true}
-	if mat != nil {
-		mat = joinView(know, pub, &th.n)
-		pub.k = mat
+	chained := len(es) > 0 || th.cold.fvc[scope.Warp] != nil // or the thread's last fence's view was released
+	if chained {
+		es = append(es, th.self())
 	}
+	know = joinAll(ins, es, &th.n)
+	if chained {
+		mat = know
+	}
+	pub := view{k: know, self: th.self(), known: true}
 	for l := scope.Warp; l <= s; l++ {
 		slots[l].v = pub // pub covers what the instance held
 		slots[l].mu.Unlock()

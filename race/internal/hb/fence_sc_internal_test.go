@@ -12,9 +12,10 @@ import (
 // TestFencersShareThePublishedClock: a fence.sc that joined another
 // thread's view makes the vclock of its own view once, publishes it in
 // its instances' slots and keeps it as the release of its strong writes
-// at every scope it covers; a later fencer that knows nothing else takes
-// that vclock whole. A fence.sc that joined nothing, of a thread that
-// released nothing since its last fence, makes none.
+// at every scope it covers; a later fencer joins it, its own epoch and
+// what it acquires in one vclock, which is its own release. A fence.sc
+// that joined nothing, of a thread that released nothing since its last
+// fence, makes none.
 func TestFencersShareThePublishedClock(t *testing.T) {
 	t.Parallel()
 	ths := blockThreads(4)
@@ -33,7 +34,10 @@ func TestFencersShareThePublishedClock(t *testing.T) {
 	assert.Same(t, mat, b.released(scope.Warp), "one vclock serves every scope the fence covers")
 	assert.Same(t, mat, b.cold.sc[scope.Block].v.k, "the block's slot holds that vclock")
 
+	cAt := c.self()
 	c.fenceSC(scope.Block)
-	assert.Same(t, mat, c.know, "a later fencer that knew nothing else takes it whole")
-	assert.False(t, b.knows(c.self()), "nothing flows back to the earlier fencer")
+	assert.True(t, c.know.covers(mat, nil), "a later fencer learns b's view")
+	assert.Same(t, c.know, c.cold.fvc[scope.Block], "what it knows, its own epoch included, is its release")
+	assert.True(t, c.know.knows(cAt))
+	assert.False(t, b.knows(cAt), "nothing flows back to the earlier fencer")
 }

@@ -33,11 +33,15 @@ func (v *vclock) descends(w *vclock) bool {
 // the next member of a's or b's when that one is its lineage's last
 // member, else as the first of a new one. A small vclock, walked faster
 // than a lineage is kept, gets none. v must not be shared yet.
-func (v *vclock) descend(a, b *vclock) {
+func (v *vclock) descend(a, b *vclock) { v.descendFrom([]*vclock{a, b}) }
+
+// descendFrom places v, a new vclock that covers every one of us, in a
+// lineage, as descend does with two.
+func (v *vclock) descendFrom(us []*vclock) {
 	if v.size() < memoAt {
 		return
 	}
-	for _, u := range [2]*vclock{a, b} {
+	for _, u := range us {
 		if u.lin != nil && u.lin.head.CompareAndSwap(u.seq, u.seq+1) {
 			v.lin, v.seq = u.lin, u.seq+1
 			return

@@ -336,17 +336,18 @@ func (h *heldRelease) whole(c uint64) knownRelease {
 	return k
 }
 
-// reach returns what the held release h brings a fence of its read's
-// scope h.m or wider: its parts that reach the reader at that scope.
-func (h *heldRelease) reach(n *counters) *vclock {
-	v := h.warp
+// parts appends to into the parts of the held release h that reach the
+// reader at its read's scope h.m: what a fence of that scope or wider
+// acquires (see fenceAcquire).
+func (h *heldRelease) parts(into []*vclock) []*vclock {
+	into = append(into, h.warp)
 	if h.m >= scope.Block {
-		v = join(v, h.block, n)
+		into = append(into, h.block)
 	}
 	if h.m >= scope.Device {
-		v = join(v, h.dev, n)
+		into = append(into, h.dev)
 	}
-	return v
+	return into
 }
 
 // heldKnows reports whether the held release, acquired by a fence of
@@ -411,23 +412,30 @@ func (th *pthread) fence(s scope.Scope) {
 }
 
 // fenceAcquire is the acquire half of a fence of scope s: it acquires
-// the releases pending for s. A held release read at scope s or
-// narrower is acquired whole, straight from the hold: folded into what
-// is pending at each scope, it would reach fences wider than s too, but
-// what the thread knows after this one covers it already.
+// the releases pending for s (see takeAcquire), in one join.
 func (th *pthread) fenceAcquire(s scope.Scope) {
+	var buf [5]*vclock
+	th.know = joinAll(th.takeAcquire(s, append(buf[:0], th.know)), nil, &th.n)
+	th.settle(s)
+}
+
+// takeAcquire appends to into what a fence of scope s acquires: what
+// the thread's strong reads left pending for s, and a held release read
+// at scope s or narrower, taken whole, straight from the hold: folded
+// into what is pending at each scope, it would reach fences wider than s
+// too, but what the thread knows after this one covers it already. The
+// caller joins them and then settles s.
+func (th *pthread) takeAcquire(s scope.Scope, into []*vclock) []*vclock {
 	c := th.coldState()
-	var got *vclock
 	th.mu.Lock()
+	defer th.mu.Unlock()
 	if h := &c.held; h.r != nil && h.m <= s {
-		got, c.known, *h = h.reach(&th.n), h.whole(th.c), heldRelease{}
+		into = h.parts(into)
+		c.known, *h = h.whole(th.c), heldRelease{}
 	} else {
 		th.foldHeld()
 	}
-	th.mu.Unlock()
-	th.know = join(join(th.know, c.pend[s], &th.n), got, &th.n)
-	th.settle(s)
-	c.last = nil
+	return append(into, c.pend[s])
 }
 
 // fenceRelease is the release half of a fence of scope s: what the
@@ -442,9 +450,11 @@ func (th *pthread) fenceRelease(s scope.Scope) {
 }
 
 // settle drops what a fence of scope s acquired from what is pending,
-// and the poll note once nothing is. Preconditions: th.cold made.
+// and the poll note once nothing is, and forgets the last strong read's
+// state, which the fence may have acquired. Preconditions: th.cold made.
 func (th *pthread) settle(s scope.Scope) {
 	c := th.cold
+	c.last = nil
 	th.mu.Lock()
 	defer th.mu.Unlock()
 	for i := scope.Thread; i <= s; i++ {

@@ -1,0 +1,187 @@
+package hb
+
+import "math/bits"
+
+// A merge of three or more chunks marks the entries it has in a 64-bit
+// mask, one bit per thread of the chunk's run (see mergeRun).
+const _ uint = 64 - 1<<chunkBits
+
+// maxJoin is the most vclocks one joinAll takes: a fence.sc's acquire
+// parts and its instances' published views (see pthread.fenceSC).
+const maxJoin = 8
+
+// joinAll returns the least vclock above every vclock of ins (nil ones
+// allowed) and every epoch of eps, counting in n the entries it walked
+// and wrote. Where one input covers the rest and knows the epochs, it is
+// the result; otherwise it makes one vclock, where joining the inputs
+// two at a time would make one per join that adds something, each
+// copying the chunks the join changed. The result continues an input's
+// lineage where it can, as join's does.
+func joinAll(ins []*vclock, eps []epoch, n *counters) *vclock {
+	var buf [maxJoin]*vclock
+	acc, rest := coverAll(ins, buf[:0], n)
+	var es [scopeEpochs]epoch
+	unknown := es[:0]
+	for _, e := range eps {
+		if !acc.knows(e) {
+			unknown = append(unknown, e)
+		}
+	}
+	switch {
+	case len(rest) == 0 && len(unknown) == 0:
+		return acc
+	case len(rest) == 0 && len(unknown) == 1:
+		return withEpoch(acc, unknown[0], n)
+	case len(unknown) > 0:
+		ev := threadsClock(latestOf(unknown))
+		if acc == nil {
+			return ev // rest is empty: nothing but nil came in
+		}
+		rest = append(rest, ev)
+	}
+	return mergeAll(acc, rest, n)
+}
+
+// latestOf returns a new list of the epochs es, sorted by thread, with
+// each thread's latest only.
+func latestOf(es []epoch) []epoch {
+	sortEpochs(es)
+	out := make([]epoch, 0, len(es))
+	for _, e := range es {
+		if n := len(out); n > 0 && out[n-1].tid == e.tid {
+			out[n-1].c = max(out[n-1].c, e.c)
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// scopeEpochs bounds the epochs a joinAll takes: one per scope instance a
+// fence.sc joins, and the fencer's own.
+const scopeEpochs = 5
+
+// coverAll returns the input of ins that covers most of the others, and
+// those it does not cover, appended to rest.
+func coverAll(ins []*vclock, rest []*vclock, n *counters) (*vclock, []*vclock) {
+	var acc *vclock
+	for _, x := range ins {
+		switch {
+		case x == nil || x == acc:
+		case acc == nil || x.descends(acc):
+			acc = x
+		case acc.descends(x):
+		case x.size() <= acc.size() && acc.remembers(x, n):
+		case x.remembers(acc, n):
+			rest, acc = append(rest, acc), x
+		default:
+			rest = append(rest, x)
+		}
+	}
+	kept := rest[:0]
+	for _, x := range rest {
+		if !acc.remembers(x, n) {
+			kept = append(kept, x)
+		}
+	}
+	return acc, kept
+}
+
+// mergeAll returns the least vclock above acc and every vclock of rest,
+// none of which acc covers: their block entries merged, and their chunks
+// of each key merged into one, dropping the epochs the merged block
+// entries imply.
+func mergeAll(acc *vclock, rest []*vclock, n *counters) *vclock {
+	bs := acc.b
+	for _, x := range rest {
+		bs = mergeBlocks(bs, x.b)
+	}
+	var lists [maxJoin + 1][]chunk
+	ls := append(lists[:0], acc.ch)
+	size := len(acc.ch)
+	for _, x := range rest {
+		ls, size = append(ls, x.ch), size+len(x.ch)
+	}
+	j := chunkJoin{out: make([]chunk, 0, size), bs: bs}
+	if ok, _ := acc.coversBlocks(bs); ok {
+		j.clean = acc.ch // acc's blocks are the join's: they imply none of its epochs
+	}
+	var run [maxJoin + 1]chunk
+	for {
+		cs := nextRun(ls, run[:0])
+		if len(cs) == 0 {
+			break
+		}
+		c, wrote, made := mergeRun(cs)
+		j.wrote += wrote
+		j.add(c, made)
+	}
+	v := &vclock{b: bs, ch: j.out}
+	v.ne = epochCount(v.ch)
+	n.joined(j.wrote + len(j.out))
+	if n == nil || !n.flat {
+		v.descendFrom(append(rest, acc))
+	}
+	return v
+}
+
+// nextRun takes from the lists ls, each sorted by key, their chunks of
+// the lowest key any holds, appending them to into, once each.
+func nextRun(ls [][]chunk, into []chunk) []chunk {
+	k, any := int32(0), false
+	for _, l := range ls {
+		if len(l) > 0 && (!any || l[0].key() < k) {
+			k, any = l[0].key(), true
+		}
+	}
+	for i, l := range ls {
+		if len(l) == 0 || l[0].key() != k {
+			continue
+		}
+		if !holdsChunk(into, l[0]) {
+			into = append(into, l[0])
+		}
+		ls[i] = l[1:]
+	}
+	return into
+}
+
+// holdsChunk reports whether cs holds chunk c.
+func holdsChunk(cs []chunk, c chunk) bool {
+	for _, d := range cs {
+		if d.is(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// mergeRun returns the merge of chunks cs of one key, reusing one whose
+// entries cover the others', the entries it walked or wrote, and whether
+// it made a new chunk.
+func mergeRun(cs []chunk) (chunk, int, bool) {
+	switch len(cs) {
+	case 1:
+		return cs[0], 0, false
+	case 2:
+		return mergeChunk(cs[0], cs[1])
+	}
+	var dense [1 << chunkBits]epoch
+	var has uint64
+	walked := 0
+	for _, c := range cs {
+		for _, e := range c.e() {
+			i := e.tid & (1<<chunkBits - 1)
+			if has&(1<<i) == 0 || dense[i].c < e.c {
+				dense[i], has = e, has|1<<i
+			}
+		}
+		walked += int(c.n)
+	}
+	out := make([]epoch, 0, bits.OnesCount64(has))
+	for has != 0 {
+		i := bits.TrailingZeros64(has)
+		out, has = append(out, dense[i]), has&(has-1)
+	}
+	return runOf(out), walked + len(out), true
+}
