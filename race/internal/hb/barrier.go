@@ -48,13 +48,14 @@ func takes(mask uint64, i int) bool { return i >= 64 || mask>>i&1 != 0 }
 // block-wide barrier, and all of them learn what all knew. It counts its
 // joins in n, the calling thread's counters.
 func (l *plaunch) gridBarrier(n *counters) {
-	var v *vclock
 	var blocks [][]pthread
+	var ins []*vclock
 	for _, blk := range l.resident() {
 		ths := blk.span(0, l.g.BlockSize)
-		v = join(v, l.blockBarrier(ths, n), n)
+		ins = append(ins, l.blockBarrier(ths, n))
 		blocks = append(blocks, ths)
 	}
+	v := joinAll(ins, nil, n)
 	for _, ths := range blocks {
 		for i := range ths {
 			ths[i].know = v
@@ -76,18 +77,21 @@ func (l *plaunch) resident() []*pblock {
 // blockBarrier applies a barrier all of a block's threads ths passed:
 // each leaves knowing the join of what all knew and, as one entry, every
 // event of the block before the barrier, and starts a new generation. It
-// returns what they now know, and counts its joins in n.
+// returns what they now know, made in one join, and counts its joins in
+// n.
 func (l *plaunch) blockBarrier(ths []pthread, n *counters) *vclock {
 	if len(ths) == 0 {
 		return nil
 	}
-	var v *vclock
+	var buf [maxJoin]*vclock
+	ins := buf[:0]
 	var gen uint32
 	for i := range ths {
-		v = join(v, ths[i].know, n)
+		ins = appendNew(ins, ths[i].know)
 		gen = max(gen, ths[i].self().gen())
 	}
-	v = withBlock(v, int32(ths[0].place.Block), gen+1, n)
+	ins = append(ins, &vclock{b: []bgen{{int32(ths[0].place.Block), gen + 1}}})
+	v := joinAll(ins, nil, n)
 	for i := range ths {
 		ths[i].know = v
 		ths[i].c = uint64(gen+1)<<32 | 1
@@ -98,23 +102,33 @@ func (l *plaunch) blockBarrier(ths []pthread, n *counters) *vclock {
 // barrier orders every event of the threads of ths that mask names (see
 // takes) before a partial barrier (a warp's or a tile's) before every
 // event after it: each leaves knowing the join of what all knew and all
-// their epochs, one vclock they share, and starts a new epoch. It counts
-// its joins in n.
+// their epochs, one vclock they share, made in one join, and starts a
+// new epoch. It counts its joins in n.
 func (l *plaunch) barrier(ths []pthread, mask uint64, n *counters) {
-	var v *vclock
-	es := make([]epoch, 0, len(ths))
+	var buf [maxJoin]*vclock
+	var ebuf [64]epoch
+	ins, es := buf[:0], ebuf[:0]
 	for i := range ths {
 		if takes(mask, i) {
-			v = join(v, ths[i].know, n)
+			ins = appendNew(ins, ths[i].know)
 			es = append(es, ths[i].self())
 		}
 	}
-	sortEpochs(es)
-	v = join(v, threadsClock(es), n)
+	v := joinAll(ins, es, n)
 	for i := range ths {
 		if takes(mask, i) {
 			ths[i].know = v
 			ths[i].c++
 		}
 	}
+}
+
+// appendNew appends v to vs unless it is the last one there: threads
+// that met at their last barrier share one vclock until they learn
+// something apart.
+func appendNew(vs []*vclock, v *vclock) []*vclock {
+	if n := len(vs); n > 0 && vs[n-1] == v {
+		return vs
+	}
+	return append(vs, v)
 }

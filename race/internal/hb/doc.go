@@ -13,7 +13,9 @@
 // fence views and pending acquires (pcold, in its block's states); the
 // vector clocks' thread entries in chunks that vclocks share
 // where their entries agree (chunk.go), large vector clocks in lineages
-// whose members cover the earlier ones without a walk (lineage.go); per
+// whose members cover the earlier ones without a walk (lineage.go), a
+// fence's acquires and fence.sc joins made into one vclock (join_all.go,
+// fence_sc.go); per
 // granule, FastTrack-style, the accesses a
 // later one may still race with (loc.go, set.go, indexed by setindex.go)
 // and the release state a strong read acquires from (release.go), in a

@@ -6,8 +6,10 @@ import "math/bits"
 // mask, one bit per thread of the chunk's run (see mergeRun).
 const _ uint = 64 - 1<<chunkBits
 
-// maxJoin is the most vclocks one joinAll takes: a fence.sc's acquire
-// parts and its instances' published views (see pthread.fenceSC).
+// maxJoin is the most vclocks a joinAll holds without allocating room
+// for them: a fence.sc's acquire parts and its instances' published
+// views (see pthread.fenceSC), or the distinct vclocks of the threads a
+// barrier meets, which share theirs since the last one.
 const maxJoin = 8
 
 // joinAll returns the least vclock above every vclock of ins (nil ones
@@ -57,8 +59,9 @@ func latestOf(es []epoch) []epoch {
 	return out
 }
 
-// scopeEpochs bounds the epochs a joinAll takes: one per scope instance a
-// fence.sc joins, and the fencer's own.
+// scopeEpochs is the most epochs a joinAll holds without allocating room
+// for them: one per scope instance a fence.sc joins, and the fencer's
+// own.
 const scopeEpochs = 5
 
 // coverAll returns the input of ins that covers most of the others, and
