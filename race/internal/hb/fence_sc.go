@@ -65,7 +65,7 @@ func (th *pthread) fenceSC(s scope.Scope) {
 	acq := th.takeAcquire(s, buf[:0])
 	var mat *vclock
 	th.know, mat = th.l.ss.sc.fence(th, s, acq)
-	th.settle(s)
+	th.settle()
 	th.fenceRelease(s)
 	if mat != nil {
 		th.keepRelease(s, mat)

@@ -150,7 +150,7 @@ func (o *pthread) pendingFor(e epoch) (pollNote, bool) {
 	if c == nil {
 		return pollNote{}, false // no strong read yet
 	}
-	return c.poll, (c.pend[scope.System].knows(e) || o.heldKnows(e)) && c.poll.mem != nil
+	return c.poll, (c.pend.knows(e) || o.heldKnows(e)) && c.poll.mem != nil
 }
 
 // hostPair returns, if th's launch l or y's is a host copy's (see

@@ -48,9 +48,9 @@ type pcold struct {
 	// the next one is made from it (see viewClock).
 	made   *vclock
 	madeOf view
-	// pend[s] is what the thread's strong reads so far found released to
-	// it, which a fence of scope s would acquire. Guarded by the thread's mu.
-	pend [scope.System + 1]*vclock
+	// pend is what the thread's strong reads so far found released to
+	// it and no fence has acquired. Guarded by the thread's mu.
+	pend pending
 	// held is the release state the thread's last strong read found, kept
 	// as pointers and joined into pend only when a fence needs it or a
 	// read of another release state comes (see hold): a thread spinning
@@ -303,24 +303,18 @@ func (th *pthread) hold(snap heldRelease) {
 	th.cold.held = snap
 }
 
-// foldHeld joins the held release into what a fence of each scope would
-// acquire, and drops it. Preconditions: th.mu held.
+// foldHeld adds the held release's parts to what is pending, each at its
+// scope, and drops it. Preconditions: th.mu held.
 func (th *pthread) foldHeld() {
 	if th.cold == nil || th.cold.held.r == nil {
 		return
 	}
-	h := th.cold.held
-	var by [scope.System + 1]*vclock // what reaches the thread at each read scope up to h.m
-	by[scope.Warp] = h.warp
-	if h.m >= scope.Block {
-		by[scope.Block] = join(h.warp, h.block, &th.n)
+	var buf [3]*vclock
+	h := &th.cold.held
+	for i, v := range h.parts(buf[:0]) {
+		th.cold.pend.add(v, scope.Warp+scope.Scope(i), &th.n) // parts come warp, block, device
 	}
-	if h.m >= scope.Device {
-		by[scope.Device] = join(by[scope.Block], h.dev, &th.n)
-		by[scope.System] = by[scope.Device]
-	}
-	th.pending(&by, h.m)
-	th.cold.held = heldRelease{}
+	*h = heldRelease{}
 }
 
 // whole returns the parts of the held release h that a fence of its
@@ -383,25 +377,6 @@ func (th *pthread) acquire(r *relInfo, m scope.Scope) {
 	c.acq, c.acqVer, c.acqS = r, r.ver, m
 }
 
-// pending adds what a strong read of scope m found released, by[s] at
-// each read scope s, to what a fence of each scope would acquire. Fence
-// scopes whose pending releases are one vclock, joined with one vclock,
-// share the join rather than repeating it. Preconditions: th.mu held.
-func (th *pthread) pending(by *[scope.System + 1]*vclock, m scope.Scope) {
-	var in, with, out *vclock
-	pend := &th.coldState().pend
-	for s := scope.Warp; s <= scope.System; s++ {
-		b := by[min(m, s)]
-		if s > scope.Warp && pend[s] == in && b == with {
-			pend[s] = out
-			continue
-		}
-		in, with = pend[s], b
-		pend[s] = join(in, b, &th.n)
-		out = pend[s]
-	}
-}
-
 // fence applies a fence of scope s: PTX's fence.acq_rel. It acquires the
 // releases pending for s, then makes what the thread knows its release
 // for scope s and every narrower one, and starts a new epoch, so that
@@ -416,7 +391,7 @@ func (th *pthread) fence(s scope.Scope) {
 func (th *pthread) fenceAcquire(s scope.Scope) {
 	var buf [5]*vclock
 	th.know = joinAll(th.takeAcquire(s, append(buf[:0], th.know)), nil, &th.n)
-	th.settle(s)
+	th.settle()
 }
 
 // takeAcquire appends to into what a fence of scope s acquires: what
@@ -435,7 +410,7 @@ func (th *pthread) takeAcquire(s scope.Scope, into []*vclock) []*vclock {
 	} else {
 		th.foldHeld()
 	}
-	return append(into, c.pend[s])
+	return c.pend.take(s, into)
 }
 
 // fenceRelease is the release half of a fence of scope s: what the
@@ -449,18 +424,15 @@ func (th *pthread) fenceRelease(s scope.Scope) {
 	th.c++
 }
 
-// settle drops what a fence of scope s acquired from what is pending,
-// and the poll note once nothing is, and forgets the last strong read's
-// state, which the fence may have acquired. Preconditions: th.cold made.
-func (th *pthread) settle(s scope.Scope) {
+// settle, after a fence took what it acquires, drops the poll note once
+// nothing is pending, and forgets the last strong read's state, which the
+// fence may have acquired. Preconditions: th.cold made.
+func (th *pthread) settle() {
 	c := th.cold
 	c.last = nil
 	th.mu.Lock()
 	defer th.mu.Unlock()
-	for i := scope.Thread; i <= s; i++ {
-		c.pend[i] = nil // a fence of scope s acquired everything pending at i
-	}
-	if c.pend[scope.System] == nil {
+	if c.pend.n == 0 {
 		c.poll = pollNote{}
 	}
 }

@@ -27,31 +27,6 @@ func TestAcquireOfUnchangedReleaseJoinsNothing(t *testing.T) {
 	assert.True(t, th.know.knows(at(9, 1, 0, 3)), "a new version is")
 }
 
-// TestPendingSharesOneJoin: a strong read of block scope adds one vclock
-// to the block, device and system fence scopes' pending releases, which
-// are one vclock: it is joined once, and the three share the result.
-func TestPendingSharesOneJoin(t *testing.T) { //nolint:paralleltest // AllocsPerRun
-	th := &pthread{tid: 1, c: 1}
-	p := threadsClock([]epoch{at(2, 0, 0, 1)})
-	for s := scope.Warp; s <= scope.System; s++ {
-		th.coldState().pend[s] = p
-	}
-	var by [scope.System + 1]*vclock
-	by[scope.Block] = threadsClock([]epoch{at(3, 0, 0, 1)})
-	by[scope.Device], by[scope.System] = by[scope.Block], by[scope.Block]
-	allocs := testing.AllocsPerRun(1, func() {
-		for s := scope.Warp; s <= scope.System; s++ {
-			th.coldState().pend[s] = p
-		}
-		th.pending(&by, scope.Block)
-	})
-	assert.Same(t, p, th.coldState().pend[scope.Warp], "nothing reached the warp scope")
-	assert.True(t, th.coldState().pend[scope.Block].knows(at(3, 0, 0, 1)))
-	assert.Same(t, th.coldState().pend[scope.Block], th.coldState().pend[scope.Device])
-	assert.Same(t, th.coldState().pend[scope.Block], th.coldState().pend[scope.System])
-	assert.LessOrEqual(t, allocs, 3.0, "one join: a vclock, its chunk list and one chunk's entries")
-}
-
 // TestFenceReleaseIsOneVclock: a fence of block scope sets the release of
 // warp and block scope to one view, made into one vclock for both.
 func TestFenceReleaseIsOneVclock(t *testing.T) {
@@ -79,12 +54,12 @@ func TestSpinOnOneReleaseStateJoinsNothing(t *testing.T) {
 		r.dev = join(r.dev, threadsClock([]epoch{at(10+v, 0, 0, 1)}), nil)
 		r.ver++
 		th.hold(heldRelease{r: r, m: scope.Device, dev: r.dev})
-		require.Nil(t, th.coldState().pend[scope.Device], "read %d joined", v)
+		require.Zero(t, th.coldState().pend.n, "read %d left a part pending", v)
 	}
 	require.True(t, th.heldKnows(at(59, 0, 0, 1)), "the held state is the latest")
 	other := &relInfo{dev: threadsClock([]epoch{at(99, 1, 0, 1)}), ver: 1}
 	th.hold(heldRelease{r: other, m: scope.Device, dev: other.dev})
-	require.True(t, th.coldState().pend[scope.Device].knows(at(10, 0, 0, 1)), "another state folds the held one in")
+	require.True(t, th.coldState().pend.knows(at(10, 0, 0, 1)), "another state folds the held one in")
 	th.fence(scope.Device)
 	for _, e := range []epoch{at(10, 0, 0, 1), at(59, 0, 0, 1), at(99, 1, 0, 1)} {
 		assert.True(t, th.know.knows(e), "the fence acquired %v", e)
