@@ -10,26 +10,32 @@ import (
 // launches kernel after kernel on the same buffers would make the same
 // pages again for each, and the collector would reclaim the last ones.
 // So when a cohort ends, the engine keeps each device's shadow weakly:
-// the memory is dropped as before, uncounted in MetadataBytes and the
-// collector's to reclaim, but if the next cohort of that device (or of a
-// device the engine keeps none for) starts before the collector has, the
-// shadow serves it again, in a new generation whose pages are emptied one
-// by one at their first visit (page.renew). A shadow serves again only if it holds at most twice
-// its recent peak of pages touched (see shadow.peak) and keepSlack more,
-// so that one that serves cohort after cohort stays near the shadow of
-// the memory the recent ones touched: a program whose large launches
-// alternate with small ones keeps it, one whose buffers move on drops
-// it.
+// the memory is uncounted in MetadataBytes and the collector's to
+// reclaim, but if the next cohort of that device (or of a device the
+// engine keeps none for) starts before the collector has, the shadow
+// serves it again. The shadow kept last is also held strongly until
+// another is kept: a program whose next launch allocates its buffers
+// first (a test, or a benchmark's run, that makes its device and data
+// anew) runs the collector in between, which would reclaim a weak one
+// every time. A kept shadow serves in a new generation whose pages are
+// emptied one by one at their first visit (page.renew). It serves again
+// only if it holds at most twice its recent peak of pages touched (see
+// shadow.peak) and keepSlack more, so that one that serves cohort after
+// cohort stays near the shadow of the memory the recent ones touched: a
+// program whose large launches alternate with small ones keeps it, one
+// whose buffers move on drops it.
 
 // keepSlack is how many pages beyond twice its peak (see keeps) a
 // shadow may hold and still serve again.
 const keepSlack = 64
 
 // A spareShadow is a device's shadow of global memory from a cohort that
-// ended, held weakly.
+// ended, held weakly; the one kept last is also held strongly (last),
+// until another is kept.
 type spareShadow struct {
-	dev uint64
-	sh  weak.Pointer[shadow]
+	dev  uint64
+	sh   weak.Pointer[shadow]
+	last *shadow
 }
 
 // keepSpare keeps sh, device dev's shadow in the cohort that ended, for
@@ -45,7 +51,10 @@ func (p *Engine) keepSpare(dev uint64, sh *shadow) {
 	if len(p.spares) == maxSpares { // the oldest device's goes
 		p.spares = slices.Delete(p.spares, 0, 1)
 	}
-	p.spares = append(p.spares, spareShadow{dev: dev, sh: weak.Make(sh)})
+	for i := range p.spares {
+		p.spares[i].last = nil
+	}
+	p.spares = append(p.spares, spareShadow{dev: dev, sh: weak.Make(sh), last: sh})
 }
 
 // maxSpares is how many devices' shadows an engine keeps at most: a

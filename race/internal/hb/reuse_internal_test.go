@@ -1,6 +1,7 @@
 package hb
 
 import (
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -114,4 +115,22 @@ func TestSpareBlocksServeNextLaunch(t *testing.T) {
 	fresh := p.spareBlock(64)
 	assert.Len(t, fresh.threads, 64)
 	assert.Nil(t, fresh.shared, "none left: new states and no shadow")
+}
+
+// TestLastSpareOutlivesCollection: the shadow kept last serves the next
+// cohort even if the collector ran in between; one kept before it is the
+// collector's to reclaim.
+func TestLastSpareOutlivesCollection(t *testing.T) { //nolint:paralleltest // runtime.GC
+	p := New(2, false, false, nil, nil)
+	p.keepSpare(1, p.newShadow())
+	last := p.newShadow()
+	last.page(7)
+	p.keepSpare(2, last)
+	last = nil
+	runtime.GC()
+	runtime.GC()
+	sh := p.reused(2)
+	require.NotNil(t, sh, "the last kept shadow is held")
+	assert.NotNil(t, sh.find(7), "with its pages")
+	assert.Nil(t, p.reused(1), "the earlier one was reclaimed")
 }
