@@ -128,7 +128,14 @@ func (loc *ploc) record(th *pthread, x *prec, wide bool, f *fullStates) {
 
 // dropReadsOf returns recs without the reads of thread tid.
 func dropReadsOf(recs []prec, tid int32) []prec {
-	return slices.DeleteFunc(recs, func(y prec) bool { return !y.write && y.e.tid == tid })
+	n := 0
+	for i := range recs {
+		if recs[i].write || recs[i].e.tid != tid {
+			recs[n] = recs[i]
+			n++
+		}
+	}
+	return recs[:n]
 }
 
 // place keeps x in the set of its class or, failing that, in the list; a

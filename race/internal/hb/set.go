@@ -1,8 +1,6 @@
 package hb
 
 import (
-	"slices"
-
 	"github.com/warpguard/warpguard/gpu"
 	"github.com/warpguard/warpguard/scope"
 )
@@ -148,8 +146,12 @@ func (w *threadSet) find(k int32) (int, bool) {
 		i, ok := w.at.find(k)
 		return int(i), ok
 	}
-	i := slices.IndexFunc(w.members, func(y prec) bool { return setKey(&y) == k })
-	return i, i >= 0
+	for i := range w.members {
+		if setKey(&w.members[i]) == k {
+			return i, true
+		}
+	}
+	return 0, false
 }
 
 // index builds the member index, which may cover the run of keys of

@@ -244,15 +244,26 @@ func warpVolatile(x, y *prec, px, py scope.Place) bool {
 // are the thread's strong accesses, x's scope is no wider, and x is
 // volatile if the earlier one is (see supersedes).
 func (th *pthread) prune(recs []prec, x *prec) []prec {
-	return slices.DeleteFunc(recs, func(y prec) bool {
-		if y.write && !x.write {
-			return false
+	n := 0
+	for i := range recs {
+		if !th.redundant(&recs[i], x) {
+			recs[n] = recs[i]
+			n++
 		}
-		if x.strong() && !(y.strong() && y.e.tid == x.e.tid && x.scope <= y.scope && supersedes(x, &y)) {
-			return false
-		}
-		return th.knows(y.e)
-	})
+	}
+	return recs[:n]
+}
+
+// redundant reports whether x makes y, an earlier access of the location,
+// redundant (see prune).
+func (th *pthread) redundant(y, x *prec) bool {
+	switch {
+	case y.write && !x.write:
+		return false
+	case x.strong() && !(y.strong() && y.e.tid == x.e.tid && x.scope <= y.scope && supersedes(x, y)):
+		return false
+	}
+	return th.knows(y.e)
 }
 
 // acquireFrom applies strong read a of loc's value: an acquire, acq_rel
