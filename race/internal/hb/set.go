@@ -222,13 +222,29 @@ func (w *threadSet) checkLanes(th *pthread, x *prec) *prec {
 		return nil
 	}
 	known := laneKnowledge{cur: runCursor{v: th.know}, bk: th.know.blockK(int32(th.place.Block))}
+	tab, k0, dense := w.at.span(2*lo, 2*hi)
+	if !dense {
+		return w.checkLanesByKey(th, x, lo, hi, &known)
+	}
+	for j, i := range tab {
+		// a read races with writes only: each lane's write key, 2*tid+1
+		if i != 0 && (x.write || (k0+int32(j))&1 == 1) && laneRival(x, &w.members[i-1]) && th.laneUnordered(x, &w.members[i-1], &known) {
+			return &w.members[i-1]
+		}
+	}
+	return nil
+}
+
+// checkLanesByKey is checkLanes for a set whose index is a map: each
+// lane's keys looked up in turn.
+func (w *threadSet) checkLanesByKey(th *pthread, x *prec, lo, hi int32, known *laneKnowledge) *prec {
 	first := int32(1) // a read races with writes only: each lane's write key
 	if x.write {
 		first = 0
 	}
 	for tid := lo; tid < hi; tid++ {
 		for k := 2*tid + first; k <= 2*tid+1; k++ {
-			if i, ok := w.at.find(k); ok && laneRival(x, &w.members[i]) && th.laneUnordered(x, &w.members[i], &known) {
+			if i, ok := w.at.find(k); ok && laneRival(x, &w.members[i]) && th.laneUnordered(x, &w.members[i], known) {
 				return &w.members[i]
 			}
 		}

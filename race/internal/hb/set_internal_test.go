@@ -26,7 +26,8 @@ func TestLanesStayInTheBlock(t *testing.T) {
 
 // TestIndexedLanesOfAVolatileRead: in an indexed wide set, a volatile
 // read of a lane finds the unordered volatile write of another lane of
-// its warp, and no read: two reads do not race.
+// its warp, and no read: two reads do not race; through a dense index's
+// run of the warp's keys or a map's keys one by one.
 func TestIndexedLanesOfAVolatileRead(t *testing.T) {
 	t.Parallel()
 	ths := blockThreads(64)
@@ -51,4 +52,11 @@ func TestIndexedLanesOfAVolatileRead(t *testing.T) {
 	assert.Equal(t, ths[5].tid, y.e.tid)
 	assert.True(t, y.write)
 	assert.Nil(t, w.checkLanes(&ths[33], volatile(&ths[33], false)), "the second warp's lanes did not write")
+
+	w.at.toMap() // an index whose keys spread too wide: looked up key by key
+	require.NotNil(t, w.at.at)
+	y = w.checkLanes(&ths[0], volatile(&ths[0], false))
+	require.NotNil(t, y, "a read races with another lane's write, by key")
+	assert.Equal(t, ths[5].tid, y.e.tid)
+	assert.Nil(t, w.checkLanes(&ths[33], volatile(&ths[33], false)))
 }

@@ -35,6 +35,20 @@ func (x *setIndex) find(k int32) (int32, bool) {
 	return 0, false
 }
 
+// span returns the dense table's entries for the keys lo to hi-1 that it
+// covers, and the key of the first; ok is false for a map, which the
+// caller then asks key by key.
+func (x *setIndex) span(lo, hi int32) (tab []int32, first int32, ok bool) {
+	if x.at != nil {
+		return nil, 0, false
+	}
+	a, b := max(lo, x.lo), min(hi, x.lo+int32(len(x.dense)))
+	if a >= b {
+		return nil, a, true
+	}
+	return x.dense[a-x.lo : b-x.lo], a, true
+}
+
 // set maps key k to member index i.
 func (x *setIndex) set(k, i int32) {
 	if x.at != nil {
