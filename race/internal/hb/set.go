@@ -146,8 +146,9 @@ func (w *threadSet) find(k int32) (int, bool) {
 		i, ok := w.at.find(k)
 		return int(i), ok
 	}
+	tid, write := k>>1, k&1 == 1 // see setKey
 	for i := range w.members {
-		if setKey(&w.members[i]) == k {
+		if y := &w.members[i]; y.e.tid == tid && y.write == write {
 			return i, true
 		}
 	}
