@@ -64,8 +64,9 @@ func latestOf(es []epoch) []epoch {
 // own.
 const scopeEpochs = 5
 
-// coverAll returns the input of ins that covers most of the others, and
-// those it does not cover, appended to rest.
+// coverAll returns an input of ins that covers as many of the others as
+// a pass finds, each input compared with the one that covers the most
+// so far, and those the result does not cover, appended to rest.
 func coverAll(ins []*vclock, rest []*vclock, n *counters) (*vclock, []*vclock) {
 	var acc *vclock
 	for _, x := range ins {
@@ -76,7 +77,7 @@ func coverAll(ins []*vclock, rest []*vclock, n *counters) (*vclock, []*vclock) {
 		case acc.descends(x):
 		case x.size() <= acc.size() && acc.remembers(x, n):
 		case x.remembers(acc, n):
-			rest, acc = append(rest, acc), x
+			acc = x
 		default:
 			rest = append(rest, x)
 		}
