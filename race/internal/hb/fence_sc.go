@@ -61,10 +61,10 @@ type scInst struct {
 // keeps for strong writes after it. A vclock the fence.sc publishes is
 // that release's too (see scOrder.fence).
 func (th *pthread) fenceSC(s scope.Scope) {
-	var buf [4]*vclock
-	acq := th.takeAcquire(s, buf[:0])
+	var buf [maxJoin]*vclock
+	ins := th.takeAcquire(s, append(buf[:0], th.know))
 	var mat *vclock
-	th.know, mat = th.l.ss.sc.fence(th, s, acq)
+	th.know, mat = th.l.ss.sc.fence(th, s, ins)
 	th.settle()
 	th.fenceRelease(s)
 	if mat != nil {
@@ -72,9 +72,9 @@ func (th *pthread) fenceSC(s scope.Scope) {
 	}
 }
 
-// fence joins into what th knows what the fence.sc operations of the
-// instances of scopes warp to s holding th published, publishes the
-// result there, and returns it, know. A fence that joined another
+// fence joins ins, what th knows and what its fence acquires, with what
+// the fence.sc operations of the instances of scopes warp to s holding
+// th published, publishes the result there, and returns it, know. A fence that joined another
 // thread's view (one link of a chain of fencers), or whose thread
 // released the view of its last fence, publishes mat, the vclock of the
 // view of th that knows know at th's current epoch, and returns it too:
@@ -84,9 +84,7 @@ func (th *pthread) fenceSC(s scope.Scope) {
 // each of them copy the chunk of th's entry again. Any other fence, as a
 // lone thread's between weak accesses, publishes the parts and returns a
 // nil mat, allocating nothing: nobody may need the vclock.
-func (o *scOrder) fence(th *pthread, s scope.Scope, acq []*vclock) (know, mat *vclock) {
-	var buf [maxJoin]*vclock
-	ins := append(append(buf[:0], th.know), acq...)
+func (o *scOrder) fence(th *pthread, s scope.Scope, ins []*vclock) (know, mat *vclock) {
 	if s < scope.Warp {
 		return joinAll(ins, nil, &th.n), nil
 	}

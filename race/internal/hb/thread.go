@@ -405,12 +405,12 @@ func (th *pthread) fenceAcquire(s scope.Scope) {
 	th.settle()
 }
 
-// takeAcquire appends to into what a fence of scope s acquires: what
-// the thread's strong reads left pending for s, and a held release read
-// at scope s or narrower, taken whole, straight from the hold: folded
-// into what is pending at each scope, it would reach fences wider than s
-// too, but what the thread knows after this one covers it already. The
-// caller joins them and then settles s.
+// takeAcquire appends to into what a fence of scope s acquires, and
+// drops it from what is pending: the parts the thread's strong reads
+// left pending that s reaches, and a held release read at scope s or
+// narrower, taken whole, straight from the hold (a held release read
+// wider is folded into what is pending first). The caller joins them
+// and then settles.
 func (th *pthread) takeAcquire(s scope.Scope, into []*vclock) []*vclock {
 	c := th.coldState()
 	th.mu.Lock()
