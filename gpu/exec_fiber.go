@@ -187,10 +187,15 @@ func (f *fiber) loop(yield func(struct{}) bool) {
 // rest hands idle f back to its driver and reports whether f is to run
 // threads again, false once it is stopped. A function of its own, it names
 // an idle fiber in a stack listing: (*fiber).rest is on the stack of every
-// fiber a device keeps idle between launches, and of no other.
+// fiber a device keeps idle between launches, and of no other. It holds
+// restFrame bytes of stack while it waits.
 //
 //go:noinline
-func (f *fiber) rest() bool { return f.yield(struct{}{}) }
+func (f *fiber) rest() bool {
+	var hold [restFrame]byte
+	ok := f.yield(struct{}{})
+	return ok && hold[len(hold)-1] == 0
+}
 
 // idle returns an idle fiber of the slot, or one from the device's pool
 // if none is left.
@@ -516,3 +521,14 @@ func growStack(i int) byte {
 	pad[i] = byte(i)
 	return pad[i*7%len(pad)]
 }
+
+// restFrame is the stack an idle fiber or worker holds while it waits in
+// its rest: a quarter of the 4 KiB growStack gives it. The collector
+// halves the stack of a goroutine that uses less than a quarter of it,
+// and an idle goroutine's own frames use far less, so without the hold
+// every collection undid the growth of the idle fibers (between launches,
+// and within one those waiting for a thread to run) that growStack, or the
+// kernel's own frames, had paid for, and their next threads copied the
+// stack again. The hold is read after the wait, so that the compiler keeps
+// it in the frame.
+const restFrame = 1 << 10

@@ -96,10 +96,13 @@ func (w *worker) run(t task) (kept bool) {
 // listing: (*worker).rest is on the stack of every goroutine a device
 // keeps idle for the Goroutines executor, and of no other.
 //
+// It holds restFrame bytes of stack while it waits.
+//
 //go:noinline
 func (w *worker) rest() (t task, ok bool) {
+	var hold [restFrame]byte
 	t, ok = <-w.tasks
-	return t, ok
+	return t, ok && hold[len(hold)-1] == 0
 }
 
 // close ends every idle worker and makes put end those given back later.
