@@ -59,7 +59,7 @@ type Device struct {
 	nextID   atomic.Uint64 // ids of memories and launches
 	sites    siteCache
 	fibers   *fiberPool  // idle fibers, reused across launches
-	workers  *workerPool // idle goroutines of the Goroutines executor, reused across launches
+	workers  *workerPool // idle goroutines of slots and of the Goroutines executor, reused across launches
 	states   statePool   // threads' slow-path states, reused across launches
 	// fenceSC orders the device- and system-scope fence.sc reports of
 	// the device's launches to a pair of sequencing observers (see

@@ -7,8 +7,8 @@ import "errors"
 var ErrDeviceClosed = errors.New("gpu: device closed")
 
 // Close ends the goroutines the device keeps between its launches: the
-// fibers of the Fibers executor and the goroutines of the Goroutines
-// executor, which the device reuses from launch to launch so that a
+// fibers of the Fibers executor and the goroutines that ran its block
+// slots and the Goroutines executor's threads, which the device reuses from launch to launch so that a
 // program's memory stays flat however many launches it makes, under the
 // race detector too. After Close, Launch returns an error wrapping
 // [ErrDeviceClosed]; the device's buffers stay usable from the host.

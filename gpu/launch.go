@@ -193,26 +193,33 @@ func (l *launch) run(ctx context.Context) error {
 	return err
 }
 
-// startSlots starts the launch's slots and returns a channel closed when
-// the last of them has returned. Each slot's return synchronizes before
-// the close (a slot ends even through runtime.Goexit, by its deferred
-// count), so a receive from the channel observes every write of every
-// thread.
+// startSlots starts the launch's slots, each on a worker of the device's
+// pool, and returns a channel closed when the last of them has returned
+// and its worker is back in the pool. Each slot's return synchronizes
+// before the close (a slot ends even through runtime.Goexit, counted by
+// its worker), so a receive from the channel observes every write of
+// every thread.
 func (l *launch) startSlots() <-chan struct{} {
-	done := make(chan struct{})
-	var left atomic.Int64
-	left.Store(int64(l.slots))
+	left := &slotsLeft{done: make(chan struct{})}
+	left.n.Store(int64(l.slots))
 	for i := range l.slots {
-		go func() {
-			defer func() {
-				if left.Add(-1) == 0 {
-					close(done)
-				}
-			}()
-			l.runSlot(i)
-		}()
+		l.d.workers.Go(left, func() { l.runSlot(i) })
 	}
-	return done
+	return left.done
+}
+
+// slotsLeft counts a launch's slots still running and closes done when
+// the last has returned and its worker is back in the device's pool.
+type slotsLeft struct {
+	n    atomic.Int64
+	done chan struct{}
+}
+
+// Done counts one slot's end.
+func (s *slotsLeft) Done() {
+	if s.n.Add(-1) == 0 {
+		close(s.done)
+	}
 }
 
 // runSlot is resident block slot i: it runs blocks until none are left.

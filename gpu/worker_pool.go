@@ -1,23 +1,23 @@
 package gpu
 
-import (
-	"runtime"
-	"sync"
-)
+import "runtime"
 
-// A workerPool keeps a device's idle goroutines between launches of the
-// Goroutines executor, which runs each thread on a goroutine of its own,
-// so that launch after launch reuses them instead of starting and ending
-// new ones. Under the race detector a goroutine that ends leaves state the
-// race runtime does not give back, so per-launch goroutines made memory
-// grow with every launch; a reused one keeps its state for its whole life.
+// A workerPool keeps a device's idle goroutines between launches: those
+// that ran the launches' block slots, and those of the Goroutines
+// executor, which runs each thread on a goroutine of its own, so that
+// launch after launch reuses them instead of starting and ending new ones.
+// A reused goroutine keeps the stack an observer's calls grew (see
+// growStack and restFrame), where a new one starts small and grows again.
+// Under the race detector a goroutine that ends leaves state the race
+// runtime does not give back, so per-launch goroutines made memory grow
+// with every launch; a reused one keeps its state for its whole life.
 //
 // The pool holds at most max workers, as many as the device's resident
 // threads; workers given back past that end. Like the fiber pool, it
 // refers to nothing of its Device, so that a Device dropped without Close
 // can be collected, and the cleanup then ends the idle workers.
 type workerPool struct {
-	idle idlePool[*worker] // one shard: a worker runs one thread, not a slot's
+	idle idlePool[*worker] // one shard: a worker is tied to no slot
 }
 
 // A worker is a goroutine that runs one task after another, received on
@@ -28,12 +28,16 @@ type worker struct {
 	done  chan struct{}
 }
 
-// A task is a function for a worker to run, and the group whose Done it
-// calls once the function has returned and the worker is back in its pool.
+// A task is a function for a worker to run, and what it tells once the
+// function has returned and the worker is back in its pool.
 type task struct {
-	fn func()
-	wg *sync.WaitGroup
+	fn   func()
+	done doner
 }
+
+// A doner is told that a task is done: a sync.WaitGroup, or a launch's
+// count of its running slots (slotsLeft).
+type doner interface{ Done() }
 
 // newWorkerPool returns d's worker pool and arranges for it to be closed
 // once d is unreachable.
@@ -44,18 +48,18 @@ func newWorkerPool(d *Device) *workerPool {
 }
 
 // Go runs fn on an idle worker, or on a new one if none is idle, and calls
-// wg.Done when fn has returned and the worker is back in the pool, so that
-// a launch that waits for wg finds its workers idle when it launches
-// again. The call of Go synchronizes before fn starts. A fn that ends its
-// goroutine (runtime.Goexit) ends the worker with it, still calling
-// wg.Done.
-func (p *workerPool) Go(wg *sync.WaitGroup, fn func()) {
+// done.Done when fn has returned and the worker is back in the pool, so
+// that a launch that waits for done finds its workers idle when it
+// launches again. The call of Go synchronizes before fn starts, and fn's
+// return before the call of done.Done. A fn that ends its goroutine
+// (runtime.Goexit) ends the worker with it, still calling done.Done.
+func (p *workerPool) Go(done doner, fn func()) {
 	w, ok := p.idle.take(0)
 	if !ok {
 		w = &worker{p: p, tasks: make(chan task), done: make(chan struct{})}
 		go w.loop()
 	}
-	w.tasks <- task{fn, wg}
+	w.tasks <- task{fn, done}
 }
 
 // put gives w back to the pool and reports whether it was kept; a worker
@@ -81,13 +85,13 @@ func (w *worker) run(t task) (kept bool) {
 	returned := false
 	defer func() {
 		if !returned {
-			t.wg.Done()
+			t.done.Done()
 		}
 	}()
 	t.fn()
 	returned = true
 	kept = w.p.put(w)
-	t.wg.Done()
+	t.done.Done()
 	return kept
 }
 

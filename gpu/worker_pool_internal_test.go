@@ -18,21 +18,27 @@ func idleWorkers(d *Device) map[*worker]bool {
 	return set
 }
 
-// TestWorkersReusedAcrossLaunches: the Goroutines executor runs a
-// device's later launches on the goroutines of its first: each worker is
-// back in the pool before the launch it ran for returns.
+// TestWorkersReusedAcrossLaunches: a device runs its later launches'
+// slots, and the Goroutines executor's threads, on the goroutines of its
+// first: each worker is back in the pool before the launch it ran for
+// returns.
 func TestWorkersReusedAcrossLaunches(t *testing.T) {
 	d, err := NewDevice(DeviceConfig{})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, d.Close()) })
-	cfg := LaunchConfig{Grid: Dim3{X: 1}, Block: Dim3{X: 64}, Executor: Goroutines}
-	k := func(t *Thread) { t.SyncThreads() }
-	require.NoError(t, d.Launch(context.Background(), cfg, k))
-	first := idleWorkers(d)
-	require.Len(t, first, 64, "a goroutine for each thread")
-	for range 3 {
+	for _, c := range []struct {
+		exec    Executor
+		workers int
+	}{{Fibers, 1}, {Goroutines, 65}} {
+		cfg := LaunchConfig{Grid: Dim3{X: 1}, Block: Dim3{X: 64}, Executor: c.exec}
+		k := func(t *Thread) { t.SyncThreads() }
 		require.NoError(t, d.Launch(context.Background(), cfg, k))
-		require.Equal(t, first, idleWorkers(d), "a later launch started new goroutines")
+		first := idleWorkers(d)
+		require.Len(t, first, c.workers, "%v: a goroutine for the block's slot, and under Goroutines for each thread", c.exec)
+		for range 3 {
+			require.NoError(t, d.Launch(context.Background(), cfg, k))
+			require.Equal(t, first, idleWorkers(d), "%v: a later launch started new goroutines", c.exec)
+		}
 	}
 }
 
