@@ -29,8 +29,11 @@ func (p *Engine) Access(t *gpu.Thread, a *gpu.Access, site gpu.Site, path *share
 	}
 	sh := th.shadowOf(a.Mem)
 	first, last := p.granules(a)
-	if held { // Sequence(a.Mem, a.Index): the page lock of the element's granules
-		ac.held = p.pageLock(a.Mem, first>>pageBits)
+	if held { // Sequence(a.Mem, a.Index): the page lock of the element's first granule
+		ac.headHeld = true
+		if last > first {
+			ac.held = p.pageLock(a.Mem, first>>pageBits)
+		}
 	}
 	th.n.accesses++
 	th.n.checks += last - first + 1
@@ -60,12 +63,13 @@ type access struct {
 	wide     bool // x.wide of the access's space
 	releases bool // x may set release state (see pthread.releases)
 	rv       view
-	held     *sync.Mutex // the page lock the runtime holds for the access, if any
+	headHeld bool        // the runtime holds the page lock of the first granule
+	held     *sync.Mutex // with headHeld, that lock, for an access of several granules
 }
 
 // visit checks ac against granule g of sh and records it there, under
 // the granule's page lock (see pageLock), unless the runtime holds it
-// for the access. On the granule its element starts at (head),
+// for the access (the head's always, the others' when they share it). On the granule its element starts at (head),
 // a strong read first acquires from the release state there, and a write
 // then sets it. The runtime sequences strong reads and every write of
 // the element with the engine (see Sequence): the last write recorded at
@@ -75,9 +79,11 @@ type access struct {
 // runtime's sequencing mutex is unlocked, after the last granule.
 func (p *Engine) visit(ac *access, sh *shadow, g uint64, head bool) {
 	pg := sh.page(g >> pageBits)
-	if mu := p.pageLock(ac.a.Mem, g>>pageBits); mu != ac.held {
-		mu.Lock()
-		defer mu.Unlock()
+	if !head || !ac.headHeld {
+		if mu := p.pageLock(ac.a.Mem, g>>pageBits); mu != ac.held {
+			mu.Lock()
+			defer mu.Unlock()
+		}
 	}
 	pg.renew(sh)
 	i := g & (1<<pageBits - 1)

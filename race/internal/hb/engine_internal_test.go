@@ -9,9 +9,10 @@ import (
 )
 
 // TestSequenceIsThePageLock: the mutex the runtime takes for a sequenced
-// access is the page lock of the element's granules, so that visit,
-// finding it held, does not take it again; the elements of one page
-// share it, and a block's shared memory has one whatever its views.
+// access is the page lock of the element's granules, so that visit takes
+// no lock for the head granule of a sequenced access, nor for the others
+// when they share it; the elements of one page share it, and a block's
+// shared memory has one whatever its views.
 func TestSequenceIsThePageLock(t *testing.T) {
 	t.Parallel()
 	p := New(2, false, false, nil, nil)
