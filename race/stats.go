@@ -2,9 +2,10 @@ package race
 
 // Stats are a detector's counters. The access counters cover the blocks
 // that have ended: read them after a launch. The Exact family counts
-// accesses, checks, checks a first record settled (Firsts) and its
-// shadow's pages, and the vector clock work of its joins (Joins); the
-// other counters are the IGUARD family's.
+// accesses, checks, checks a first record settled (Firsts) or a full
+// state's last record (Repeats) and its shadow's pages, and the vector
+// clock work of its joins (Joins); the other counters are the IGUARD
+// family's.
 type Stats struct {
 	Reports       int   // distinct races kept
 	Dropped       int   // distinct races past MaxReports
@@ -32,7 +33,8 @@ func (d *Detector) Stats() Stats {
 	if d.pre != nil {
 		c := d.pre.Counts()
 		return Stats{Reports: kept, Dropped: dropped, MetadataBytes: c.MetadataBytes, PeakMetadata: c.PeakMetadata,
-			Accesses: c.Accesses, Checks: c.Checks, Firsts: c.Firsts, Joins: c.Joins, Pairs: c.Pairs, Pages: c.Pages}
+			Accesses: c.Accesses, Checks: c.Checks, Firsts: c.Firsts, Repeats: c.Repeats, Joins: c.Joins, Pairs: c.Pairs,
+			Pages: c.Pages}
 	}
 	c := d.eng.Counts()
 	return Stats{Reports: kept, Dropped: dropped,

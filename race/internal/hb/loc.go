@@ -60,6 +60,10 @@ func (p *Engine) check(th *pthread, t *gpu.Thread, loc *ploc, x *prec, a *gpu.Ac
 	if loc.raced {
 		return
 	}
+	if loc.repeats(x) {
+		th.n.repeats++
+		return
+	}
 	wide := x.wide(a.Mem.Space)
 	if y := th.racer(loc, x, wide); y != nil {
 		p.report(th, t, a, x, y)
@@ -67,6 +71,26 @@ func (p *Engine) check(th *pthread, t *gpu.Thread, loc *ploc, x *prec, a *gpu.Ac
 		return
 	}
 	loc.record(th, x, wide, f)
+}
+
+// repeats reports whether x, an access of the thread of x.e, repeats the
+// last record of loc's list: x is weak, and the record is a weak access
+// of the same thread at the same epoch that writes, or that x does not
+// (FastTrack's same-epoch case, as cell.quick has it for a first
+// record). Such an x adds nothing, and is neither checked nor recorded:
+// the thread released nothing between the two, so no other thread's
+// access is ordered after one and not the other, and whatever races with
+// x races with the record and was checked against it, by the record's
+// check or its own. A record x would have pruned (one the thread learned
+// of since) stays: pruning saves later checks a comparison, and a later
+// access unordered with that record races with it indeed.
+func (loc *ploc) repeats(x *prec) bool {
+	n := len(loc.recs)
+	if n == 0 || x.strong() {
+		return false
+	}
+	y := &loc.recs[n-1]
+	return y.e == x.e && !y.strong() && (y.write || !x.write)
 }
 
 // readSetAt is how many accesses a location's list holds before its weak

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/scope"
 )
 
 // blockThreads returns the started threads of one block of n threads.
@@ -79,4 +80,43 @@ func TestReadsPruneTheListWhenFull(t *testing.T) {
 		tids = append(tids, y.e.tid-ths[0].tid)
 	}
 	assert.Equal(t, []int32{2, 3, 4, 0}, tids, "thread 1's read, known to thread 0, was dropped")
+}
+
+// TestRepeatsAreTheSameEpochsWeakAccesses: a weak access repeats the
+// last record of a location's list when that record is its thread's weak
+// access at the same epoch that writes, or that the access does not; the
+// engine's check then neither checks nor records it, and an unordered
+// write of another thread still races with the record.
+func TestRepeatsAreTheSameEpochsWeakAccesses(t *testing.T) {
+	t.Parallel()
+	ths := blockThreads(4)
+	a, b := &ths[0], &ths[1]
+	weakWrite := func(th *pthread) *prec {
+		return &prec{e: th.self(), op: gpu.OpStore, order: gpu.Weak, write: true}
+	}
+	loc := new(ploc)
+	assert.False(t, loc.repeats(weakRead(a)), "an empty list")
+	loc.record(a, weakWrite(a), false, nil)
+	assert.True(t, loc.repeats(weakRead(a)), "a read after the thread's write")
+	assert.True(t, loc.repeats(weakWrite(a)), "a write after the thread's write")
+	assert.False(t, loc.repeats(weakRead(b)), "another thread's read")
+	atomic := &prec{e: a.self(), op: gpu.OpAdd, order: gpu.Relaxed, scope: scope.Device, write: true}
+	assert.False(t, loc.repeats(atomic), "a strong access")
+
+	loc.record(b, weakRead(b), false, nil)
+	assert.True(t, loc.repeats(weakRead(b)), "a read after the thread's read")
+	assert.False(t, loc.repeats(weakWrite(b)), "a write after the thread's read")
+	b.c++
+	assert.False(t, loc.repeats(weakRead(b)), "a read at a later epoch")
+
+	strong := new(ploc)
+	strong.record(a, atomic, false, nil)
+	assert.False(t, strong.repeats(weakRead(a)), "a read after the thread's atomic")
+
+	loc = new(ploc)
+	loc.record(a, weakWrite(a), false, nil)
+	a.l.p.check(a, nil, loc, weakRead(a), &gpu.Access{Mem: &gpu.Memory{Space: gpu.GlobalSpace}}, nil)
+	assert.Equal(t, uint64(1), a.n.repeats, "the check counted a repeat")
+	assert.Len(t, loc.recs, 1, "and recorded nothing")
+	require.NotNil(t, ths[2].racer(loc, weakWrite(&ths[2]), false), "an unordered write races with the record")
 }

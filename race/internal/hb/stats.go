@@ -6,7 +6,8 @@ import (
 )
 
 // Counts are the engine's counters. Accesses, Checks, Firsts (granule
-// checks a first record settled, with no full state), Joins (vector
+// checks a first record settled, with no full state), Repeats (granule
+// checks a full state's last record settled: see ploc.repeats), Joins (vector
 // clock entries that joins and covers checks walked or wrote) and Pairs
 // (recorded accesses a check compared a new access with, one by one)
 // cover the blocks that have ended; Pages counts the shadow pages made
@@ -14,8 +15,8 @@ import (
 // MetadataBytes is the shadow allocated now, PeakMetadata the most at
 // once.
 type Counts struct {
-	Accesses, Checks, Firsts, Joins, Pairs, Pages uint64
-	MetadataBytes, PeakMetadata                   int64
+	Accesses, Checks, Firsts, Repeats, Joins, Pairs, Pages uint64
+	MetadataBytes, PeakMetadata                            int64
 }
 
 // counters are one thread's share of the access counters, added to the
@@ -23,8 +24,8 @@ type Counts struct {
 // counter; and flat, the engine's ablation of lineages, which the joins
 // that count here obey (see vclock.descend).
 type counters struct {
-	accesses, checks, firsts, joins, pairs uint64
-	flat                                   bool
+	accesses, checks, firsts, repeats, joins, pairs uint64
+	flat                                            bool
 }
 
 // joined counts k vector clock entries a join or covers check walked or
@@ -37,9 +38,9 @@ func (n *counters) joined(k int) {
 
 // totals are the engine's counters.
 type totals struct {
-	accesses, checks, firsts, joins, pairs atomic.Uint64
-	made                                   atomic.Uint64 // shadow pages made
-	bytes, peak                            atomic.Int64
+	accesses, checks, firsts, repeats, joins, pairs atomic.Uint64
+	made                                            atomic.Uint64 // shadow pages made
+	bytes, peak                                     atomic.Int64
 }
 
 // sum adds c's counts to n's.
@@ -47,6 +48,7 @@ func (n *counters) sum(c *counters) {
 	n.accesses += c.accesses
 	n.checks += c.checks
 	n.firsts += c.firsts
+	n.repeats += c.repeats
 	n.joins += c.joins
 	n.pairs += c.pairs
 }
@@ -56,6 +58,7 @@ func (t *totals) add(c counters) {
 	t.accesses.Add(c.accesses)
 	t.checks.Add(c.checks)
 	t.firsts.Add(c.firsts)
+	t.repeats.Add(c.repeats)
 	t.joins.Add(c.joins)
 	t.pairs.Add(c.pairs)
 }
@@ -74,7 +77,7 @@ const pageBytes = int64(unsafe.Sizeof(page{}))
 // Counts returns the engine's counters.
 func (p *Engine) Counts() Counts {
 	t := &p.totals
-	return Counts{Accesses: t.accesses.Load(), Checks: t.checks.Load(), Firsts: t.firsts.Load(), Joins: t.joins.Load(),
+	return Counts{Accesses: t.accesses.Load(), Checks: t.checks.Load(), Firsts: t.firsts.Load(), Repeats: t.repeats.Load(), Joins: t.joins.Load(),
 		Pairs: t.pairs.Load(), Pages: t.made.Load(), MetadataBytes: t.bytes.Load(), PeakMetadata: t.peak.Load()}
 }
 
