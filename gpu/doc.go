@@ -43,7 +43,8 @@
 // [Executor] runs each block's threads: [Fibers] (the default) runs them as
 // plain calls on coroutines and switches only when a thread must wait;
 // [Goroutines] gives each thread a goroutine. A device keeps the coroutines
-// and goroutines from launch to launch, which keeps memory flat under
+// and goroutines (its slots' as well) from launch to launch, with the
+// stacks they grew, which keeps memory flat under
 // `go test -race` too; [Device.Close] ends them. Strong and atomic accesses are
 // yield points, so a thread spinning on a flag lets the thread that sets it
 // run under every executor; spin with them, as CUDA requires. A spin on

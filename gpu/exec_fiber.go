@@ -506,9 +506,12 @@ func (e *fiberExec) close() {
 	e.all, e.pool = nil, nil
 }
 
-// growStack grows the stack of a fiber, or of a slot's goroutine, of an
+// growStack grows the stack of a fiber, or of a slot's worker, of an
 // observed launch to 4 KiB when it starts, or when a fiber from the
-// device's pool joins the launch (the collector may have shrunk it since).
+// device's pool joins the launch: it may have run only unobserved
+// launches. A grown stack stays grown (its rest's hold keeps the collector
+// from shrinking it below 4 KiB: see restFrame), and passes growStack
+// with a check of its bound.
 // A coroutine starts with 2 KiB, which an observer's checks, called under
 // the kernel's frames (or its block start and end, under the slot's),
 // overflow at the first call; the runtime then copies the stack and
