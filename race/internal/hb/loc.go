@@ -60,7 +60,7 @@ func (p *Engine) check(th *pthread, t *gpu.Thread, loc *ploc, x *prec, a *gpu.Ac
 	if loc.raced {
 		return
 	}
-	if loc.repeats(x) {
+	if loc.repeats(x) || loc.readRepeats(x) {
 		th.n.repeats++
 		return
 	}
@@ -91,6 +91,18 @@ func (loc *ploc) repeats(x *prec) bool {
 	}
 	y := &loc.recs[n-1]
 	return y.e == x.e && !y.strong() && (y.write || !x.write)
+}
+
+// readRepeats reports whether x, a weak read, repeats its thread's read
+// in loc's read set: the same epoch, which adds nothing, as repeats says.
+// The lookup leaves the member in cache for the put that follows when it
+// does not.
+func (loc *ploc) readRepeats(x *prec) bool {
+	if loc.reads == nil || !x.weakRead() {
+		return false
+	}
+	i, ok := loc.reads.find(setKey(x))
+	return ok && loc.reads.members[i].e == x.e
 }
 
 // readSetAt is how many accesses a location's list holds before its weak

@@ -84,9 +84,10 @@ func TestReadsPruneTheListWhenFull(t *testing.T) {
 
 // TestRepeatsAreTheSameEpochsWeakAccesses: a weak access repeats the
 // last record of a location's list when that record is its thread's weak
-// access at the same epoch that writes, or that the access does not; the
-// engine's check then neither checks nor records it, and an unordered
-// write of another thread still races with the record.
+// access at the same epoch that writes, or that the access does not, and
+// a weak read repeats its thread's read in the read set at the same
+// epoch; the engine's check then neither checks nor records it, and an
+// unordered write of another thread still races with the record.
 func TestRepeatsAreTheSameEpochsWeakAccesses(t *testing.T) {
 	t.Parallel()
 	ths := blockThreads(4)
@@ -112,6 +113,18 @@ func TestRepeatsAreTheSameEpochsWeakAccesses(t *testing.T) {
 	strong := new(ploc)
 	strong.record(a, atomic, false, nil)
 	assert.False(t, strong.repeats(weakRead(a)), "a read after the thread's atomic")
+
+	readers, reads := blockThreads(8), new(ploc)
+	for i := range readSetAt + 2 { // past the list's room, reads go to the set
+		reads.record(&readers[i], weakRead(&readers[i]), false, nil)
+	}
+	require.NotNil(t, reads.reads)
+	last := &readers[readSetAt+1]
+	assert.True(t, reads.readRepeats(weakRead(last)), "a read at the epoch of the thread's read in the read set")
+	assert.False(t, reads.readRepeats(weakRead(&readers[0])), "a read the list holds, not the set")
+	assert.False(t, reads.readRepeats(weakWrite(last)), "a write")
+	last.c++
+	assert.False(t, reads.readRepeats(weakRead(last)), "a read at a later epoch")
 
 	loc = new(ploc)
 	loc.record(a, weakWrite(a), false, nil)

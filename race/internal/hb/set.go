@@ -31,6 +31,9 @@ type threadSet struct {
 	// the set: an index whose keys are all in it covers it rather than
 	// turn into a map (see setIndex.widen).
 	run keyRun
+	// found is the member an unindexed find found last, asked first by
+	// the next: a weak read's repeat check and its put look up one member.
+	found int32
 }
 
 // A keyRun is the run of set keys (see setKey) of one block's threads:
@@ -147,8 +150,14 @@ func (w *threadSet) find(k int32) (int, bool) {
 		return int(i), ok
 	}
 	tid, write := k>>1, k&1 == 1 // see setKey
+	if i := int(w.found); i < len(w.members) {
+		if y := &w.members[i]; y.e.tid == tid && y.write == write {
+			return i, true
+		}
+	}
 	for i := range w.members {
 		if y := &w.members[i]; y.e.tid == tid && y.write == write {
+			w.found = int32(i)
 			return i, true
 		}
 	}

@@ -60,3 +60,25 @@ func TestIndexedLanesOfAVolatileRead(t *testing.T) {
 	assert.Equal(t, ths[5].tid, y.e.tid)
 	assert.Nil(t, w.checkLanes(&ths[33], volatile(&ths[33], false)))
 }
+
+// TestFindChecksTheLastFound: an unindexed set's find asks the member it
+// found last first, and answers right when that member has moved.
+func TestFindChecksTheLastFound(t *testing.T) {
+	t.Parallel()
+	w := newThreadSet(setIndexAt, keyRun{})
+	for tid := range int32(4) {
+		w.put(&prec{e: at(tid, 0, 0, 1)})
+	}
+	i, ok := w.find(setKey(&prec{e: at(2, 0, 0, 1)}))
+	require.True(t, ok)
+	require.Equal(t, 2, i)
+	w.members[0], w.members[2] = w.members[2], w.members[0]
+	i, ok = w.find(setKey(&prec{e: at(2, 0, 0, 1)}))
+	assert.True(t, ok)
+	assert.Equal(t, 0, i, "the member moved")
+	i, ok = w.find(setKey(&prec{e: at(0, 0, 0, 1)}))
+	assert.True(t, ok)
+	assert.Equal(t, 2, i)
+	_, ok = w.find(setKey(&prec{e: at(0, 0, 0, 1), write: true}))
+	assert.False(t, ok, "a write of a thread that only read")
+}
