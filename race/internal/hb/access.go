@@ -69,14 +69,15 @@ type access struct {
 
 // visit checks ac against granule g of sh and records it there, under
 // the granule's page lock (see pageLock), unless the runtime holds it
-// for the access (the head's always, the others' when they share it). On the granule its element starts at (head),
-// a strong read first acquires from the release state there, and a write
-// then sets it. The runtime sequences strong reads and every write of
-// the element with the engine (see Sequence): the last write recorded at
-// the head is the one a strong read read from. An access's granules are
-// visited one at a time: what it learns (its acquire) is learned at the
-// head, first, and what it releases reaches no other thread before the
-// runtime's sequencing mutex is unlocked, after the last granule.
+// for the access (the head's always, the others' when they share it).
+// On the granule its element starts at (head), a strong read first
+// acquires from the release state there, and a write then sets it. The
+// runtime sequences strong reads and every write of the element with the
+// engine (see Sequence): the last write recorded at the head is the one
+// a strong read read from. An access's granules are visited one at a
+// time: what it learns (its acquire) is learned at the head, first, and
+// what it releases reaches no other thread before the runtime's
+// sequencing mutex is unlocked, after the last granule.
 func (p *Engine) visit(ac *access, sh *shadow, g uint64, head bool) {
 	pg := sh.page(g >> pageBits)
 	if !head || !ac.headHeld {

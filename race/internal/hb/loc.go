@@ -95,8 +95,8 @@ func (loc *ploc) repeats(x *prec) bool {
 
 // readRepeats reports whether x, a weak read, repeats its thread's read
 // in loc's read set: the same epoch, which adds nothing, as repeats says.
-// The lookup leaves the member in cache for the put that follows when it
-// does not.
+// When it does not, the put that follows finds the member again through
+// the set's index or, unindexed, its memo of the last find.
 func (loc *ploc) readRepeats(x *prec) bool {
 	if loc.reads == nil || !x.weakRead() {
 		return false
