@@ -278,7 +278,7 @@ func (v *vclock) remembers(w *vclock, n *counters) bool {
 	if v.descends(w) {
 		return true
 	}
-	if c := v.covered.Load(); c != nil && w.lin != nil && c.lin == w.lin && c.seq >= w.seq {
+	if c := v.covered.Load(); c != nil && w.lin != nil && c.covers(w) {
 		return true
 	}
 	if !v.covers(w, n) {

@@ -48,7 +48,7 @@ func TestFlatClocksWalk(t *testing.T) {
 	assert.NotZero(t, n.joins, "without lineages each covers check walks")
 }
 
-func TestLineageDoesNotBranch(t *testing.T) {
+func TestLineageForksRememberWhereTheyForked(t *testing.T) {
 	t.Parallel()
 	base := join(wideClock(memoAt, 1), threadsClock([]epoch{at(memoAt+1, 0, 0, 1)}), nil)
 	require.NotNil(t, base.lin)
@@ -56,9 +56,38 @@ func TestLineageDoesNotBranch(t *testing.T) {
 	b := join(base, threadsClock([]epoch{at(memoAt+3, 0, 0, 1)}), nil)
 	assert.Same(t, base.lin, a.lin, "the first extension continues the lineage")
 	assert.NotSame(t, base.lin, b.lin, "a second extension of one member starts its own")
+	assert.True(t, b.descends(base), "the fork remembers the member it covers")
+	assert.False(t, a.descends(b) || b.descends(a), "siblings are not ordered")
 	assert.False(t, a.covers(b, nil))
 	assert.False(t, b.covers(a, nil))
-	assert.True(t, a.covers(base, nil) && b.covers(base, nil))
+	laterA := join(a, threadsClock([]epoch{at(memoAt+4, 0, 0, 1)}), nil)
+	laterB := join(b, threadsClock([]epoch{at(memoAt+4, 0, 0, 2)}), nil)
+	require.True(t, laterA.lin == a.lin && laterB.lin == b.lin)
+	m := join(a, b, nil)
+	assert.True(t, m.descends(a) && m.descends(b) && m.descends(base), "a merge remembers both inputs and their fork")
+	assert.False(t, m.descends(laterA) || m.descends(laterB), "a fork covers its places, not the members after them")
+	assert.False(t, base.descends(b), "nor does a place cover its fork")
+}
+
+// TestForkPlacesAreBounded: a chain of forks remembers the last
+// forkPlaces places, each lineage holding tags, not its ancestors.
+func TestForkPlacesAreBounded(t *testing.T) {
+	t.Parallel()
+	root := join(wideClock(memoAt, 1), threadsClock([]epoch{at(memoAt, 0, 0, 1)}), nil)
+	chain := []*vclock{root}
+	for i := range 2 * forkPlaces {
+		u := chain[len(chain)-1]
+		join(u, threadsClock([]epoch{at(memoAt+1, 0, 0, uint32(i+1))}), nil) // takes u's lineage
+		f := join(u, threadsClock([]epoch{at(memoAt+2, 0, 0, uint32(i+1))}), nil)
+		require.NotSame(t, u.lin, f.lin, "step %d forks", i)
+		chain = append(chain, f)
+	}
+	last := chain[len(chain)-1]
+	for i, u := range chain[:len(chain)-1] {
+		hops := len(chain) - 1 - i
+		assert.Equal(t, hops <= forkPlaces, last.descends(u), "%d forks back", hops)
+		assert.True(t, last.coversWalk(u))
+	}
 }
 
 func TestViewClockBuildsOnTheThreadsLastOnly(t *testing.T) {
