@@ -28,7 +28,11 @@ const stackDepth = 4
 // detector, read through frame pointers, and reads it with one atomic
 // load. A slot holds the last path that hashed to it; a collision costs a
 // map lookup under a lock, never a wrong site, and a path is resolved
-// (gpu.Thread.Caller) once for the life of the cache. A slot is never
+// (gpu.Thread.Caller) once for the life of the cache. A key whose frames
+// end before the kernel's (a call from deep in a detector's checks, as a
+// report's) does not determine its site; it is kept as open, and each
+// access through it costs a gpu.Thread.Caller, not the resolution of
+// the key's frames again. A slot is never
 // changed once stored, and its store synchronizes before every load that
 // observes it, so a thread that loads a slot sees its key, site, stack
 // and handle as written.
@@ -53,6 +57,11 @@ type SiteSlot struct {
 	site   gpu.Site
 	stack  []gpu.Site // with stacks: the path's kernel frames, innermost first
 	handle uint32     // its number in the table of slots, 0 for none (site_ids.go)
+	// open marks a key that does not determine its site: the kernel's
+	// frame lies past the key's frames, so paths from several kernel
+	// lines share it, and each access through it is resolved by
+	// gpu.Thread.Caller. It has no site, stack or handle.
+	open bool
 }
 
 // Stack returns s's stack; nil for a nil slot.
@@ -104,7 +113,7 @@ func (c *Sites) Of(t *gpu.Thread) (gpu.Site, *SiteSlot) {
 		k := &s.key
 		if (k[0]^key[0])|(k[1]^key[1])|(k[2]^key[2])|(k[3]^key[3])|
 			(k[4]^key[4])|(k[5]^key[5])|(k[6]^key[6])|(k[7]^key[7]) == 0 {
-			return s.site, s
+			return s.resolved(t)
 		}
 	}
 	return c.miss(t, &key, slot)
@@ -119,11 +128,12 @@ func (c *Sites) Of(t *gpu.Thread) (gpu.Site, *SiteSlot) {
 func (c *Sites) miss(t *gpu.Thread, key *[framePCsLen]uintptr, slot *atomic.Pointer[SiteSlot]) (gpu.Site, *SiteSlot) {
 	if s := c.ids.keyedSlot(key); s != nil {
 		slot.Store(s)
-		return s.site, s
+		return s.resolved(t)
 	}
 	site := t.Caller()
 	frames := keyFrames(key)
 	if !holds(frames, site) {
+		slot.Store(c.ids.keep(&SiteSlot{key: *key, open: true}))
 		return site, nil
 	}
 	s := &SiteSlot{key: *key, site: site}
@@ -132,6 +142,15 @@ func (c *Sites) miss(t *gpu.Thread, key *[framePCsLen]uintptr, slot *atomic.Poin
 	}
 	s = c.ids.keep(s)
 	slot.Store(s)
+	return s.site, s
+}
+
+// resolved returns the site and slot of an access whose path's key is
+// s's: s's own, or for an open key the site Caller finds and no slot.
+func (s *SiteSlot) resolved(t *gpu.Thread) (gpu.Site, *SiteSlot) {
+	if s.open {
+		return t.Caller(), nil
+	}
 	return s.site, s
 }
 

@@ -80,9 +80,9 @@ func (h *handles) keyedSlot(key *[framePCsLen]uintptr) *SiteSlot {
 	return h.keyed[*key]
 }
 
-// keep keeps s as the slot of its path and numbers it, unless another
-// thread kept one for the path first: then it returns that one, so that
-// a path has one slot and one handle.
+// keep keeps s as the slot of its path and numbers it, an open one
+// excepted, unless another thread kept one for the path first: then it
+// returns that one, so that a path has one slot and one handle.
 func (h *handles) keep(s *SiteSlot) *SiteSlot {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -92,7 +92,9 @@ func (h *handles) keep(s *SiteSlot) *SiteSlot {
 	if h.keyed == nil {
 		h.keyed = make(map[[framePCsLen]uintptr]*SiteSlot)
 	}
-	h.number(s)
+	if !s.open {
+		h.number(s)
+	}
 	h.keyed[s.key] = s
 	return s
 }

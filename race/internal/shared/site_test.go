@@ -61,3 +61,60 @@ func TestSiteCacheMatchesCaller(t *testing.T) {
 	require.Equal(t, 2*64*14, sc.n)
 	require.Zero(t, sc.differs)
 }
+
+// deepChecker is a siteChecker that asks the cache from depth frames
+// below its Access method, as a detector's report does from deep in its
+// checks: the cache's key (framePCsLen return addresses) then ends
+// before the kernel's line.
+type deepChecker struct {
+	siteChecker
+	depth int
+}
+
+func (s *deepChecker) Access(t *gpu.Thread, _ *gpu.Access) {
+	got := s.deepOf(t, s.depth)
+	want := t.Caller()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.n++
+	if got.File() != want.File() || got.Line() != want.Line() || got.Function() != want.Function() {
+		s.differs++
+	}
+}
+
+//go:noinline
+func (s *deepChecker) deepOf(t *gpu.Thread, depth int) gpu.Site {
+	if depth == 0 {
+		site, _ := s.c.Of(t)
+		return site
+	}
+	return s.deepOf(t, depth-1)
+}
+
+// TestOpenKeysResolveEachAccess: paths from two lines of a kernel helper
+// share a key too short to name either line; the cache keeps the key as
+// open and gives each access its own line.
+func TestOpenKeysResolveEachAccess(t *testing.T) {
+	t.Parallel()
+	d, err := gpu.NewDevice(gpu.DeviceConfig{})
+	require.NoError(t, err)
+	x := gpu.Alloc[int32](d, "x", 32)
+	sc := &deepChecker{depth: framePCsLen}
+	require.NoError(t, d.Launch(context.Background(), gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 32}, Observer: sc},
+		func(t *gpu.Thread) {
+			for range 3 {
+				x.Store(t, t.Lane(), 1)
+				x.Store(t, t.Lane(), 2)
+			}
+		}))
+	require.Equal(t, 32*6, sc.n)
+	require.Zero(t, sc.differs, "an open key's accesses get their own lines")
+	open := 0
+	for _, s := range sc.c.ids.keyed {
+		if s.open {
+			open++
+			require.Zero(t, s.handle, "an open key takes no handle")
+		}
+	}
+	require.Equal(t, 1, open, "the two lines' paths share one open key")
+}
