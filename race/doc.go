@@ -166,8 +166,11 @@
 // per-granule state beside it, until a second access needs one; a weak
 // access that repeats its thread's last record there at the same epoch
 // (a write, or a read after a read, in the list or the set of weak reads)
-// is neither checked nor recorded, FastTrack's same-epoch case
-// (Stats.Repeats counts them). Memory
+// is neither checked nor recorded, FastTrack's same-epoch case, nor is a
+// strong access that its thread's member of the wide or block set
+// repeats exactly (a poll of a flag, a spin lock's failed CAS, relaxed
+// atomicAdds to one counter, between releases) (Stats.Repeats counts
+// both). Memory
 // is bounded by the resident blocks' threads plus the shadow of the
 // memory touched. A launch that starts after the last one ended reuses
 // that cohort's shadow of global memory, emptied page by page as it is

@@ -2,8 +2,9 @@ package race
 
 // Stats are a detector's counters. The access counters cover the blocks
 // that have ended: read them after a launch. The Exact family counts
-// accesses, checks, checks a first record settled (Firsts) or a full
-// state's last record (Repeats) and its shadow's pages, and the vector
+// accesses, checks, checks a first record settled (Firsts) or a repeat
+// of the thread's recorded access skipped (Repeats) and its shadow's
+// pages, and the vector
 // clock work of its joins (Joins); the other counters are the IGUARD
 // family's.
 type Stats struct {
@@ -15,7 +16,7 @@ type Stats struct {
 	Accesses  uint64 // accesses observed
 	Checks    uint64 // granule checks: under the entry's lock, or first touches
 	Firsts    uint64 // checks settled with no lock and no entry: a granule's first access, or a store superseding it (see Options.FullEntries)
-	Repeats   uint64 // accesses skipped as repeats of the granule's last update by the same thread
+	Repeats   uint64 // accesses skipped as repeats of the same thread's access recorded at the granule, at the same epoch
 	Coalesced uint64 // accesses skipped as repeats of a warp-mate's check (warp coalescing)
 	Locks     uint64 // metadata lock acquisitions: checks that took their entry's lock
 	Contended uint64 // acquisitions that found the entry locked, each counted once however long it then waited (see the package doc's "What the contention counters measure")

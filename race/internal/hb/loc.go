@@ -60,11 +60,11 @@ func (p *Engine) check(th *pthread, t *gpu.Thread, loc *ploc, x *prec, a *gpu.Ac
 	if loc.raced {
 		return
 	}
-	if loc.repeats(x) || loc.readRepeats(x) {
+	wide := x.wide(a.Mem.Space)
+	if loc.repeats(x) || loc.readRepeats(x) || loc.strongRepeats(x, wide) {
 		th.n.repeats++
 		return
 	}
-	wide := x.wide(a.Mem.Space)
 	if y := th.racer(loc, x, wide); y != nil {
 		p.report(th, t, a, x, y)
 		loc.raced, loc.recs, loc.wide, loc.blk, loc.reads = true, nil, nil, nil, nil
@@ -103,6 +103,25 @@ func (loc *ploc) readRepeats(x *prec) bool {
 	}
 	i, ok := loc.reads.find(setKey(x))
 	return ok && loc.reads.members[i].e == x.e
+}
+
+// strongRepeats reports whether x, a strong access of the thread of
+// x.e, repeats that thread's member of the set x would go to: the same
+// access (operation, order, scope, and whether it wrote) at the same
+// epoch, as a poll of a flag, a failed CAS of a spin lock, or a
+// thread's relaxed atomicAdds to one counter make between releases.
+// Such an x adds nothing, as repeats says: whatever races with x races
+// with the member, by the same scopes, and was checked against it.
+func (loc *ploc) strongRepeats(x *prec, wide bool) bool {
+	switch {
+	case !x.strong():
+		return false
+	case wide:
+		return loc.wide.holdsSame(x)
+	case x.blockWide() && loc.blkID == x.e.blk:
+		return loc.blk.holdsSame(x)
+	}
+	return false
 }
 
 // readSetAt is how many accesses a location's list holds before its weak

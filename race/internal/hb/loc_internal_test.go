@@ -133,3 +133,45 @@ func TestRepeatsAreTheSameEpochsWeakAccesses(t *testing.T) {
 	assert.Len(t, loc.recs, 1, "and recorded nothing")
 	require.NotNil(t, ths[2].racer(loc, weakWrite(&ths[2]), false), "an unordered write races with the record")
 }
+
+// TestStrongRepeatsAreTheSameAccessAtOneEpoch: a strong access repeats
+// its thread's member of the wide or block set when that member is the
+// same access (operation, order, scope, write) at the same epoch; the
+// check then skips it, and another thread's unordered weak write still
+// races with the member.
+func TestStrongRepeatsAreTheSameAccessAtOneEpoch(t *testing.T) {
+	t.Parallel()
+	ths := blockThreads(4)
+	a, b := &ths[0], &ths[1]
+	poll := func(th *pthread, s scope.Scope) *prec {
+		return &prec{e: th.self(), op: gpu.OpLoad, order: gpu.Relaxed, scope: s}
+	}
+	loc := new(ploc)
+	assert.False(t, loc.strongRepeats(poll(a, scope.Device), true), "no set yet")
+	loc.record(a, poll(a, scope.Device), true, nil)
+	require.NotNil(t, loc.wide)
+	assert.True(t, loc.strongRepeats(poll(a, scope.Device), true), "the thread's poll again")
+	assert.False(t, loc.strongRepeats(poll(b, scope.Device), true), "another thread's poll")
+	add := &prec{e: a.self(), op: gpu.OpAdd, order: gpu.Relaxed, scope: scope.Device, write: true}
+	assert.False(t, loc.strongRepeats(add, true), "another operation")
+	acq := poll(a, scope.Device)
+	acq.order = gpu.Acquire
+	assert.False(t, loc.strongRepeats(acq, true), "another order")
+	assert.False(t, loc.repeats(poll(a, scope.Device)), "the list's weak repeats do not take it")
+	a.c++
+	assert.False(t, loc.strongRepeats(poll(a, scope.Device), true), "a later epoch")
+
+	blk := new(ploc)
+	blk.record(b, poll(b, scope.Block), false, nil)
+	require.NotNil(t, blk.blk)
+	assert.True(t, blk.strongRepeats(poll(b, scope.Block), false), "a block-scope poll of the block set's block")
+
+	loc = new(ploc)
+	loc.record(b, poll(b, scope.Device), true, nil)
+	mem := &gpu.Access{Mem: &gpu.Memory{Space: gpu.GlobalSpace}}
+	b.l.p.check(b, nil, loc, poll(b, scope.Device), mem, nil)
+	assert.Equal(t, uint64(1), b.n.repeats, "the check counted a repeat")
+	assert.Len(t, loc.wide.members, 1, "and recorded nothing")
+	weak := &prec{e: ths[2].self(), op: gpu.OpStore, order: gpu.Weak, write: true}
+	require.NotNil(t, ths[2].racer(loc, weak, false), "an unordered weak write races with the member")
+}

@@ -143,6 +143,23 @@ func (w *threadSet) knownBy(th *pthread) bool {
 	return w.hi != nil && w.hi.knownBy(th.know)
 }
 
+// holdsSame reports whether the set holds x itself: a member of x's
+// thread and key at x's epoch, of x's operation, order and scope (its
+// site aside). A nil set holds nothing.
+func (w *threadSet) holdsSame(x *prec) bool {
+	if w == nil {
+		return false
+	}
+	i, ok := w.find(setKey(x))
+	return ok && sameAccess(&w.members[i], x)
+}
+
+// sameAccess reports whether x and y are one access but for the site: a
+// thread's access repeated at one epoch.
+func sameAccess(x, y *prec) bool {
+	return x.e == y.e && x.op == y.op && x.order == y.order && x.scope == y.scope && x.write == y.write
+}
+
 // find returns the index of the member with key k.
 func (w *threadSet) find(k int32) (int, bool) {
 	if w.at != nil {
