@@ -183,18 +183,22 @@
 //
 // A lock passed between many threads with no barrier makes each holder's
 // vclock hold an entry per past holder. Joins do not grow with them. A
-// vclock's thread entries are kept in immutable chunks, one per run of 64
-// thread ids, shared by the vclocks that hold the same entries there: a
-// join copies only the runs in which its inputs differ (a release adds
-// its holder's epoch: one run), and a covers check skips the runs both
-// share. And a large vclock belongs to a lineage, a chain of vclocks each
-// covering the one before; a lock's releases form one (each holder
-// releases what it acquired and its own epoch, and a thread's next
-// release is built on its last), so a holder acquiring the latest
-// release finds by its place in the chain, without a walk, that it covers
-// what the holder knew, and the lock's release state finds the same of
-// the release it already held. What is left grows with the runs of
-// thread ids a vclock holds, not their entries. The family still costs
+// vclock's thread entries are kept in immutable chunks, one per run of 16
+// thread ids, and its chunks in immutable bands, one per run of 16
+// chunks, each shared by the vclocks that hold the same entries there: a
+// join copies only the runs in which its inputs differ, with their bands'
+// lists of chunks (a release adds its holder's epoch: one run), and a
+// covers check skips the bands and runs both share. And a large vclock
+// belongs to a lineage, a chain of vclocks each covering the one before;
+// a lock's releases form one (each holder releases what it acquired and
+// its own epoch, and a thread's next release is built on its last), so a
+// holder acquiring the latest release finds by its place in the chain,
+// without a walk, that it covers what the holder knew, and the lock's
+// release state finds the same of the release it already held. A vclock
+// built from members that are not their chain's last starts a chain of
+// its own that remembers where it forked, so it covers those members
+// without a walk too. What is left grows with the runs of thread ids a
+// vclock holds, not their entries. The family still costs
 // more than IGUARD's on lock-heavy kernels (BENCHMARKS.md has the
 // numbers); Stats.Joins counts the vclock entries joins walked or wrote.
 //

@@ -8,7 +8,7 @@ import (
 
 // chunkBits sets the run of thread ids one chunk covers: the threads
 // whose ids agree but in their low chunkBits bits.
-const chunkBits = 6
+const chunkBits = 4
 
 // A chunk is a vclock's thread entries for one run of thread ids (see
 // chunkBits): nonempty and sorted by thread. It is immutable, so vclocks
@@ -17,10 +17,10 @@ const chunkBits = 6
 // the chunks they share, so neither grows with threads whose entries
 // did not change.
 //
-// Chunks are held by value in a vclock's list, each as its first entry,
-// its length and its run's key, 16 bytes: walking a list by key reads no
-// entry, and two chunks are the same chunk when they hold the same
-// entries (see is).
+// Chunks are held by value in a band's list (see band.go), each as its
+// first entry, its length and its run's key, 16 bytes: walking a list by
+// key reads no entry, and two chunks are the same chunk when they hold
+// the same entries (see is).
 type chunk struct {
 	p    *epoch // the first entry
 	n, k int32  // the entries, and the run: their threads' ids shifted right by chunkBits
@@ -63,7 +63,7 @@ func chunked(es []epoch) []chunk {
 // threadsClock returns a vclock holding the epochs es, sorted by thread,
 // and no block entries.
 func threadsClock(es []epoch) *vclock {
-	return &vclock{ch: chunked(es), ne: len(es)}
+	return &vclock{bands: banded(chunked(es)), ne: len(es)}
 }
 
 // findChunk returns the index of the chunk of cs with key k, and whether
@@ -77,40 +77,10 @@ func findChunk(cs []chunk, k int32) (int, bool) {
 	return slices.BinarySearchFunc(cs, k, func(c chunk, k int32) int { return cmp.Compare(c.k, k) })
 }
 
-// joinChunks merges the chunk lists a and b of a join's inputs, sorted
-// by key, keeping each thread's later epoch and dropping the epochs the
-// join's block entries bs imply; it returns the list and the entries it
-// wrote. The chunks of clean, a list sorted by key known to hold no
-// implied epoch (see cleanOf), are kept unwalked, and a chunk the merge
-// made is pruned in place, being nobody else's yet.
-func joinChunks(a, b []chunk, bs []bgen, clean []chunk) ([]chunk, int) {
-	j := chunkJoin{out: make([]chunk, 0, len(a)+len(b)), bs: bs, clean: clean}
-	for len(a) > 0 && len(b) > 0 {
-		switch ka, kb := a[0].key(), b[0].key(); {
-		case ka < kb:
-			j.add(a[0], false)
-			a = a[1:]
-		case kb < ka:
-			j.add(b[0], false)
-			b = b[1:]
-		default:
-			c, n, made := mergeChunk(a[0], b[0])
-			j.add(c, made)
-			a, b, j.wrote = a[1:], b[1:], j.wrote+n
-		}
-	}
-	for _, c := range a {
-		j.add(c, false)
-	}
-	for _, c := range b {
-		j.add(c, false)
-	}
-	return j.out, j.wrote + len(j.out)
-}
-
-// A chunkJoin is the output of joinChunks as it is built: the chunks so
-// far, the block entries that prune them, walked from bi on, the clean
-// chunks not yet passed, and the entries written.
+// A chunkJoin is the output of a join's chunks of one band as it is
+// built (see bandJoin): the chunks so far, the block entries that prune
+// them, walked from bi on, the clean chunks not yet passed, and the
+// entries written.
 type chunkJoin struct {
 	out   []chunk
 	bs    []bgen
@@ -170,28 +140,45 @@ func entriesCover(xs, ys []epoch) bool {
 }
 
 // withEpoch returns a vclock above v that also knows e, which v does
-// not: v's entries with e set in its thread's chunk, the one chunk
-// copied, counting the entries written in n. It continues v's lineage,
-// as join would.
+// not: v's entries with e set in its thread's chunk, which is copied
+// with its band's chunks and the list of bands, counting the entries
+// and chunks written in n. It continues v's lineage, as join would.
 func withEpoch(v *vclock, e epoch, n *counters) *vclock {
 	if v == nil {
 		return threadsClock([]epoch{e})
 	}
-	i, found := findChunk(v.ch, e.tid>>chunkBits)
-	ch := make([]chunk, len(v.ch), len(v.ch)+1)
-	copy(ch, v.ch)
-	out := &vclock{ch: ch, b: v.b, ne: v.ne}
+	k := e.tid >> chunkBits
+	i, found := findBand(v.bands, k>>bandBits)
+	list := make([]band, len(v.bands), len(v.bands)+1)
+	copy(list, v.bands)
+	added, wrote := 1, 1
 	if found {
-		es, added := setEpoch(v.ch[i].e(), e)
-		ch[i], out.ne = runOf(es), out.ne+added
+		list[i], added, wrote = bandWith(v.bands[i], k, e)
 	} else {
-		out.ch, out.ne = slices.Insert(ch, i, runOf([]epoch{e})), out.ne+1
+		list = slices.Insert(list, i, bandOf(k>>bandBits, []chunk{runOf([]epoch{e})}))
 	}
-	n.joined(int(out.ch[i].n))
+	out := &vclock{bands: list, b: v.b, ne: v.ne + added}
+	n.joined(wrote + len(list))
 	if n == nil || !n.flat {
 		out.descend(v, v)
 	}
 	return out
+}
+
+// bandWith returns a copy of band g, which holds chunk key k's run, with
+// e set in chunk k; 1 if e's entry is new, 0 if it replaced one; and the
+// entries and chunks it wrote.
+func bandWith(g band, k int32, e epoch) (band, int, int) {
+	old := g.c()
+	ci, found := findChunk(old, k)
+	cs := make([]chunk, len(old), len(old)+1)
+	copy(cs, old)
+	if !found {
+		return bandOf(g.k, slices.Insert(cs, ci, runOf([]epoch{e}))), 1, len(cs) + 2
+	}
+	es, added := setEpoch(old[ci].e(), e)
+	cs[ci] = runOf(es)
+	return bandOf(g.k, cs), added, len(cs) + len(es)
 }
 
 // setEpoch returns a copy of es, sorted by thread, with e's thread's
@@ -262,11 +249,11 @@ func epochCount(cs []chunk) int {
 }
 
 // A runCursor reads a vclock's thread entries for ids asked in rising
-// order, walking each chunk once instead of searching it per id: the
-// lanes of a warp, say.
+// order, walking each band and chunk once instead of searching them per
+// id: the lanes of a warp, say.
 type runCursor struct {
-	v      *vclock
-	ci, ei int // the chunk and the entry in it the walk has reached
+	v          *vclock
+	pi, ci, ei int // the band, the chunk in it and the entry in that the walk has reached
 }
 
 // threadC returns the clock of thread tid that the vclock holds an entry
@@ -275,7 +262,15 @@ func (c *runCursor) threadC(tid int32) uint64 {
 	if c.v == nil {
 		return 0
 	}
-	ch, k := c.v.ch, tid>>chunkBits
+	k := tid >> chunkBits
+	ps, pk := c.v.bands, k>>bandBits
+	for c.pi < len(ps) && ps[c.pi].k < pk {
+		c.pi, c.ci, c.ei = c.pi+1, 0, 0
+	}
+	if c.pi == len(ps) || ps[c.pi].k != pk {
+		return 0
+	}
+	ch := ps[c.pi].c()
 	for c.ci < len(ch) && ch[c.ci].key() < k {
 		c.ci, c.ei = c.ci+1, 0
 	}

@@ -12,19 +12,29 @@ import (
 // epochs returns v's thread entries in order.
 func (v *vclock) epochs() []epoch {
 	var out []epoch
-	for _, c := range v.ch {
+	for _, c := range v.chunks() {
 		out = append(out, c.e()...)
+	}
+	return out
+}
+
+// chunks returns v's chunks in order, across its bands.
+func (v *vclock) chunks() []chunk {
+	var out []chunk
+	for _, g := range v.bands {
+		out = append(out, g.c()...)
 	}
 	return out
 }
 
 func TestChunkedSplitsByRun(t *testing.T) {
 	t.Parallel()
-	v := threadsClock([]epoch{at(1, 0, 0, 1), at(63, 0, 0, 1), at(64, 1, 0, 1), at(200, 3, 0, 1)})
-	require.Len(t, v.ch, 3)
+	const run = 1 << chunkBits
+	v := threadsClock([]epoch{at(1, 0, 0, 1), at(run-1, 0, 0, 1), at(run, 1, 0, 1), at(3*run+2, 3, 0, 1)})
+	require.Len(t, v.chunks(), 3)
 	assert.Equal(t, 4, v.ne)
-	assert.Equal(t, uint64(1), v.threadC(64))
-	assert.Zero(t, v.threadC(65))
+	assert.Equal(t, uint64(1), v.threadC(run))
+	assert.Zero(t, v.threadC(run+1))
 }
 
 // TestJoinSharesUnchangedChunks: a join copies only the chunks in which
@@ -34,11 +44,11 @@ func TestJoinSharesUnchangedChunks(t *testing.T) {
 	big := wideClock(8<<chunkBits, 1)
 	var n counters
 	j := join(big, threadsClock([]epoch{at(3<<chunkBits+5, 3, 0, 2)}), &n)
-	for i, c := range j.ch {
+	for i, c := range j.chunks() {
 		if i == 3 {
-			assert.False(t, big.ch[i].is(c), "the changed run is copied")
+			assert.False(t, big.chunks()[i].is(c), "the changed run is copied")
 		} else {
-			assert.True(t, big.ch[i].is(c), "an unchanged run is shared")
+			assert.True(t, big.chunks()[i].is(c), "an unchanged run is shared")
 		}
 	}
 	assert.Less(t, n.joins, uint64(4<<chunkBits), "the join wrote one run, not the clock")
@@ -54,12 +64,13 @@ func TestJoinAgreesWithFlatMerge(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(3, 4))
 	for range 300 {
-		a, b := threadsClock(randomGenEpochs(r, 1+r.IntN(200), 512)), threadsClock(randomGenEpochs(r, r.IntN(40), 512))
+		span := testSpan(r)
+		a, b := threadsClock(randomGenEpochs(r, 1+r.IntN(200), span)), threadsClock(randomGenEpochs(r, r.IntN(40), span))
 		if r.IntN(2) == 0 {
-			b = withBlock(b, int32(r.IntN(8)), uint32(1+r.IntN(2)), nil) // pruned, as every vclock is
+			b = withBlock(b, int32(r.IntN(span/64)), uint32(1+r.IntN(2)), nil) // pruned, as every vclock is
 		}
 		if r.IntN(2) == 0 { // a's blocks may cover b's: its chunks are then kept unwalked
-			a = withBlock(a, int32(r.IntN(8)), uint32(1+r.IntN(2)), nil)
+			a = withBlock(a, int32(r.IntN(span/64)), uint32(1+r.IntN(2)), nil)
 		}
 		ae, be := slices.Clone(a.epochs()), slices.Clone(b.epochs())
 		j := join(a, b, nil)
@@ -91,9 +102,10 @@ func TestRunCursorAgreesWithThreadC(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(5, 6))
 	for range 100 {
-		v := threadsClock(randomEpochs(r, 1+r.IntN(300), 1024))
+		span := testSpan(r)
+		v := threadsClock(randomEpochs(r, 1+r.IntN(300), span))
 		cur := runCursor{v: v}
-		for tid := int32(r.IntN(64)); tid < 1100; tid += 1 + int32(r.IntN(5)) {
+		for tid := int32(r.IntN(64)); tid < int32(span)+100; tid += 1 + int32(r.IntN(5)) {
 			require.Equal(t, v.threadC(tid), cur.threadC(tid), "thread %d", tid)
 		}
 	}
@@ -108,11 +120,12 @@ func TestWithEpochAgreesWithJoin(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(7, 8))
 	for range 300 {
-		v := threadsClock(randomEpochs(r, 1+r.IntN(200), 512))
+		span := testSpan(r)
+		v := threadsClock(randomEpochs(r, 1+r.IntN(200), span))
 		if r.IntN(2) == 0 {
-			v = withBlock(v, int32(r.IntN(8)), uint32(1+r.IntN(2)), nil)
+			v = withBlock(v, int32(r.IntN(span/64)), uint32(1+r.IntN(2)), nil)
 		}
-		tid := int32(r.IntN(600))
+		tid := int32(r.IntN(span + 100))
 		e := at(tid, tid/64, 1, uint32(1+r.IntN(9))) // generation 1: no block entry of v implies it
 		if v.knows(e) {
 			continue
@@ -124,10 +137,16 @@ func TestWithEpochAgreesWithJoin(t *testing.T) {
 		require.Equal(t, want.b, got.b)
 		require.Equal(t, len(got.epochs()), got.ne)
 		require.Equal(t, before, v.epochs(), "the input is immutable")
-		for _, c := range got.ch {
+		for _, c := range got.chunks() {
 			if c.key() != tid>>chunkBits {
-				k, _ := findChunk(v.ch, c.key())
-				assert.True(t, v.ch[k].is(c), "an unchanged run is shared")
+				k, _ := findChunk(v.chunks(), c.key())
+				assert.True(t, v.chunks()[k].is(c), "an unchanged run is shared")
+			}
+		}
+		for _, g := range got.bands {
+			if g.k != tid>>chunkBits>>bandBits {
+				k, _ := findBand(v.bands, g.k)
+				assert.True(t, v.bands[k].is(g), "an unchanged band is shared")
 			}
 		}
 	}

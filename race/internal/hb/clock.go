@@ -30,7 +30,8 @@ type bgen struct {
 // A vclock is a sparse vector clock: what its owner knows of other
 // threads. Blocks whose barrier it learned of are one entry each (b);
 // threads known beyond that are one entry each, sorted by thread, kept in
-// chunks shared between vclocks (ch; see chunk.go).
+// chunks, and the chunks in bands, shared between vclocks (bands; see
+// chunk.go and band.go).
 // So it grows with the blocks and the threads that synchronized with
 // its owner, not with the grid, and a barrier folds its block's threads
 // into one entry. A vclock is immutable once made: threads that learned
@@ -43,11 +44,11 @@ type bgen struct {
 // the release it acquired, and acquiring a later release of the chain
 // than one already known costs no walk of the holders before it.
 type vclock struct {
-	ch  []chunk // sorted by key; no epoch implied by b
-	ne  int     // the epochs in ch
-	b   []bgen  // sorted by blk
-	lin *lineage
-	seq uint64 // the vclock's place in lin
+	bands []band // sorted by key; no epoch implied by b
+	ne    int    // the epochs in bands
+	b     []bgen // sorted by blk
+	lin   *lineage
+	seq   uint64 // the vclock's place in lin
 	// covered names the last vclock a join found this one covers, by its
 	// place in its lineage, so that joining it, or an earlier member of
 	// its lineage, again costs no walk. A place is never given twice and
@@ -111,11 +112,7 @@ func (v *vclock) threadC(tid int32) uint64 {
 	if v == nil {
 		return 0
 	}
-	i, ok := findChunk(v.ch, tid>>chunkBits)
-	if !ok {
-		return 0
-	}
-	es := v.ch[i].e()
+	es := v.run(tid >> chunkBits)
 	if len(es) == 1<<chunkBits {
 		return es[tid&(1<<chunkBits-1)].c
 	}
@@ -150,7 +147,7 @@ func (v *vclock) covers(w *vclock, n *counters) bool {
 	ok, k := v.coversBlocks(w.b)
 	if ok {
 		var j int
-		ok, j = v.coversThreads(w.ch)
+		ok, j = v.coversThreads(w.bands)
 		k += j
 	}
 	n.joined(k)
@@ -172,24 +169,48 @@ func (v *vclock) coversBlocks(bs []bgen) (bool, int) {
 	return true, len(bs)
 }
 
-// coversThreads reports whether v knows every epoch of the chunks ws by
+// coversThreads reports whether v knows every epoch of the bands wp by
 // its thread entries or its block entries, and how many epochs it
-// walked: none of a chunk v shares.
-func (v *vclock) coversThreads(ws []chunk) (bool, int) {
+// walked: none of a band or chunk v shares.
+func (v *vclock) coversThreads(wp []band) (bool, int) {
 	var vi, bi, walked int
+	for _, wg := range wp {
+		for vi < len(v.bands) && v.bands[vi].k < wg.k {
+			vi++
+		}
+		var vc []chunk
+		if vi < len(v.bands) && v.bands[vi].k == wg.k {
+			if v.bands[vi].is(wg) {
+				continue
+			}
+			vc = v.bands[vi].c()
+		}
+		ok, n := v.coversChunks(vc, wg.c(), &bi)
+		if walked += n; !ok {
+			return false, walked
+		}
+	}
+	return true, walked
+}
+
+// coversChunks reports whether the chunks vc, v's of one band, or v's
+// block entries from *bi on, know every epoch of the chunks ws, of the
+// same band, and how many epochs it walked; *bi advances.
+func (v *vclock) coversChunks(vc, ws []chunk, bi *int) (bool, int) {
+	var vi, walked int
 	for _, wc := range ws {
 		k := wc.key()
-		for vi < len(v.ch) && v.ch[vi].key() < k {
+		for vi < len(vc) && vc[vi].key() < k {
 			vi++
 		}
 		var ve []epoch
-		if vi < len(v.ch) && v.ch[vi].key() == k {
-			if v.ch[vi].is(wc) {
+		if vi < len(vc) && vc[vi].key() == k {
+			if vc[vi].is(wc) {
 				continue
 			}
-			ve = v.ch[vi].e()
+			ve = vc[vi].e()
 		}
-		ok, n := v.coversRun(ve, wc.e(), &bi)
+		ok, n := v.coversRun(ve, wc.e(), bi)
 		if walked += n; !ok {
 			return false, walked
 		}
@@ -240,9 +261,9 @@ func join(a, b *vclock, n *counters) *vclock {
 		return b
 	}
 	v := &vclock{b: mergeBlocks(a.b, b.b)}
-	ch, wrote := joinChunks(a.ch, b.ch, v.b, cleanOf(a, b))
-	v.ch = ch
-	v.ne = epochCount(v.ch)
+	bands, wrote := joinBands(a.bands, b.bands, v.b, cleanOf(a, b))
+	v.bands = bands
+	v.ne = bandEpochs(v.bands)
 	n.joined(wrote)
 	if n == nil || !n.flat {
 		v.descend(a, b)
@@ -250,16 +271,16 @@ func join(a, b *vclock, n *counters) *vclock {
 	return v
 }
 
-// cleanOf returns the chunks of whichever of a join's inputs a and b the
+// cleanOf returns the bands of whichever of a join's inputs a and b the
 // join's block entries imply no epoch of: one whose block entries cover
 // the other's, and are therefore the join's (see mergeBlocks), as an
 // input's own block entries imply none of its epochs; nil if neither.
-func cleanOf(a, b *vclock) []chunk {
+func cleanOf(a, b *vclock) []band {
 	if ok, _ := a.coversBlocks(b.b); ok {
-		return a.ch
+		return a.bands
 	}
 	if ok, _ := b.coversBlocks(a.b); ok {
-		return b.ch
+		return b.bands
 	}
 	return nil
 }

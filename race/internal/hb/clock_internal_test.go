@@ -151,6 +151,15 @@ func naiveMerge(a, b []epoch) []epoch {
 	return out
 }
 
+// testSpan returns a span of thread ids for random vclocks: within one
+// band, or across four.
+func testSpan(r *rand.Rand) int {
+	if r.IntN(2) == 0 {
+		return 512
+	}
+	return 4 << (chunkBits + bandBits)
+}
+
 // randomEpochs returns n epochs of distinct threads below span, sorted.
 func randomEpochs(r *rand.Rand, n, span int) []epoch {
 	var out []epoch

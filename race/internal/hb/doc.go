@@ -11,9 +11,10 @@
 // what it knows, shared with the threads it last met at a barrier
 // (clock.go, thread.go), and, from its first fence or strong read on, its
 // fence views and pending acquires (pcold, in its block's states); the
-// vector clocks' thread entries in chunks that vclocks share
-// where their entries agree (chunk.go), large vector clocks in lineages
-// whose members cover the earlier ones without a walk (lineage.go), a
+// vector clocks' thread entries in chunks, and the chunks in bands, that
+// vclocks share where their entries agree (chunk.go, band.go), large
+// vector clocks in lineages whose members cover the earlier ones, and
+// the places their lineage forked from, without a walk (lineage.go), a
 // fence's acquires and fence.sc joins made into one vclock (join_all.go,
 // fence_sc.go); per
 // granule, FastTrack-style, the accesses a

@@ -1,6 +1,9 @@
 package hb
 
-import "math/bits"
+import (
+	"math/bits"
+	"slices"
+)
 
 // A merge of three or more chunks marks the entries it has in a 64-bit
 // mask, one bit per thread of the chunk's run (see mergeRun).
@@ -100,15 +103,67 @@ func mergeAll(acc *vclock, rest []*vclock, n *counters) *vclock {
 	for _, x := range rest {
 		bs = mergeBlocks(bs, x.b)
 	}
-	var lists [maxJoin + 1][]chunk
-	ls := append(lists[:0], acc.ch)
-	size := len(acc.ch)
+	var lists [maxJoin + 1][]band
+	ls := append(lists[:0], acc.bands)
+	size := len(acc.bands)
 	for _, x := range rest {
-		ls, size = append(ls, x.ch), size+len(x.ch)
+		ls, size = append(ls, x.bands), size+len(x.bands)
 	}
-	j := chunkJoin{out: make([]chunk, 0, size), bs: bs}
+	j := bandJoin{out: make([]band, 0, size), cj: chunkJoin{bs: bs}}
 	if ok, _ := acc.coversBlocks(bs); ok {
-		j.clean = acc.ch // acc's blocks are the join's: they imply none of its epochs
+		j.clean = acc.bands // acc's blocks are the join's: they imply none of its epochs
+	}
+	var in [maxJoin + 1]band
+	for {
+		gs := nextBands(ls, in[:0])
+		if len(gs) == 0 {
+			break
+		}
+		j.mergeAll(gs)
+	}
+	v := &vclock{b: bs, bands: j.out}
+	v.ne = bandEpochs(v.bands)
+	n.joined(j.wrote())
+	if n == nil || !n.flat {
+		v.descendFrom(append(rest, acc))
+	}
+	return v
+}
+
+// nextBands takes from the lists ls, each sorted by key, their bands
+// of the lowest key any holds, appending them to into, once each.
+func nextBands(ls [][]band, into []band) []band {
+	k, any := int32(0), false
+	for _, l := range ls {
+		if len(l) > 0 && (!any || l[0].k < k) {
+			k, any = l[0].k, true
+		}
+	}
+	for i, l := range ls {
+		if len(l) == 0 || l[0].k != k {
+			continue
+		}
+		if !slices.ContainsFunc(into, l[0].is) {
+			into = append(into, l[0])
+		}
+		ls[i] = l[1:]
+	}
+	return into
+}
+
+// mergeAll appends the merge of the bands gs of one key, as mergeAll
+// merges vclocks: the chunks of each key merged into one.
+func (j *bandJoin) mergeAll(gs []band) {
+	if len(gs) == 1 {
+		j.add(gs[0])
+		return
+	}
+	cl, _ := j.cleanOf(gs[0])
+	j.start(cl)
+	var lists [maxJoin + 1][]chunk
+	ls := lists[:0]
+	for _, g := range gs {
+		ls = append(ls, g.c())
 	}
 	var run [maxJoin + 1]chunk
 	for {
@@ -117,16 +172,10 @@ func mergeAll(acc *vclock, rest []*vclock, n *counters) *vclock {
 			break
 		}
 		c, wrote, made := mergeRun(cs)
-		j.wrote += wrote
-		j.add(c, made)
+		j.cj.wrote += wrote
+		j.cj.add(c, made)
 	}
-	v := &vclock{b: bs, ch: j.out}
-	v.ne = epochCount(v.ch)
-	n.joined(j.wrote + len(j.out))
-	if n == nil || !n.flat {
-		v.descendFrom(append(rest, acc))
-	}
-	return v
+	j.finish(gs[0].k, gs)
 }
 
 // nextRun takes from the lists ls, each sorted by key, their chunks of

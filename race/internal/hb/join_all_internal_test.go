@@ -17,10 +17,11 @@ func TestJoinAllAgreesWithJoins(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(5, 6))
 	for range 500 {
-		ins := randomClocks(r)
+		span := testSpan(r)
+		ins := randomClocks(r, span)
 		var eps []epoch
 		for range r.IntN(4) {
-			eps = append(eps, randomGenEpochs(r, 1, 512)...)
+			eps = append(eps, randomGenEpochs(r, 1, span)...)
 		}
 		var want *vclock
 		for _, x := range ins {
@@ -43,9 +44,9 @@ func TestJoinAllAgreesWithJoins(t *testing.T) {
 	}
 }
 
-// randomClocks returns up to six vclocks, some nil, some joined from
+// randomClocks returns up to six vclocks of threads below span, some nil, some joined from
 // others (sharing their chunks and lineages), some with block entries.
-func randomClocks(r *rand.Rand) []*vclock {
+func randomClocks(r *rand.Rand, span int) []*vclock {
 	var out []*vclock
 	for range 1 + r.IntN(6) {
 		var v *vclock
@@ -53,15 +54,15 @@ func randomClocks(r *rand.Rand) []*vclock {
 		case 0: // nil
 		case 1:
 			if len(out) > 0 {
-				v = join(out[r.IntN(len(out))], threadsClock(randomGenEpochs(r, 1+r.IntN(4), 512)), nil)
+				v = join(out[r.IntN(len(out))], threadsClock(randomGenEpochs(r, 1+r.IntN(4), span)), nil)
 				break
 			}
 			fallthrough
 		default:
-			v = threadsClock(randomGenEpochs(r, 1+r.IntN(120), 512))
+			v = threadsClock(randomGenEpochs(r, 1+r.IntN(120), span))
 		}
 		if v != nil && r.IntN(3) == 0 {
-			v = withBlock(v, int32(r.IntN(8)), uint32(1+r.IntN(2)), nil)
+			v = withBlock(v, int32(r.IntN(span/64)), uint32(1+r.IntN(2)), nil)
 		}
 		out = append(out, v)
 	}

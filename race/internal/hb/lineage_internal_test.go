@@ -143,6 +143,6 @@ func TestLineageUnderConcurrentExtension(t *testing.T) {
 // coversWalk is covers without lineages: the walk alone.
 func (v *vclock) coversWalk(w *vclock) bool {
 	ok, _ := v.coversBlocks(w.b)
-	ok2, _ := v.coversThreads(w.ch)
+	ok2, _ := v.coversThreads(w.bands)
 	return ok && ok2
 }
