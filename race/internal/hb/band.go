@@ -127,8 +127,7 @@ type bandJoin struct {
 	out   []band
 	cj    chunkJoin
 	clean []band
-	room  [1 << bandBits]chunk // the chunks of the band being built
-	made  int                  // chunks written in new bands
+	made  int // chunks written in new bands
 }
 
 // wrote returns the entries the join walked and wrote, its lists
@@ -197,14 +196,14 @@ func (j *bandJoin) cleanOf(g band) ([]chunk, bool) {
 
 // start begins a band, whose chunks of clean are kept unwalked.
 func (j *bandJoin) start(clean []chunk) {
-	j.cj.out, j.cj.clean = j.room[:0], clean
+	j.cj.n, j.cj.clean = 0, clean
 }
 
 // finish appends the band of key k of the chunks built: an input band
 // of ins when it holds those very chunks, else a new one; none when they
 // are none.
 func (j *bandJoin) finish(k int32, ins []band) {
-	cs := j.cj.out
+	cs := j.cj.chunks()
 	if len(cs) == 0 {
 		return
 	}

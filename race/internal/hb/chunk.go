@@ -78,11 +78,13 @@ func findChunk(cs []chunk, k int32) (int, bool) {
 }
 
 // A chunkJoin is the output of a join's chunks of one band as it is
-// built (see bandJoin): the chunks so far, the block entries that prune
-// them, walked from bi on, the clean chunks not yet passed, and the
-// entries written.
+// built (see bandJoin): the chunks so far (out[:n]; a band holds at most
+// 1<<bandBits), the block entries that prune them, walked from bi on,
+// the clean chunks not yet passed, and the entries written. It holds its
+// chunks by value, so that a join's room for them stays on its stack.
 type chunkJoin struct {
-	out   []chunk
+	out   [1 << bandBits]chunk
+	n     int
 	bs    []bgen
 	bi    int
 	clean []chunk
@@ -101,9 +103,12 @@ func (j *chunkJoin) add(c chunk, made bool) {
 		c = chunkOf(c.k, pruneRun(c.e(), j.bs, &j.bi, nil))
 	}
 	if c.n > 0 {
-		j.out = append(j.out, c)
+		j.out[j.n], j.n = c, j.n+1
 	}
 }
+
+// chunks returns the chunks so far.
+func (j *chunkJoin) chunks() []chunk { return j.out[:j.n] }
 
 // mergeChunk returns the merge of two chunks of one key, reusing either
 // when its entries cover the other's, the entries it walked or wrote, and
