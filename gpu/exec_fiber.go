@@ -51,7 +51,6 @@ type fiber struct {
 	stop   func()
 	yield  func(struct{}) bool
 	parked bool
-	grow   bool // grow the stack before running threads (see growStack)
 }
 
 func (e *fiberExec) run() {
@@ -173,10 +172,6 @@ func (e *fiberExec) runSome(f *fiber) {
 func (f *fiber) loop(yield func(struct{}) bool) {
 	f.yield = yield
 	for {
-		if f.grow {
-			f.grow = false
-			growStack(0)
-		}
 		f.ex.startThreads(f)
 		if !f.rest() {
 			return
@@ -506,32 +501,16 @@ func (e *fiberExec) close() {
 	e.all, e.pool = nil, nil
 }
 
-// growStack grows the stack of a fiber, or of a slot's worker, of an
-// observed launch to 4 KiB when it starts, or when a fiber from the
-// device's pool joins the launch: it may have run only unobserved
-// launches. A grown stack stays grown (its rest's hold keeps the collector
-// from shrinking it below 4 KiB: see restFrame), and passes growStack
-// with a check of its bound.
-// A coroutine starts with 2 KiB, which an observer's checks, called under
-// the kernel's frames (or its block start and end, under the slot's),
-// overflow at the first call; the runtime then copies the stack and
-// adjusts every frame on it. Here the stack holds three frames, so the
-// copy is cheapest (BenchmarkFixedLaunch in package race measures it).
-//
-//go:noinline
-func growStack(i int) byte {
-	var pad [3 << 10]byte
-	pad[i] = byte(i)
-	return pad[i*7%len(pad)]
-}
-
 // restFrame is the stack an idle fiber or worker holds while it waits in
-// its rest: a quarter of the 4 KiB growStack gives it. The collector
-// halves the stack of a goroutine that uses less than a quarter of it,
-// and an idle goroutine's own frames use far less, so without the hold
-// every collection undid the growth of the idle fibers (between launches,
-// and within one those waiting for a thread to run) that growStack, or the
-// kernel's own frames, had paid for, and their next threads copied the
-// stack again. The hold is read after the wait, so that the compiler keeps
-// it in the frame.
+// its rest: a quarter of the 4 KiB to which a goroutine's stack grows at
+// its first observer call, under the kernel's frames (or a slot's block
+// start, under the slot's). The collector halves the stack of a goroutine
+// that uses less than a quarter of it, and an idle goroutine's own frames
+// use far less, so without the hold every collection undid the growth of
+// the idle fibers (between launches, and within one those waiting for a
+// thread to run), and their next threads copied the stack again. The
+// hold is read after the wait, so that the compiler keeps it in the
+// frame. A stack is grown where a call overflows it, not ahead: a fiber
+// whose threads make no observed call (most of a micro kernel's) keeps
+// its first 2 KiB.
 const restFrame = 1 << 10

@@ -46,7 +46,7 @@ func (p *fiberPool) get(e *fiberExec) *fiber {
 		f = &fiber{}
 		f.next, f.stop = iter.Pull(f.loop)
 	}
-	f.ex, f.grow = e, e.s.l.cfg.Observer != nil
+	f.ex = e
 	return f
 }
 

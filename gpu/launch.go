@@ -224,9 +224,6 @@ func (s *slotsLeft) Done() {
 
 // runSlot is resident block slot i: it runs blocks until none are left.
 func (l *launch) runSlot(i int) {
-	if l.cfg.Observer != nil {
-		growStack(0) // the observer's block start and end run on this stack
-	}
 	s := newSlot(l, i)
 	defer s.close()
 	if l.window > 0 {

@@ -7,7 +7,7 @@ import "runtime"
 // executor, which runs each thread on a goroutine of its own, so that
 // launch after launch reuses them instead of starting and ending new ones.
 // A reused goroutine keeps the stack an observer's calls grew (see
-// growStack and restFrame), where a new one starts small and grows again.
+// restFrame), where a new one starts small and grows again.
 // Under the race detector a goroutine that ends leaves state the race
 // runtime does not give back, so per-launch goroutines made memory grow
 // with every launch; a reused one keeps its state for its whole life.
