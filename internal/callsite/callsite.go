@@ -9,3 +9,6 @@ const Len = 2
 
 // WalkLen is how many return addresses [Walk] stores at most.
 const WalkLen = 8
+
+// LongLen is how many return addresses [WalkLong] stores at most.
+const LongLen = 16

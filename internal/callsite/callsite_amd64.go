@@ -24,3 +24,9 @@ func Return(pcs *[Len]uintptr)
 //
 //go:noescape
 func Walk(pcs *[WalkLen]uintptr) (n int, hash uint64)
+
+// WalkLong is [Walk] with room for LongLen addresses: a call path from
+// deep below the frame whose site it names.
+//
+//go:noescape
+func WalkLong(pcs *[LongLen]uintptr) (n int, hash uint64)

@@ -51,3 +51,30 @@ walked:
 	MOVQ CX, n+8(FP)
 	MOVQ R8, hash+16(FP)
 	RET
+
+// func WalkLong(pcs *[16]uintptr) (n int, hash uint64)
+//
+// WalkLong is Walk with room for sixteen addresses.
+TEXT ·WalkLong(SB),NOSPLIT,$0-24
+	MOVQ pcs+0(FP), DI
+	MOVQ BP, SI
+	XORQ CX, CX
+	XORQ R8, R8
+loop:
+	CMPQ CX, $16
+	JGE walked
+	TESTQ SI, SI
+	JZ walked
+	MOVQ 8(SI), AX
+	TESTQ AX, AX
+	JZ walked
+	MOVQ AX, (DI)(CX*8)
+	MOVQ 0(SI), SI
+	ROLQ $7, R8
+	XORQ AX, R8
+	INCQ CX
+	JMP loop
+walked:
+	MOVQ CX, n+8(FP)
+	MOVQ R8, hash+16(FP)
+	RET

@@ -18,3 +18,6 @@ func Return(pcs *[Len]uintptr) {
 // a call path is no cheaper than runtime.Callers, which callers fall back
 // to.
 func Walk(pcs *[WalkLen]uintptr) (n int, hash uint64) { return 0, 0 }
+
+// WalkLong stores nothing and returns 0, 0 here, as Walk does.
+func WalkLong(pcs *[LongLen]uintptr) (n int, hash uint64) { return 0, 0 }

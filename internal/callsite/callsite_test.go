@@ -124,3 +124,32 @@ func TestWalkHash(t *testing.T) {
 	_, _, other := walkHash()
 	require.NotEqual(t, hashes[0], other, "called from another line")
 }
+
+// walkLongAt calls itself depth times, then returns WalkLong's call path
+// and runtime.Callers' from the same frame.
+//
+//go:noinline
+func walkLongAt(depth int) (int, [callsite.LongLen]uintptr, [callsite.LongLen]uintptr) {
+	if depth > 0 {
+		return walkLongAt(depth - 1)
+	}
+	var pcs, want [callsite.LongLen]uintptr
+	n, _ := callsite.WalkLong(&pcs)
+	runtime.Callers(2, want[:])
+	return n, pcs, want
+}
+
+// TestWalkLongMatchesCallers: WalkLong stores sixteen frames, each the
+// frame runtime.Callers finds.
+func TestWalkLongMatchesCallers(t *testing.T) {
+	n, pcs, want := walkLongAt(callsite.LongLen)
+	require.Equal(t, callsite.LongLen, n, "a full path")
+	frames := runtime.CallersFrames(pcs[:])
+	wantFrames := runtime.CallersFrames(want[:])
+	for i := range callsite.LongLen {
+		got, _ := frames.Next()
+		w, _ := wantFrames.Next()
+		require.Equal(t, w.Function, got.Function, "frame %d", i)
+		require.Equal(t, w.Line, got.Line, "frame %d, %s", i, w.Function)
+	}
+}

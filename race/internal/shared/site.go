@@ -31,8 +31,8 @@ const stackDepth = 4
 // (gpu.Thread.Caller) once for the life of the cache. A key whose frames
 // end before the kernel's (a call from deep in a detector's checks, as a
 // report's) does not determine its site; it is kept as open, and each
-// access through it costs a gpu.Thread.Caller, not the resolution of
-// the key's frames again. A slot is never
+// access through it is looked up by a longer key (see openSite), whose
+// frames reach the kernel's. A slot is never
 // changed once stored, and its store synchronizes before every load that
 // observes it, so a thread that loads a slot sees its key, site, stack
 // and handle as written.
@@ -47,6 +47,24 @@ type Sites struct {
 	Stacks bool
 	bare   sync.Map // gpu.Site -> *SiteSlot: slots of sites with no cached path
 	ids    handles  // every slot made, by handle (site_ids.go)
+	// long caches the sites of the paths through open keys, keyed by
+	// their first callsite.LongLen return addresses (see openSite).
+	long [longSlots]atomic.Pointer[longSlot]
+}
+
+// longBits sets the size of the cache of long paths, 1<<longBits slots:
+// the open keys are the few paths a detector asks from deep in its
+// checks.
+const longBits = 8
+
+// longSlots is the size of the cache of long paths.
+const longSlots = 1 << longBits
+
+// A longSlot is the cached site of a long path, or the zero Site for a
+// path whose key does not name its site even at that length.
+type longSlot struct {
+	key  [callsite.LongLen]uintptr
+	site gpu.Site
 }
 
 // A SiteSlot is the cache entry of one call path: the key that names the
@@ -59,8 +77,8 @@ type SiteSlot struct {
 	handle uint32     // its number in the table of slots, 0 for none (site_ids.go)
 	// open marks a key that does not determine its site: the kernel's
 	// frame lies past the key's frames, so paths from several kernel
-	// lines share it, and each access through it is resolved by
-	// gpu.Thread.Caller. It has no site, stack or handle.
+	// lines share it, and each access through it is resolved by its
+	// longer key (see openSite). It has no site, stack or handle.
 	open bool
 }
 
@@ -113,7 +131,7 @@ func (c *Sites) Of(t *gpu.Thread) (gpu.Site, *SiteSlot) {
 		k := &s.key
 		if (k[0]^key[0])|(k[1]^key[1])|(k[2]^key[2])|(k[3]^key[3])|
 			(k[4]^key[4])|(k[5]^key[5])|(k[6]^key[6])|(k[7]^key[7]) == 0 {
-			return s.resolved(t)
+			return c.resolved(t, s)
 		}
 	}
 	return c.miss(t, &key, slot)
@@ -128,7 +146,7 @@ func (c *Sites) Of(t *gpu.Thread) (gpu.Site, *SiteSlot) {
 func (c *Sites) miss(t *gpu.Thread, key *[framePCsLen]uintptr, slot *atomic.Pointer[SiteSlot]) (gpu.Site, *SiteSlot) {
 	if s := c.ids.keyedSlot(key); s != nil {
 		slot.Store(s)
-		return s.resolved(t)
+		return c.resolved(t, s)
 	}
 	site := t.Caller()
 	frames := keyFrames(key)
@@ -147,20 +165,55 @@ func (c *Sites) miss(t *gpu.Thread, key *[framePCsLen]uintptr, slot *atomic.Poin
 
 // resolved returns the site and slot of an access whose path's key is
 // s's: s's own, or for an open key the site Caller finds and no slot.
-func (s *SiteSlot) resolved(t *gpu.Thread) (gpu.Site, *SiteSlot) {
+func (c *Sites) resolved(t *gpu.Thread, s *SiteSlot) (gpu.Site, *SiteSlot) {
 	if s.open {
-		return t.Caller(), nil
+		return c.openSite(t), nil
 	}
 	return s.site, s
 }
 
-// keyFrames resolves the frames of key.
-func keyFrames(key *[framePCsLen]uintptr) []runtime.Frame {
-	pcs := make([]uintptr, 0, framePCsLen) // a copy: CallersFrames keeps it, which would move key to the heap
-	for _, pc := range key {
-		if pc != 0 {
-			pcs = append(pcs, pc)
+// openSite returns the site of an access whose key is open: the site
+// cached for its first callsite.LongLen return addresses, which reach
+// the kernel's frame from as deep as a report is made, or else the one
+// gpu.Thread.Caller finds, cached when those addresses name it. A slot
+// holds the last long path that hashed to it; a path that hashes to
+// another's slot is resolved again, never given the other's site.
+//
+//go:noinline
+func (c *Sites) openSite(t *gpu.Thread) gpu.Site {
+	var key [callsite.LongLen]uintptr
+	n, h := callsite.WalkLong(&key)
+	if n < 3 {
+		return t.Caller()
+	}
+	slot := &c.long[h*0x9e3779b97f4a7c15>>(64-longBits)]
+	if s := slot.Load(); s != nil && s.key == key {
+		if s.site.IsZero() {
+			return t.Caller()
 		}
+		return s.site
+	}
+	site := t.Caller()
+	named := site
+	if !holds(framesOf(key[:n]), site) {
+		named = gpu.Site{}
+	}
+	slot.Store(&longSlot{key: key, site: named})
+	return site
+}
+
+// keyFrames resolves the frames of key.
+func keyFrames(key *[framePCsLen]uintptr) []runtime.Frame { return framesOf(key[:]) }
+
+// framesOf resolves the frames of the return addresses pcs, up to the
+// first zero.
+func framesOf(key []uintptr) []runtime.Frame {
+	pcs := make([]uintptr, 0, len(key)) // a copy: CallersFrames keeps it, which would move key to the heap
+	for _, pc := range key {
+		if pc == 0 {
+			break
+		}
+		pcs = append(pcs, pc)
 	}
 	var out []runtime.Frame
 	frames := runtime.CallersFrames(pcs)

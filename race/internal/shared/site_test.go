@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/internal/callsite"
 	"github.com/warpguard/warpguard/scope"
 )
 
@@ -91,30 +92,42 @@ func (s *deepChecker) deepOf(t *gpu.Thread, depth int) gpu.Site {
 	return s.deepOf(t, depth-1)
 }
 
-// TestOpenKeysResolveEachAccess: paths from two lines of a kernel helper
-// share a key too short to name either line; the cache keeps the key as
-// open and gives each access its own line.
+// TestOpenKeysResolveEachAccess: paths from two lines of a kernel share
+// a key too short to name either line; the cache keeps the key as open
+// and gives each access its own line, through the longer key of each
+// line's path, which reaches the kernel's frame (as far as
+// gpu.Thread.Caller looks, and one frame further).
 func TestOpenKeysResolveEachAccess(t *testing.T) {
 	t.Parallel()
-	d, err := gpu.NewDevice(gpu.DeviceConfig{})
-	require.NoError(t, err)
-	x := gpu.Alloc[int32](d, "x", 32)
-	sc := &deepChecker{depth: framePCsLen}
-	require.NoError(t, d.Launch(context.Background(), gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 32}, Observer: sc},
-		func(t *gpu.Thread) {
-			for range 3 {
-				x.Store(t, t.Lane(), 1)
-				x.Store(t, t.Lane(), 2)
+	for _, depth := range []int{framePCsLen / 2, callsite.LongLen/2 - 1} {
+		d, err := gpu.NewDevice(gpu.DeviceConfig{})
+		require.NoError(t, err)
+		x := gpu.Alloc[int32](d, "x", 32)
+		sc := &deepChecker{depth: depth}
+		require.NoError(t, d.Launch(context.Background(), gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 32}, Observer: sc},
+			func(t *gpu.Thread) {
+				for range 3 {
+					x.Store(t, t.Lane(), 1)
+					x.Store(t, t.Lane(), 2)
+				}
+			}))
+		require.Equal(t, 32*6, sc.n)
+		require.Zero(t, sc.differs, "depth %d: an open key's accesses get their own lines", depth)
+		open := 0
+		for _, s := range sc.c.ids.keyed {
+			if s.open {
+				open++
+				require.Zero(t, s.handle, "an open key takes no handle")
 			}
-		}))
-	require.Equal(t, 32*6, sc.n)
-	require.Zero(t, sc.differs, "an open key's accesses get their own lines")
-	open := 0
-	for _, s := range sc.c.ids.keyed {
-		if s.open {
-			open++
-			require.Zero(t, s.handle, "an open key takes no handle")
 		}
+		require.Equal(t, 1, open, "depth %d: the two lines' paths share one open key", depth)
+		named := 0
+		for i := range sc.c.long {
+			if s := sc.c.long[i].Load(); s != nil {
+				require.False(t, s.site.IsZero(), "depth %d: a long path reaches the kernel's line", depth)
+				named++
+			}
+		}
+		require.Positive(t, named, "depth %d: long paths cached", depth)
 	}
-	require.Equal(t, 1, open, "the two lines' paths share one open key")
 }
