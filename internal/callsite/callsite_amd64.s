@@ -23,45 +23,28 @@ done:
 	RET
 
 // func Walk(pcs *[8]uintptr) (n int, hash uint64)
-//
-// Walk follows the frame-pointer chain from its caller's frame, storing
-// each frame's return address, until the chain ends or pcs is full. The
-// hash rotates and folds in each address as it is loaded, in the shadow
-// of the chain's next load, so the caller need not load them back.
 TEXT ·Walk(SB),NOSPLIT,$0-24
-	MOVQ pcs+0(FP), DI
-	MOVQ BP, SI
-	XORQ CX, CX
-	XORQ R8, R8
-loop:
-	CMPQ CX, $8
-	JGE walked
-	TESTQ SI, SI
-	JZ walked
-	MOVQ 8(SI), AX
-	TESTQ AX, AX
-	JZ walked
-	MOVQ AX, (DI)(CX*8)
-	MOVQ 0(SI), SI
-	ROLQ $7, R8
-	XORQ AX, R8
-	INCQ CX
-	JMP loop
-walked:
-	MOVQ CX, n+8(FP)
-	MOVQ R8, hash+16(FP)
-	RET
+	MOVQ $8, R9
+	JMP walk<>(SB)
 
 // func WalkLong(pcs *[16]uintptr) (n int, hash uint64)
-//
-// WalkLong is Walk with room for sixteen addresses.
 TEXT ·WalkLong(SB),NOSPLIT,$0-24
+	MOVQ $16, R9
+	JMP walk<>(SB)
+
+// walk is Walk's and WalkLong's body, entered by a jump, so that BP is
+// still their caller's frame pointer and the arguments theirs: it
+// follows the frame-pointer chain from that frame, storing each frame's
+// return address, until the chain ends or R9 addresses are stored. The
+// hash rotates and folds in each address as it is loaded, in the shadow
+// of the chain's next load, so the caller need not load them back.
+TEXT walk<>(SB),NOSPLIT,$0-24
 	MOVQ pcs+0(FP), DI
 	MOVQ BP, SI
 	XORQ CX, CX
 	XORQ R8, R8
 loop:
-	CMPQ CX, $16
+	CMPQ CX, R9
 	JGE walked
 	TESTQ SI, SI
 	JZ walked

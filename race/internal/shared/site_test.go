@@ -29,7 +29,11 @@ func (s *siteChecker) Fence(*gpu.Thread, scope.Scope, gpu.Order) {
 func (s *siteChecker) Sync(*gpu.Thread, gpu.Sync) {}
 func (s *siteChecker) Access(t *gpu.Thread, _ *gpu.Access) {
 	got, _ := s.c.Of(t)
-	want := t.Caller()
+	s.compare(got, t.Caller())
+}
+
+// compare counts an access whose cached site got is want, or is not.
+func (s *siteChecker) compare(got, want gpu.Site) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.n++
@@ -74,13 +78,7 @@ type deepChecker struct {
 
 func (s *deepChecker) Access(t *gpu.Thread, _ *gpu.Access) {
 	got := s.deepOf(t, s.depth)
-	want := t.Caller()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.n++
-	if got.File() != want.File() || got.Line() != want.Line() || got.Function() != want.Function() {
-		s.differs++
-	}
+	s.compare(got, t.Caller())
 }
 
 //go:noinline
