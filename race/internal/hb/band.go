@@ -91,10 +91,12 @@ func bandEpochs(ps []band) int {
 }
 
 // joinBands merges the band lists a and b of a join's inputs, sorted by
-// key, as joinChunks merges chunk lists: each thread's later epoch, less
-// the epochs the join's block entries bs imply; the bands of clean, a
-// list known to hold no implied epoch (see cleanOf), are kept unwalked.
-// It returns the list and the entries it walked and wrote.
+// key: each thread's later epoch, less the epochs the join's block
+// entries bs imply; the bands of clean, a list known to hold no implied
+// epoch (see cleanOf), are kept unwalked, and a band or chunk both
+// inputs share is kept as it is, walked only to prune it when the join
+// has block entries. It returns the list and the entries it walked and
+// wrote.
 func joinBands(a, b []band, bs []bgen, clean []band) ([]band, int) {
 	j := bandJoin{out: make([]band, 0, len(a)+len(b)), cj: chunkJoin{bs: bs}, clean: clean}
 	for len(a) > 0 && len(b) > 0 {
@@ -121,8 +123,8 @@ func joinBands(a, b []band, bs []bgen, clean []band) ([]band, int) {
 
 // A bandJoin is the output of a join's bands as it is built: the bands
 // so far, the chunk join of the band being built (its block entries,
-// walked once across bands, and the entries written), and the clean
-// bands not yet passed.
+// walked once across bands, and the entries written), the clean bands
+// not yet passed, and the chunks written in new bands.
 type bandJoin struct {
 	out   []band
 	cj    chunkJoin
@@ -157,7 +159,14 @@ func (j *bandJoin) merge(x, y band) {
 	}
 	cl, _ := j.cleanOf(x)
 	j.start(cl)
-	a, b := x.c(), y.c()
+	j.mergeChunks(x.c(), y.c())
+	ins := [2]band{x, y}
+	j.finish(x.k, ins[:])
+}
+
+// mergeChunks adds the merge of a and b, chunk lists of one band key
+// sorted by key, to the band being built.
+func (j *bandJoin) mergeChunks(a, b []chunk) {
 	for len(a) > 0 && len(b) > 0 {
 		switch ka, kb := a[0].key(), b[0].key(); {
 		case ka < kb:
@@ -178,8 +187,6 @@ func (j *bandJoin) merge(x, y band) {
 	for _, c := range b {
 		j.cj.add(c, false)
 	}
-	ins := [2]band{x, y}
-	j.finish(x.k, ins[:])
 }
 
 // cleanOf returns the chunks of the clean band of g's key, advancing
