@@ -86,6 +86,10 @@ func (loc *ploc) written(th *pthread, a *gpu.Access, rv view) {
 	if a.Order == gpu.Weak {
 		return
 	}
+	repeat := a.Op.IsRMW() && !rv.known
+	if repeat && th.repeatsRelease(loc.rel, a.Scope) {
+		return
+	}
 	var rvc *vclock
 	if rv.known {
 		rvc = th.viewClock(rv)
@@ -98,6 +102,40 @@ func (loc *ploc) written(th *pthread, a *gpu.Access, rv view) {
 		if v != nil {
 			loc.release(th, s, v, at)
 		}
+	}
+	if repeat {
+		th.noteRelease(loc.rel, a.Scope)
+	}
+}
+
+// A releaseMemo is a thread's last release into a location's release
+// state by a read-modify-write that is not itself a release: the state,
+// its version after the release, the write's scope, and the clock of
+// the thread's last fence, whose views it released.
+type releaseMemo struct {
+	r     *relInfo
+	ver   uint64
+	s     scope.Scope
+	fence uint64
+}
+
+// repeatsRelease reports whether a read-modify-write of scope s by th,
+// not itself a release, would release into r what th's last one did,
+// into r as that one left it: r is the state it released into, no
+// release changed r since (its version), and th has not fenced since,
+// so each scope's view it releases is the one r's parts already cover.
+// Such a release changes nothing (see release), so a poll by atomicAdd
+// of zero skips it.
+func (th *pthread) repeatsRelease(r *relInfo, s scope.Scope) bool {
+	c := th.cold
+	return c != nil && r != nil && c.rmw == releaseMemo{r, r.ver, s, c.fenced[scope.Warp].self.c}
+}
+
+// noteRelease notes th's read-modify-write of scope s, not a release,
+// which has just released into r (see repeatsRelease).
+func (th *pthread) noteRelease(r *relInfo, s scope.Scope) {
+	if c := th.cold; c != nil && r != nil {
+		c.rmw = releaseMemo{r, r.ver, s, c.fenced[scope.Warp].self.c}
 	}
 }
 

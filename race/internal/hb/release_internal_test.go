@@ -11,8 +11,11 @@ import (
 
 // loneThread returns the started thread of a launch of one one-thread
 // block.
-func loneThread() *pthread {
-	l := &plaunch{p: New(2, false, false, nil, nil), tid0: 1000, g: &gpu.Grid{BlockSize: 1, Warps: 1, WarpSize: 32, Threads: 1}}
+func loneThread() *pthread { return loneThreadAt(1000) }
+
+// loneThreadAt is loneThread with the launch's first thread id tid0.
+func loneThreadAt(tid0 int32) *pthread {
+	l := &plaunch{p: New(2, false, false, nil, nil), tid0: tid0, g: &gpu.Grid{BlockSize: 1, Warps: 1, WarpSize: 32, Threads: 1}}
 	blk := &pblock{id: 0, threads: make([]pthread, 1)}
 	th := &blk.threads[0]
 	l.start(th, blk, 0)
@@ -94,4 +97,39 @@ func TestCoveredReleaseKeepsVersion(t *testing.T) {
 	loc.written(poller, poll, view{})
 	assert.NotEqual(t, ver, loc.rel.ver, "a release that adds changes the version")
 	assert.True(t, loc.rel.dev.knows(poller.cold.fenced[scope.Device].self), "the new fence view")
+}
+
+// TestRepeatedPollReleasesOnce: a poller's read-modify-writes of zero,
+// after its fence, release its fence's view once; while the state keeps
+// the version that release left and the poller does not fence again,
+// its next ones skip the release, which would change nothing. Another
+// thread's release, or the poller's next fence, makes the next one
+// release again.
+func TestRepeatedPollReleasesOnce(t *testing.T) {
+	t.Parallel()
+	poller, other := loneThread(), loneThreadAt(2000)
+	poller.fence(scope.Device)
+	loc := &ploc{}
+	add := &gpu.Access{Mem: &gpu.Memory{}, Op: gpu.OpAdd, Order: gpu.Relaxed, Scope: scope.Device}
+	loc.written(poller, add, view{})
+	require.NotNil(t, loc.rel)
+	require.True(t, loc.rel.dev.covers(poller.released(scope.Device), nil))
+	assert.True(t, poller.repeatsRelease(loc.rel, scope.Device), "the next poll repeats the release")
+	assert.False(t, poller.repeatsRelease(loc.rel, scope.Block), "a poll of another scope does not")
+	ver, dev := loc.rel.ver, loc.rel.dev
+	loc.written(poller, add, view{})
+	assert.Equal(t, ver, loc.rel.ver)
+	assert.Same(t, dev, loc.rel.dev)
+
+	other.fence(scope.Device)
+	loc.written(other, add, view{})
+	require.NotEqual(t, ver, loc.rel.ver, "another thread's release changed the state")
+	assert.False(t, poller.repeatsRelease(loc.rel, scope.Device))
+	loc.written(poller, add, view{})
+	assert.True(t, poller.repeatsRelease(loc.rel, scope.Device), "a poll after it releases, and is noted")
+
+	poller.fence(scope.Device)
+	assert.False(t, poller.repeatsRelease(loc.rel, scope.Device), "a fence since: a new view to release")
+	loc.written(poller, add, view{})
+	assert.True(t, loc.rel.dev.covers(poller.released(scope.Device), nil), "the new view is released")
 }

@@ -74,6 +74,9 @@ type pcold struct {
 	// sc holds the fence.sc slots of the thread's instances, by scope,
 	// once a fence has found them (see scOrder.slots).
 	sc [scope.System + 1]*scSlot
+	// rmw is the thread's last release by a read-modify-write that is
+	// not itself a release (see repeatsRelease).
+	rmw releaseMemo
 }
 
 // A knownRelease is the parts of a release state r that a thread's fence
