@@ -118,10 +118,8 @@ func (c *Sites) Of(t *gpu.Thread) (gpu.Site, *SiteSlot) {
 	if n < 3 {
 		return t.Caller(), nil
 	}
-	// Walk hashed the path as it walked it; one multiply makes the top
-	// bits, which pick the slot, depend on every address. A collision
-	// costs a lookup under a lock, never a wrong site.
-	slot := &c.slots[h*0x9e3779b97f4a7c15>>(64-slotBits)]
+	// A collision costs a lookup under a lock, never a wrong site.
+	slot := &c.slots[slotOf(h, slotBits)]
 	if s := slot.Load(); s != nil {
 		// s is the slot of key: the words are compared one at a time,
 		// since Walk has just stored them a word at a time, and a wider
@@ -163,8 +161,15 @@ func (c *Sites) miss(t *gpu.Thread, key *[framePCsLen]uintptr, slot *atomic.Poin
 	return s.site, s
 }
 
+// slotOf returns the slot, of a table of 1<<bits, of a path that a walk
+// hashed to h: callsite's hash folds the addresses as it walks them, and
+// one multiply makes the top bits, which pick the slot, depend on every
+// address.
+func slotOf(h uint64, bits int) uint64 { return h * 0x9e3779b97f4a7c15 >> (64 - bits) }
+
 // resolved returns the site and slot of an access whose path's key is
-// s's: s's own, or for an open key the site Caller finds and no slot.
+// s's: s's own, or for an open key the site its longer key names (see
+// openSite) and no slot.
 func (c *Sites) resolved(t *gpu.Thread, s *SiteSlot) (gpu.Site, *SiteSlot) {
 	if s.open {
 		return c.openSite(t), nil
@@ -186,7 +191,7 @@ func (c *Sites) openSite(t *gpu.Thread) gpu.Site {
 	if n < 3 {
 		return t.Caller()
 	}
-	slot := &c.long[h*0x9e3779b97f4a7c15>>(64-longBits)]
+	slot := &c.long[slotOf(h, longBits)]
 	if s := slot.Load(); s != nil && s.key == key {
 		if s.site.IsZero() {
 			return t.Caller()
