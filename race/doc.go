@@ -170,7 +170,11 @@
 // strong access that its thread's member of the wide or block set
 // repeats exactly (a poll of a flag, a spin lock's failed CAS, relaxed
 // atomicAdds to one counter, between releases) (Stats.Repeats counts
-// both). Memory
+// both). A weak read of a granule its thread read or wrote weakly at the
+// same epoch, among the last few it touched, is settled by the thread
+// alone, with no page lock: the earlier access is still recorded, since
+// only an access that knows the thread's epoch drops it, and a thread
+// that released starts a new epoch. Memory
 // is bounded by the resident blocks' threads plus the shadow of the
 // memory touched. A launch that starts after the last one ended reuses
 // that cohort's shadow of global memory, emptied page by page as it is

@@ -19,6 +19,12 @@ func (p *Engine) Access(t *gpu.Thread, a *gpu.Access, site gpu.Site, path *share
 	if th == nil {
 		return
 	}
+	first, last := p.granules(a)
+	seen := th.seenKey(a, first, last)
+	if seen != 0 && a.Op == gpu.OpLoad && th.seen.repeats(seen, th.c) {
+		th.n.accesses, th.n.checks, th.n.repeats = th.n.accesses+1, th.n.checks+1, th.n.repeats+1
+		return
+	}
 	var ac access
 	ac.th, ac.t, ac.a, ac.site = th, t, a, site
 	th.record(&ac.x, a, site, path)
@@ -28,7 +34,6 @@ func (p *Engine) Access(t *gpu.Thread, a *gpu.Access, site gpu.Site, path *share
 		ac.rv = th.now()
 	}
 	sh := th.shadowOf(a.Mem)
-	first, last := p.granules(a)
 	if held { // Sequence(a.Mem, a.Index): the page lock of the element's first granule
 		ac.headHeld = true
 		if last > first {
@@ -42,6 +47,12 @@ func (p *Engine) Access(t *gpu.Thread, a *gpu.Access, site gpu.Site, path *share
 	}
 	if releasing(a) {
 		th.c++
+	}
+	if seen != 0 {
+		if a.Op.Writes() {
+			seen |= seenWrite
+		}
+		th.seen.note(seen, th.c)
 	}
 }
 

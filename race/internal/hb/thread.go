@@ -31,6 +31,7 @@ type pthread struct {
 	c     uint64   // the thread's clock: its accesses so far are at c (see epoch)
 	know  *vclock  // what the thread knows of other threads
 	cold  *pcold   // what its fences and strong reads left; nil until its first (see coldState)
+	seen  seenMemo // the granules it accessed weakly at its clock (see seen.go)
 }
 
 // A pcold is the part of a thread's state that only fences, strong
