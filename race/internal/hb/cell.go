@@ -79,7 +79,7 @@ func (pg *page) loc(i uint64, sp gpu.Space, run keyRun) *ploc {
 	}
 	loc, c := pg.full.newLoc(), &pg.cells[i]
 	if c.first.e.c != 0 {
-		loc.place(&c.first, c.first.wide(sp), pg.full, run)
+		loc.place(nil, &c.first, c.first.wide(sp), pg.full, run)
 		c.first = prec{}
 	}
 	pg.full.locs[i] = loc

@@ -171,14 +171,14 @@ func (loc *ploc) record(th *pthread, x *prec, wide bool, f *fullStates) {
 	switch {
 	case !x.weakRead():
 		loc.recs = th.prune(loc.recs, x)
-	case loc.reads != nil && loc.reads.put(x):
+	case loc.reads != nil && loc.reads.putAfter(x, loc.reads.followedBy(th)):
 		return
 	case len(loc.recs) < readSetAt:
 		loc.recs = dropReadsOf(loc.recs, th.tid)
 	default:
 		loc.recs = th.prune(loc.recs, x)
 	}
-	loc.place(x, wide, f, th.blockKeys())
+	loc.place(th, x, wide, f, th.blockKeys())
 }
 
 // dropReadsOf returns recs without the reads of thread tid.
@@ -195,32 +195,40 @@ func dropReadsOf(recs []prec, tid int32) []prec {
 
 // place keeps x in the set of its class or, failing that, in the list; a
 // new set is a spare of f, the full states of loc's page, if it has one
-// (f may be nil), made for the keys run of the block of x's thread.
-func (loc *ploc) place(x *prec, wide bool, f *fullStates, run keyRun) {
+// (f may be nil), made for the keys run of the block of x's thread. th
+// is x's thread, or nil when x is an earlier access moving to a new
+// state (see page.loc).
+func (loc *ploc) place(th *pthread, x *prec, wide bool, f *fullStates, run keyRun) {
 	switch {
 	case wide:
 		if loc.wide == nil {
 			loc.wide = f.newSet(setIndexAt, run)
 		}
-		if loc.wide.put(x) {
+		if putIn(loc.wide, th, x) {
 			return
 		}
 	case x.blockWide() && (loc.blk == nil || loc.blkID == x.e.blk):
 		if loc.blk == nil {
 			loc.blk, loc.blkID = f.newSet(setIndexAt, run), x.e.blk
 		}
-		if loc.blk.put(x) {
+		if putIn(loc.blk, th, x) {
 			return
 		}
 	case x.weakRead() && (loc.reads != nil || len(loc.recs) >= readSetAt):
 		if loc.reads == nil {
 			loc.reads = f.newSet(readsIndexAt, run)
 		}
-		if loc.reads.put(x) {
+		if putIn(loc.reads, th, x) {
 			return
 		}
 	}
 	loc.list(x)
+}
+
+// putIn puts x, an access of th (nil: of no thread making it now), in w,
+// keeping w's chain when th follows it.
+func putIn(w *threadSet, th *pthread, x *prec) bool {
+	return w.putAfter(x, th != nil && w.followedBy(th))
 }
 
 // crowded reports whether loc's list has outgrown few, or its weak reads

@@ -78,6 +78,7 @@ func (loc *ploc) empty(s *spares) {
 // index's table waits in room for the set's next index.
 func (w *threadSet) empty() {
 	w.members = w.members[:0]
+	w.dropped(0)
 	if w.at != nil {
 		w.at.clear()
 		w.room = w.at

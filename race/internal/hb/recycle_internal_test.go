@@ -26,7 +26,7 @@ func TestRecycledStateServesEmptied(t *testing.T) { // not parallel: AllocsPerRu
 	fill := func(loc *ploc, blk int32) {
 		for r := range int32(64) {
 			x := wideWrite(blk*64+r, blk)
-			loc.place(&x, true, pg.full, keyRun{})
+			loc.place(nil, &x, true, pg.full, keyRun{})
 		}
 	}
 	loc := pg.loc(0, gpu.GlobalSpace, keyRun{})

@@ -34,6 +34,9 @@ type threadSet struct {
 	// found is the member an unindexed find found last, asked first by
 	// the next: a weak read's repeat check and its put look up one member.
 	found int32
+	// last and broken are the set's chain (see set_chain.go).
+	last   int32
+	broken bool
 }
 
 // A keyRun is the run of set keys (see setKey) of one block's threads:
@@ -100,14 +103,21 @@ func setKey(x *prec) int32 {
 // put records x, replacing the thread's earlier access of the same class
 // and kind: it is ordered before x and races with whatever x races with,
 // unless it is volatile and x is not (see supersedes). put reports whether
-// it recorded x; when it did not, the caller keeps x elsewhere.
-func (w *threadSet) put(x *prec) bool {
+// it recorded x; when it did not, the caller keeps x elsewhere. Nothing
+// said of x's order, it breaks the set's chain (see set_chain.go) unless
+// x is the only member.
+func (w *threadSet) put(x *prec) bool { return w.putAfter(x, false) }
+
+// putAfter is put for an x that follows every member when after holds
+// (see followedBy), which keeps the set's chain.
+func (w *threadSet) putAfter(x *prec, after bool) bool {
 	k := setKey(x)
 	if i, ok := w.find(k); ok {
 		if !supersedes(x, &w.members[i]) {
 			return false
 		}
 		x.copyTo(&w.members[i])
+		w.chained(i, after)
 		if w.hi != nil {
 			w.raise(x.e)
 		}
@@ -115,6 +125,7 @@ func (w *threadSet) put(x *prec) bool {
 	}
 	w.members = append(w.members, prec{})
 	x.copyTo(&w.members[len(w.members)-1])
+	w.chained(len(w.members)-1, after)
 	if w.at != nil {
 		w.at.set(k, int32(len(w.members)-1))
 		w.raise(x.e)
@@ -206,15 +217,20 @@ func (w *threadSet) check(th *pthread, x *prec) *prec {
 	if !x.write && w.knownBy(th) {
 		return nil
 	}
-	for i := range w.members {
-		if th.races(x, &w.members[i]) {
-			return &w.members[i]
+	if len(w.members) < chainAt || !w.followedBy(th) {
+		for i := range w.members {
+			if th.races(x, &w.members[i]) {
+				return &w.members[i]
+			}
 		}
 	}
 	n := len(w.members)
 	w.members = th.prune(w.members, x)
-	if len(w.members) != n && w.at != nil {
-		w.reindex()
+	if len(w.members) != n {
+		w.dropped(len(w.members))
+		if w.at != nil {
+			w.reindex()
+		}
 	}
 	return nil
 }
@@ -239,6 +255,9 @@ func (w *threadSet) reindex() {
 // indexed is walked; an indexed one is looked up lane by lane, under the
 // write key only when x reads (see setKey).
 func (w *threadSet) checkLanes(th *pthread, x *prec) *prec {
+	if w.followedBy(th) {
+		return nil
+	}
 	lo, hi := th.lanes()
 	if w.at == nil {
 		for i := range w.members {
