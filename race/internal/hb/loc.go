@@ -174,19 +174,26 @@ func (loc *ploc) record(th *pthread, x *prec, wide bool, f *fullStates) {
 	case loc.reads != nil && loc.reads.putAfter(x, loc.reads.followedBy(th)):
 		return
 	case len(loc.recs) < readSetAt:
-		loc.recs = dropReadsOf(loc.recs, th.tid)
+		if r := dropReadsOf(loc.recs, th.tid); len(r) != len(loc.recs) {
+			loc.recs = r
+		}
 	default:
 		loc.recs = th.prune(loc.recs, x)
 	}
 	loc.place(th, x, wide, f, th.blockKeys())
 }
 
-// dropReadsOf returns recs without the reads of thread tid.
+// dropReadsOf returns recs without the reads of thread tid. A record it
+// keeps moves only if an earlier one was dropped: most readers of a
+// location have no read there yet, and rewriting the list in place
+// would only dirty it.
 func dropReadsOf(recs []prec, tid int32) []prec {
 	n := 0
 	for i := range recs {
 		if recs[i].write || recs[i].e.tid != tid {
-			recs[n] = recs[i]
+			if n != i {
+				recs[n] = recs[i]
+			}
 			n++
 		}
 	}

@@ -251,7 +251,9 @@ func (th *pthread) prune(recs []prec, x *prec) []prec {
 	n := 0
 	for i := range recs {
 		if !th.redundant(&recs[i], x) {
-			recs[n] = recs[i]
+			if n != i { // a record moves only past a dropped one (see dropReadsOf)
+				recs[n] = recs[i]
+			}
 			n++
 		}
 	}
