@@ -161,7 +161,10 @@
 // index once it holds more than 8 members (32 for a set of weak reads, so
 // that a tile element read by a row of threads between barriers is
 // scanned rather than indexed) and without a check against the others
-// (Stats.Pairs counts the records checks do compare one by one).
+// (Stats.Pairs counts the records checks do compare one by one). A set
+// whose members each followed the one before (a word each holder of a
+// lock reads and writes in turn) is checked through its last member: an
+// access whose thread knows that member follows them all.
 // A granule touched by one thread keeps that access alone, with no
 // per-granule state beside it, until a second access needs one; a weak
 // access that repeats its thread's last record there at the same epoch

@@ -18,8 +18,11 @@
 // fence's acquires and fence.sc joins made into one vclock (join_all.go,
 // fence_sc.go); per
 // granule, FastTrack-style, the accesses a
-// later one may still race with (loc.go, set.go, indexed by setindex.go)
-// and the release state a strong read acquires from (release.go), in a
+// later one may still race with (loc.go, set.go, indexed by setindex.go,
+// a set of members that followed one another checked through its last,
+// set_chain.go) and the release state a strong read acquires from
+// (release.go), with a thread's own memory of the granules it accessed
+// weakly at its epoch, whose rereads skip the shadow (seen.go), in a
 // page table per address space (shadow.go; a sweep makes its pages
 // sixteen at a time) whose cells hold a granule's
 // one access until a second needs the full state (cell.go; a page whose
@@ -34,7 +37,8 @@
 // path access.go, barriers barrier.go.
 //
 // No lock orders every event. An access takes its granules' page locks,
-// striped mutexes, one at a time; a thread's state is its own calls' and
+// striped mutexes, one at a time (a weak reread at the thread's epoch
+// takes none); a thread's state is its own calls' and
 // its barriers' (gpu.Observer holds a barrier's participants while Sync
 // runs); the engine's mutex guards only the lifecycle and cache misses.
 // The engine is a gpu.Sequencer (see [Engine.Sequence]): each element's
