@@ -154,14 +154,14 @@ func withEpoch(v *vclock, e epoch, n *counters) *vclock {
 	}
 	k := e.tid >> chunkBits
 	i, found := findBand(v.bands, k>>bandBits)
-	list := make([]band, len(v.bands), len(v.bands)+1)
-	copy(list, v.bands)
+	var g band
 	added, wrote := 1, 1
 	if found {
-		list[i], added, wrote = bandWith(v.bands[i], k, e)
+		g, added, wrote = bandWith(v.bands[i], k, e)
 	} else {
-		list = slices.Insert(list, i, bandOf(k>>bandBits, []chunk{runOf([]epoch{e})}))
+		g = bandOf(k>>bandBits, []chunk{runOf([]epoch{e})})
 	}
+	list := copyWith(v.bands, i, g, found)
 	out := &vclock{bands: list, b: v.b, ne: v.ne + added}
 	n.joined(wrote + len(list))
 	if n == nil || !n.flat {
@@ -176,13 +176,12 @@ func withEpoch(v *vclock, e epoch, n *counters) *vclock {
 func bandWith(g band, k int32, e epoch) (band, int, int) {
 	old := g.c()
 	ci, found := findChunk(old, k)
-	cs := make([]chunk, len(old), len(old)+1)
-	copy(cs, old)
 	if !found {
-		return bandOf(g.k, slices.Insert(cs, ci, runOf([]epoch{e}))), 1, len(cs) + 2
+		cs := copyWith(old, ci, runOf([]epoch{e}), false)
+		return bandOf(g.k, cs), 1, len(cs) + 1
 	}
 	es, added := setEpoch(old[ci].e(), e)
-	cs[ci] = runOf(es)
+	cs := copyWith(old, ci, runOf(es), true)
 	return bandOf(g.k, cs), added, len(cs) + len(es)
 }
 
@@ -191,15 +190,27 @@ func bandWith(g band, k int32, e epoch) (band, int, int) {
 func setEpoch(es []epoch, e epoch) ([]epoch, int) {
 	j, ok := slices.BinarySearchFunc(es, e.tid, func(x epoch, t int32) int { return cmp.Compare(x.tid, t) })
 	if ok {
-		out := slices.Clone(es)
-		out[j] = e
-		return out, 0
+		return copyWith(es, j, e, true), 0
 	}
-	out := make([]epoch, len(es)+1)
-	copy(out, es[:j])
-	out[j] = e
-	copy(out[j+1:], es[j:])
-	return out, 1
+	return copyWith(es, j, e, false), 1
+}
+
+// copyWith returns a copy of s with x at i, in place of s[i] when
+// replace is set, else inserted before it, in one allocation of the
+// copy's length: a fence's vclock copies a list of bands, a band's list
+// of chunks and a chunk's entries this way, and room for one more than
+// the copy holds would move many of them up a size class.
+func copyWith[T any](s []T, i int, x T, replace bool) []T {
+	rest := s[i:]
+	n := len(s) + 1
+	if replace {
+		rest, n = s[i+1:], len(s)
+	}
+	out := make([]T, n)
+	copy(out, s[:i])
+	out[i] = x
+	copy(out[i+1:], rest)
+	return out
 }
 
 // holds reports whether c is one of the chunks of *cs, a list sorted by

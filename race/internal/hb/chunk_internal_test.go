@@ -152,3 +152,24 @@ func TestWithEpochAgreesWithJoin(t *testing.T) {
 	}
 	assert.Equal(t, []epoch{at(3, 0, 0, 1)}, withEpoch(nil, at(3, 0, 0, 1), nil).epochs())
 }
+
+// TestCopyWithCopiesToItsLength: copyWith replaces or inserts at the
+// start, the middle and the end, leaves its input as it was, and makes
+// a copy of exactly its length.
+func TestCopyWithCopiesToItsLength(t *testing.T) {
+	t.Parallel()
+	in := []int{1, 2, 3}
+	for _, c := range []struct {
+		i       int
+		replace bool
+		want    []int
+	}{
+		{0, true, []int{9, 2, 3}}, {1, true, []int{1, 9, 3}}, {2, true, []int{1, 2, 9}},
+		{0, false, []int{9, 1, 2, 3}}, {1, false, []int{1, 9, 2, 3}}, {3, false, []int{1, 2, 3, 9}},
+	} {
+		out := copyWith(in, c.i, 9, c.replace)
+		assert.Equal(t, c.want, out, "at %d, replace %v", c.i, c.replace)
+		assert.Equal(t, len(out), cap(out), "at %d, replace %v: no room beyond the copy", c.i, c.replace)
+	}
+	assert.Equal(t, []int{1, 2, 3}, in, "the input is unchanged")
+}
