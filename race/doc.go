@@ -243,8 +243,10 @@
 // thread's place names its launch (block 0 of one launch is not block 0
 // of another), and no access is exempt for having come before the other
 // launch started. A launch that starts after another returned is ordered
-// after all of it (host order), even while a third runs, and what a
-// thread knows of it passes on through the thread's releases. Memories
+// after all of it (host order), even while a third runs, and after
+// everything its threads were ordered after, the third's events
+// included; what a thread knows of it passes on through the thread's
+// releases. Memories
 // of different devices never alias. A run of overlapping launches (from
 // one that started while none ran) numbers at most 2^30 threads in all; a
 // launch past that fails with an error. A host copy or fill (CopyIn,

@@ -98,3 +98,44 @@ func TestPreciseHostOrderAcrossLaunches(t *testing.T) {
 		require.Equal(t, "a", rs[0].Previous.Launch)
 	}
 }
+
+// TestPreciseHostOrderIsTransitive: a launch that starts after another
+// ended follows every event that one's threads followed, events of a
+// launch still running too. c runs throughout: its thread adds to x and
+// releases a flag. a acquires the flag and adds to x (loading it first,
+// or not: the word's set then has four members or three), and ends; d,
+// started after a ended while c still runs, stores x: c's accesses
+// happen before a's, which happen before d's by host order, so nothing
+// races.
+func TestPreciseHostOrderIsTransitive(t *testing.T) {
+	t.Parallel()
+	for _, loads := range []bool{true, false} {
+		d := newDevice(t)
+		x, flag := gpu.Alloc[int32](d, "x", 1), gpu.Alloc[int32](d, "flag", 1)
+		det := race.New(race.Options{Precise: true, History: true})
+		released, done := make(chan struct{}), make(chan struct{})
+		wc := launchAsync(d, "c", det, func(t *gpu.Thread) {
+			x.AtomicLoad(t, 0, scope.Device)
+			x.AtomicAdd(t, 0, 1, scope.Device)
+			flag.StoreRelease(t, 0, 1, scope.Device)
+			close(released)
+			<-done
+		})
+		<-released
+		cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Observer: det}
+		cfg.Name = "a"
+		require.NoError(t, d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
+			for flag.LoadAcquire(t, 0, scope.Device) == 0 {
+			}
+			if loads {
+				x.AtomicLoad(t, 0, scope.Device)
+			}
+			x.AtomicAdd(t, 0, 1, scope.Device)
+		}))
+		cfg.Name = "d"
+		require.NoError(t, d.Launch(context.Background(), cfg, func(t *gpu.Thread) { x.Store(t, 0, 5) }))
+		close(done)
+		require.NoError(t, wc())
+		require.Empty(t, det.Reports(), "a loads x: %v", loads)
+	}
+}

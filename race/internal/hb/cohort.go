@@ -65,8 +65,13 @@ type plaunch struct {
 	// thread, warp and block.
 	tid0, warp0, blk0 int32
 	// base is what its threads know at their start: every block of the
-	// cohort's launches that had ended (host order).
-	base  *vclock
+	// cohort's launches that had ended (host order), and what their
+	// threads knew (see endedBlocks).
+	base *vclock
+	// knew is what the threads of its ended blocks knew, joined at each
+	// block's end while another launch of the cohort ran (see
+	// noteKnown); nil if none did. Guarded by the engine's mu.
+	knew  *vclock
 	ended bool
 	host  string // for a host copy's one-thread launch, the host function (see HostAccess)
 	dev   uint64 // the device's number: a device-scope operation covers its threads only
@@ -177,21 +182,47 @@ func (p *Engine) LaunchStart(g *gpu.Grid) {
 }
 
 // endedBlocks returns a vclock that knows every block of the cohort's
-// launches that have ended, nil if none has. Preconditions: the engine's
-// mu held.
+// launches that have ended, and what their threads knew, nil if none has
+// ended. Host order is transitive: a launch that starts after another
+// ended follows every event that one's threads followed, as events of a
+// launch still running (see noteKnown). Preconditions: the engine's mu
+// held.
 func (ss *cohort) endedBlocks() *vclock {
 	var bs []bgen
+	ins := []*vclock{nil}
 	for _, l := range ss.launches() {
+		if !l.ended {
+			continue
+		}
 		for b := range int32(l.g.Blocks) {
-			if l.ended {
-				bs = append(bs, bgen{blk: l.blk0 + b, k: math.MaxUint32})
-			}
+			bs = append(bs, bgen{blk: l.blk0 + b, k: math.MaxUint32})
+		}
+		if l.knew != nil {
+			ins = append(ins, l.knew)
 		}
 	}
 	if bs == nil {
 		return nil
 	}
-	return &vclock{b: bs}
+	ins[0] = &vclock{b: bs}
+	return joinAll(ins, nil, nil)
+}
+
+// noteKnown joins what the threads of blk, a block of l ending, knew into
+// l.knew, when another launch of l's cohort runs: the block's threads
+// may have learned of that launch's events, which no block generation of
+// an ended launch stands for. With no other launch running, what they
+// knew is of launches that will have ended, or of l itself, before any
+// launch that follows l starts. Preconditions: the engine's mu held.
+func (l *plaunch) noteKnown(blk *pblock) {
+	if l.ss.running < 2 {
+		return
+	}
+	ins := []*vclock{l.knew}
+	for i := range blk.threads {
+		ins = appendNew(ins, blk.threads[i].know)
+	}
+	l.knew = joinAll(ins, nil, nil)
 }
 
 // LaunchEnd ends launch g: its threads are gone, and what other threads
@@ -269,6 +300,7 @@ func (p *Engine) BlockEnd(g *gpu.Grid, b int) {
 	p.free(blk.shared)
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	l.noteKnown(blk)
 	st := blk.states()
 	if !blk.foreign {
 		st.shared = blk.shared
