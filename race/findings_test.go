@@ -84,3 +84,30 @@ func TestCountAgrees(t *testing.T) {
 	require.NoError(t, d.Launch(t.Context(), cfg, func(t *gpu.Thread) { x.Store(t, 0, 1) }))
 	require.Equal(t, "race.Detector: 1 race, 0 dropped", det.String())
 }
+
+// TestResetZeroesTheCounters: Reset zeroes every access counter of each
+// family, repeats included.
+func TestResetZeroesTheCounters(t *testing.T) {
+	t.Parallel()
+	for _, fam := range []race.Family{race.Exact, race.IGUARD} {
+		d := newDevice(t)
+		x := gpu.Alloc[int32](d, "x", 64)
+		det := race.New(race.Options{Family: fam})
+		require.NoError(t, twoWarps(t, d, det, func(t *gpu.Thread) {
+			x.Store(t, t.ThreadRank(), 1)
+			x.Load(t, t.ThreadRank())
+			x.Load(t, t.ThreadRank())
+		}))
+		st := det.Stats()
+		require.NotZero(t, st.Accesses, "family %v", fam)
+		require.NotZero(t, st.Repeats, "family %v: a thread's reload at one epoch", fam)
+		det.Reset()
+		st = det.Stats()
+		require.Zero(t, st.Accesses, "family %v", fam)
+		require.Zero(t, st.Checks, "family %v", fam)
+		require.Zero(t, st.Firsts, "family %v", fam)
+		require.Zero(t, st.Repeats, "family %v", fam)
+		require.Zero(t, st.Joins, "family %v", fam)
+		require.Zero(t, st.Pairs, "family %v", fam)
+	}
+}

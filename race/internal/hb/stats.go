@@ -7,7 +7,9 @@ import (
 
 // Counts are the engine's counters. Accesses, Checks, Firsts (granule
 // checks a first record settled, with no full state), Repeats (granule
-// checks a full state's last record settled: see ploc.repeats), Joins (vector
+// checks that repeat their thread's record at one epoch, neither checked
+// nor recorded: see ploc.repeats, readRepeats, strongRepeats and
+// seen.go), Joins (vector
 // clock entries that joins and covers checks walked or wrote) and Pairs
 // (recorded accesses a check compared a new access with, one by one)
 // cover the blocks that have ended; Pages counts the shadow pages made
@@ -87,6 +89,7 @@ func (p *Engine) ResetCounts() {
 	p.totals.accesses.Store(0)
 	p.totals.checks.Store(0)
 	p.totals.firsts.Store(0)
+	p.totals.repeats.Store(0)
 	p.totals.joins.Store(0)
 	p.totals.pairs.Store(0)
 	p.totals.made.Store(0)
