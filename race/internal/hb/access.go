@@ -49,9 +49,6 @@ func (p *Engine) Access(t *gpu.Thread, a *gpu.Access, site gpu.Site, path *share
 		th.c++
 	}
 	if seen != 0 {
-		if a.Op.Writes() {
-			seen |= seenWrite
-		}
 		th.seen.note(seen, th.c)
 	}
 }

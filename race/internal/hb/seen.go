@@ -20,9 +20,9 @@ import "github.com/warpguard/warpguard/gpu"
 // neighbours for the table's page lock. Only reads are settled so: a
 // weak write also resets the location's release state (ploc.written).
 //
-// Only memories whose shadow lasts as long as the thread are
-// remembered, its device's global memory and its block's shared
-// memory, and only accesses of one granule.
+// Only its device's global memory and its block's shared memory are
+// remembered (a key names no device or other block), both of whose
+// shadows last as long as the thread, and only accesses of one granule.
 type seenMemo struct {
 	c    uint64 // the thread clock at which keys were noted; at any other, they are stale
 	keys [1 << seenBits]uint64
@@ -32,13 +32,14 @@ type seenMemo struct {
 // of its number's low bits: consecutive granules do not collide.
 const seenBits = 3
 
-// A seen key is a granule number (below bit narrowTag+3, see granules)
-// with flags: seenValid, so that no key is 0 (an empty slot), seenShared
-// for the block's shared memory, seenWrite for a write.
+// A seen key is a granule number with flags: seenValid, so that no key
+// is 0 (an empty slot), and seenShared for the block's shared memory.
+// A granule number stays below bit 62: a narrow memory's tag (see
+// granules) is at most one more than the engine's granule shift, from
+// bit narrowTag up.
 const (
 	seenValid  = 1 << 63
 	seenShared = 1 << 62
-	seenWrite  = 1 << 61
 )
 
 // seenKey returns the key of access a of th, which touches granules
@@ -61,14 +62,14 @@ func (th *pthread) seenKey(a *gpu.Access, first, last uint64) uint64 {
 	return first | seenValid
 }
 
-// repeats reports whether key k, of a read, was noted at clock c, by a
-// read or a write.
+// repeats reports whether key k was noted at clock c, by a read or a
+// write: a read repeats either.
 func (m *seenMemo) repeats(k, c uint64) bool {
-	return m.c == c && m.keys[k&(1<<seenBits-1)]&^seenWrite == k
+	return m.c == c && m.keys[k&(1<<seenBits-1)] == k
 }
 
-// note remembers key k, with seenWrite for a write, at clock c, dropping
-// keys of any other clock. A thread's memo starts zeroed, with no keys
+// note remembers key k, of a read or a write, at clock c, dropping keys
+// of any other clock. A thread's memo starts zeroed, with no keys
 // and clock 0, which no thread clock is.
 func (m *seenMemo) note(k, c uint64) {
 	if m.c != c {

@@ -10,7 +10,7 @@ import (
 )
 
 // TestSeenMemoHoldsOneClock: a noted key repeats at the clock it was
-// noted at, for a read whether a read or a write noted it; at another
+// noted at, whether a read or a write noted it; at another
 // clock nothing repeats, and the first note at a new clock drops the
 // keys of the old one. A granule that takes another's slot evicts it.
 func TestSeenMemoHoldsOneClock(t *testing.T) {
@@ -22,7 +22,7 @@ func TestSeenMemoHoldsOneClock(t *testing.T) {
 	assert.True(t, m.repeats(k, 1), "the key at its clock")
 	assert.False(t, m.repeats(k, 2), "the key at a later clock")
 	assert.False(t, m.repeats(k|seenShared, 1), "the granule of shared memory")
-	m.note(6|seenValid|seenWrite, 1)
+	m.note(6|seenValid, 1) // a write's key is a read's
 	assert.True(t, m.repeats(6|seenValid, 1), "a read after a write")
 	m.note(k+1<<seenBits, 1)
 	assert.False(t, m.repeats(k, 1), "evicted by a granule of the same slot")
