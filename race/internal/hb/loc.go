@@ -171,7 +171,7 @@ func (loc *ploc) record(th *pthread, x *prec, wide bool, f *fullStates) {
 	switch {
 	case !x.weakRead():
 		loc.recs = th.prune(loc.recs, x)
-	case loc.reads != nil && loc.reads.putAfter(x, loc.reads.followedBy(th)):
+	case loc.reads != nil && loc.reads.put(x, loc.reads.followedBy(th)):
 		return
 	case len(loc.recs) < readSetAt:
 		if r := dropReadsOf(loc.recs, th.tid); len(r) != len(loc.recs) {
@@ -235,7 +235,7 @@ func (loc *ploc) place(th *pthread, x *prec, wide bool, f *fullStates, run keyRu
 // putIn puts x, an access of th (nil: of no thread making it now), in w,
 // keeping w's chain when th follows it.
 func putIn(w *threadSet, th *pthread, x *prec) bool {
-	return w.putAfter(x, th != nil && w.followedBy(th))
+	return w.put(x, th != nil && w.followedBy(th))
 }
 
 // crowded reports whether loc's list has outgrown few, or its weak reads

@@ -103,14 +103,11 @@ func setKey(x *prec) int32 {
 // put records x, replacing the thread's earlier access of the same class
 // and kind: it is ordered before x and races with whatever x races with,
 // unless it is volatile and x is not (see supersedes). put reports whether
-// it recorded x; when it did not, the caller keeps x elsewhere. Nothing
-// said of x's order, it breaks the set's chain (see set_chain.go) unless
-// x is the only member.
-func (w *threadSet) put(x *prec) bool { return w.putAfter(x, false) }
-
-// putAfter is put for an x that follows every member when after holds
-// (see followedBy), which keeps the set's chain.
-func (w *threadSet) putAfter(x *prec, after bool) bool {
+// it recorded x; when it did not, the caller keeps x elsewhere. after
+// says x follows every member (see followedBy), which keeps the set's
+// chain; an x not known to, unless it is the only member, breaks it (see
+// set_chain.go).
+func (w *threadSet) put(x *prec, after bool) bool {
 	k := setKey(x)
 	if i, ok := w.find(k); ok {
 		if !supersedes(x, &w.members[i]) {

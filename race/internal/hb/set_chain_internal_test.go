@@ -53,8 +53,8 @@ func TestChainFollowsAHandoff(t *testing.T) {
 	assert.True(t, w.broken, "a prune that leaves members")
 	w.empty()
 	assert.True(t, w.followedBy(&ths[6]), "an emptied set")
-	require.True(t, w.put(volatile(&ths[1])))
+	require.True(t, w.put(volatile(&ths[1]), false))
 	assert.False(t, w.broken, "a lone member is a chain, put by whom it may")
-	require.True(t, w.put(volatile(&ths[2])))
+	require.True(t, w.put(volatile(&ths[2]), false))
 	assert.True(t, w.broken, "put with nothing said of its order")
 }

@@ -40,13 +40,13 @@ func TestIndexedLanesOfAVolatileRead(t *testing.T) {
 		return &prec{e: th.self(), op: op, order: gpu.Volatile, scope: scope.System, write: write}
 	}
 	for i := 1; i < 40; i++ { // reads of lanes 1-31 and of the second warp
-		require.True(t, w.put(volatile(&ths[i], false)))
+		require.True(t, w.put(volatile(&ths[i], false), false))
 	}
 	require.NotNil(t, w.at, "the set is indexed")
 	assert.Nil(t, w.checkLanes(&ths[0], volatile(&ths[0], false)), "a read races with no read")
 	assert.NotNil(t, w.checkLanes(&ths[0], volatile(&ths[0], true)), "a write races with another lane's read")
 
-	require.True(t, w.put(volatile(&ths[5], true)))
+	require.True(t, w.put(volatile(&ths[5], true), false))
 	y := w.checkLanes(&ths[0], volatile(&ths[0], false))
 	require.NotNil(t, y, "a read races with another lane's write")
 	assert.Equal(t, ths[5].tid, y.e.tid)
@@ -67,7 +67,7 @@ func TestFindChecksTheLastFound(t *testing.T) {
 	t.Parallel()
 	w := newThreadSet(setIndexAt, keyRun{})
 	for tid := range int32(4) {
-		w.put(&prec{e: at(tid, 0, 0, 1)})
+		w.put(&prec{e: at(tid, 0, 0, 1)}, false)
 	}
 	i, ok := w.find(setKey(&prec{e: at(2, 0, 0, 1)}))
 	require.True(t, ok)

@@ -76,13 +76,13 @@ func TestSetKnownByBlocks(t *testing.T) {
 	t.Parallel()
 	w := newThreadSet(setIndexAt, keyRun{})
 	for tid := range int32(40) {
-		w.put(&prec{e: at(tid, tid/20, 0, 1), write: true, order: 1})
+		w.put(&prec{e: at(tid, tid/20, 0, 1), write: true, order: 1}, false)
 	}
 	th := &pthread{tid: 100, c: 1, know: &vclock{b: []bgen{{0, 1}, {1, 1}}}}
 	require.True(t, w.knownBy(th))
 	read := &prec{e: at(100, 5, 0, 1)}
 	assert.Nil(t, w.check(th, read))
-	w.put(&prec{e: at(7, 0, 1, 1), write: true, order: 1}) // thread 7, one block-wide barrier later
+	w.put(&prec{e: at(7, 0, 1, 1), write: true, order: 1}, false) // thread 7, one block-wide barrier later
 	assert.False(t, w.knownBy(th), "block 0's newer member is not known")
 	assert.NotNil(t, w.check(th, read), "the walk finds it")
 }
