@@ -5,13 +5,10 @@ import (
 	"github.com/warpguard/warpguard/race/report"
 )
 
-// halt stops the launch at r, a race just kept, when s halts and no
-// race halted it before. On t's own flow the thread halts at once; found
-// off it (t nil, the central checker), the halt waits for Raise.
+// halt stops the launch at r, the race that set s halted (see Keep). On
+// t's own flow the thread halts at once; found off it (t nil, the
+// central checker), the halt waits for Raise.
 func (s *Sink) halt(r report.Report, t *gpu.Thread) {
-	if s.newHalt == nil || !s.halted.CompareAndSwap(false, true) {
-		return
-	}
 	err := s.newHalt(r)
 	if t == nil {
 		s.pending.Store(&err) // the next access raises it

@@ -35,12 +35,21 @@ func (s *Sink) Init(max int, newHalt func(report.Report) error) {
 
 // Keep records race r, found by the thread t runs (nil when a checker
 // off the thread found it), and halts the launch if it is the first and
-// s halts.
+// s halts. A halting sink that halted keeps nothing more: races found on
+// other threads before the halt reached them are dropped, uncounted, as
+// the halt is decided under the same lock as the keeping.
 func (s *Sink) Keep(r report.Report, t *gpu.Thread) {
 	s.mu.Lock()
-	fresh := s.reports.add(r)
+	if s.newHalt != nil && s.halted.Load() {
+		s.mu.Unlock()
+		return
+	}
+	first := s.reports.add(r) && s.newHalt != nil
+	if first {
+		s.halted.Store(true)
+	}
 	s.mu.Unlock()
-	if fresh {
+	if first {
 		s.halt(r, t)
 	}
 }

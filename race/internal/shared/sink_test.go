@@ -1,6 +1,7 @@
 package shared
 
 import (
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -48,4 +49,31 @@ func TestSinkHaltsOffThread(t *testing.T) {
 	quiet.Init(10, nil)
 	quiet.Keep(report.Report{Kind: kind.MissingSyncwarp}, nil)
 	require.False(t, quiet.Halted())
+}
+
+// TestSinkHaltKeepsOneRace: with a halt set, races found at once on
+// several threads keep one report, the one that halts: the halt records
+// nothing more, however the finds interleave.
+func TestSinkHaltKeepsOneRace(t *testing.T) {
+	t.Parallel()
+	kinds := []kind.Kind{kind.ScopedAtomic, kind.MissingBlockFence, kind.MissingDeviceFence, kind.MissingSyncwarp}
+	for range 500 {
+		var s Sink
+		s.Init(100, func(r report.Report) error { return nil })
+		var start, done sync.WaitGroup
+		start.Add(1)
+		for _, k := range kinds {
+			done.Add(1)
+			go func() {
+				defer done.Done()
+				start.Wait()
+				s.Keep(report.Report{Kind: k}, nil)
+			}()
+		}
+		start.Done()
+		done.Wait()
+		kept, dropped := s.Counts()
+		require.Equal(t, 1, kept, "one report kept")
+		require.Zero(t, dropped, "and none counted past it")
+	}
 }
