@@ -157,7 +157,7 @@ func (th *pthread) shadowOf(m *gpu.Memory) *shadow {
 		}
 		return th.l.p.newShadow() // a block that is gone: no thread shares it
 	}
-	for _, d := range *th.l.ss.global.Load() {
+	for _, d := range th.l.ss.shadows() {
 		if d.dev == m.DeviceID {
 			return d.sh
 		}
@@ -170,8 +170,7 @@ func (th *pthread) shadowOf(m *gpu.Memory) *shadow {
 func (p *Engine) deviceShadow(ss *cohort, dev uint64) *shadow {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	old := *ss.global.Load()
-	for _, d := range old {
+	for _, d := range ss.shadows() {
 		if d.dev == dev {
 			return d.sh
 		}
@@ -180,7 +179,6 @@ func (p *Engine) deviceShadow(ss *cohort, dev uint64) *shadow {
 	if sh == nil {
 		sh = p.newShadow()
 	}
-	devs := append(old[:len(old):len(old)], devShadow{dev, sh})
-	ss.global.Store(&devs)
+	ss.addShadow(dev, sh)
 	return sh
 }

@@ -67,8 +67,13 @@ func (l *plaunch) gridBarrier(n *counters) {
 func (l *plaunch) resident() []*pblock {
 	l.p.mu.Lock()
 	defer l.p.mu.Unlock()
-	out := make([]*pblock, 0, len(l.blocks))
-	for _, blk := range l.blocks {
+	var out []*pblock
+	for i := range l.cache {
+		if blk := l.cache[i].Load(); blk != nil {
+			out = append(out, blk)
+		}
+	}
+	for _, blk := range l.overflow {
 		out = append(out, blk)
 	}
 	return out

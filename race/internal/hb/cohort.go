@@ -16,14 +16,22 @@ import (
 // no lock: a store synchronizes before the loads that return it. The
 // other fields are guarded by the engine's mu.
 type cohort struct {
-	all     atomic.Pointer[[]*plaunch]  // by first thread number, ended ones included
-	global  atomic.Pointer[[]devShadow] // the shadow of global memory, by device
-	running int
-	hosts   int   // host accesses checking against the cohort now (see HostAccess)
-	threads int32 // numbers handed out: threads, warps, blocks
-	warps   int32
-	blocks  int32
-	sc      scOrder // the cohort's fence.sc order and what each fence.sc published
+	all    atomic.Pointer[[]*plaunch]  // by first thread number, ended ones included; nil for none
+	global atomic.Pointer[[]devShadow] // the shadow of global memory, by device; nil for none
+	// first and firstDev are the lists of the first launch and device
+	// shadow, over oneLaunch and oneDev, which all and global point to
+	// until a second one is added: a cohort of one launch on one device
+	// allocates neither list.
+	first     []*plaunch
+	firstDev  []devShadow
+	oneLaunch [1]*plaunch
+	oneDev    [1]devShadow
+	running   int
+	hosts     int   // host accesses checking against the cohort now (see HostAccess)
+	threads   int32 // numbers handed out: threads, warps, blocks
+	warps     int32
+	blocks    int32
+	sc        scOrder // the cohort's fence.sc order and what each fence.sc published
 }
 
 // A devShadow is the shadow of one device's global memory.
@@ -38,29 +46,69 @@ type devShadow struct {
 const cohortThreads = 1 << 30
 
 // newCohort returns an empty cohort.
-func newCohort() *cohort {
-	ss := &cohort{}
-	ss.all.Store(&[]*plaunch{})
-	ss.global.Store(&[]devShadow{})
-	return ss
-}
+func newCohort() *cohort { return &cohort{} }
 
 // launches returns the cohort's launches, by first thread number.
-func (ss *cohort) launches() []*plaunch { return *ss.all.Load() }
+func (ss *cohort) launches() []*plaunch {
+	if all := ss.all.Load(); all != nil {
+		return *all
+	}
+	return nil
+}
+
+// addLaunch publishes l as the cohort's last launch, in a new list (the
+// one readers hold stays as it was). Preconditions: the engine's mu held.
+func (ss *cohort) addLaunch(l *plaunch) {
+	old := ss.launches()
+	if old == nil {
+		ss.oneLaunch[0] = l
+		ss.first = ss.oneLaunch[:]
+		ss.all.Store(&ss.first)
+		return
+	}
+	all := append(old[:len(old):len(old)], l)
+	ss.all.Store(&all)
+}
+
+// shadows returns the cohort's shadows of global memory, by device.
+func (ss *cohort) shadows() []devShadow {
+	if devs := ss.global.Load(); devs != nil {
+		return *devs
+	}
+	return nil
+}
+
+// addShadow publishes sh as the shadow of device dev's global memory, in
+// a new list, as addLaunch does (LaunchEnd empties the list when the
+// cohort's last launch ends). Preconditions: the engine's mu held.
+func (ss *cohort) addShadow(dev uint64, sh *shadow) {
+	old := ss.shadows()
+	if old == nil && ss.firstDev == nil { // oneDev is written once: a reader may hold it
+		ss.oneDev[0] = devShadow{dev, sh}
+		ss.firstDev = ss.oneDev[:]
+		ss.global.Store(&ss.firstDev)
+		return
+	}
+	devs := append(old[:len(old):len(old)], devShadow{dev, sh})
+	ss.global.Store(&devs)
+}
 
 // A plaunch is one launch under the precise mode: its resident blocks'
 // threads, its numbers in the cohort and what it knows at its start.
-// blocks, spare and ended are guarded by the engine's mu; the rest is
-// set before LaunchStart returns and never changes.
+// The stores to cache, overflow, spare and ended are made under the
+// engine's mu; the rest is set before LaunchStart returns and never
+// changes.
 type plaunch struct {
-	p      *Engine
-	ss     *cohort
-	g      *gpu.Grid
-	blocks map[int]*pblock
-	spare  []blockStates // the thread states of ended blocks, for the next
-	// cache holds resident blocks by index modulo its size, for threads'
-	// first calls to find with no lock; a block it misses is in blocks.
-	cache []atomic.Pointer[pblock]
+	p     *Engine
+	ss    *cohort
+	g     *gpu.Grid
+	spare []blockStates // the thread states of ended blocks, for the next
+	// cache holds resident blocks by index modulo its size, so that
+	// threads' first calls find theirs with no lock; a block whose slot
+	// another holds is in overflow, which is nil until one is. A launch
+	// of at most blockCache blocks has a slot for each.
+	cache    []atomic.Pointer[pblock]
+	overflow map[int]*pblock
 	// tid0, warp0 and blk0 are the cohort's numbers of the launch's first
 	// thread, warp and block.
 	tid0, warp0, blk0 int32
@@ -77,19 +125,24 @@ type plaunch struct {
 	dev   uint64 // the device's number: a device-scope operation covers its threads only
 }
 
-// threads returns thread states for a block, those of an ended block if
-// there is one, of this launch or an earlier one (see spareBlock): a
-// launch allocates them for its resident blocks only, and a launch
-// repeated for none.
+// threads returns thread states for a block: those an ended block
+// left, of this launch or of the batch an earlier one kept (see
+// takeBlocks), the last first, or new ones, so that a launch allocates
+// them for its resident blocks only, and a launch repeated for none. An
+// ended block of another size gives its shadow of shared memory only.
 // BlockStart overwrites each thread's hot part; a thread empties its
 // cold slot when it takes it. Preconditions: the engine's mu held.
 func (l *plaunch) threads() blockStates {
-	if n := len(l.spare); n > 0 {
-		st := l.spare[n-1]
-		l.spare = l.spare[:n-1]
-		return st
+	n := len(l.spare)
+	if n == 0 {
+		return blockStates{threads: make([]pthread, l.g.BlockSize)}
 	}
-	return l.p.spareBlock(l.g.BlockSize)
+	st := l.spare[n-1]
+	l.spare = l.spare[:n-1]
+	if len(st.threads) != l.g.BlockSize {
+		return blockStates{threads: make([]pthread, l.g.BlockSize), shared: st.shared}
+	}
+	return st
 }
 
 // blockStates are the states of one block's threads by rank: each one's
@@ -140,14 +193,20 @@ func (blk *pblock) states() blockStates {
 
 // blockCache is the most resident blocks a launch's cache holds (fewer
 // for a launch of fewer blocks): more than run at once, so that blocks
-// rarely evict each other.
+// rarely share a slot (see addBlock).
 const blockCache = 1024
+
+// slot returns block b's slot in the cache; a number that is no block's
+// (a grid barrier's block, -1) has one too, which never holds it.
+func (l *plaunch) slot(b int) *atomic.Pointer[pblock] {
+	return &l.cache[uint(b)%uint(len(l.cache))]
+}
 
 // cached returns resident block b if the cache holds it, else nil. A
 // block stored there by BlockStart synchronizes before the load that
 // finds it.
 func (l *plaunch) cached(b int) *pblock {
-	if blk := l.cache[b%len(l.cache)].Load(); blk != nil && blk.id == b {
+	if blk := l.slot(b).Load(); blk != nil && blk.id == b {
 		return blk
 	}
 	return nil
@@ -169,13 +228,12 @@ func (p *Engine) LaunchStart(g *gpu.Grid) {
 		panic(fmt.Sprintf("race: launch %q has %d threads, and the launches running with it (and those that ran since none did) %d: the precise mode numbers a run of overlapping launches' threads in 31 bits, two keys each, at most %d in all",
 			g.Name, g.Threads, ss.threads, cohortThreads))
 	}
-	l := &plaunch{p: p, ss: ss, g: g, blocks: map[int]*pblock{}, cache: make([]atomic.Pointer[pblock], max(1, min(g.Blocks, blockCache))),
-		tid0: ss.threads, warp0: ss.warps, blk0: ss.blocks, base: ss.endedBlocks(), dev: g.Device.ID()}
+	l := &plaunch{p: p, ss: ss, g: g, cache: make([]atomic.Pointer[pblock], max(1, min(g.Blocks, blockCache))),
+		tid0: ss.threads, warp0: ss.warps, blk0: ss.blocks, base: ss.endedBlocks(), dev: g.Device.ID(), spare: p.takeBlocks()}
 	ss.threads += int32(g.Threads)
 	ss.warps += int32(g.Blocks * g.Warps)
 	ss.blocks += int32(g.Blocks)
-	all := append(ss.launches()[:len(ss.launches()):len(ss.launches())], l)
-	ss.all.Store(&all)
+	ss.addLaunch(l)
 	ss.running++
 	p.launches[g] = l
 	p.last.Store(l)
@@ -239,13 +297,13 @@ func (p *Engine) LaunchEnd(g *gpu.Grid) {
 		p.keepBlocks(l)
 	}
 	if p.coh.running == 0 { // the next launch starts a new cohort: its shadow goes
-		for _, d := range *p.coh.global.Load() {
+		for _, d := range p.coh.shadows() {
 			p.free(d.sh)
 			if p.coh.hosts == 0 { // a host access still running may record in it
 				p.keepSpare(d.dev, d.sh)
 			}
 		}
-		p.coh.global.Store(&[]devShadow{})
+		p.coh.global.Store(nil)
 	}
 }
 
@@ -266,8 +324,41 @@ func (p *Engine) BlockStart(g *gpu.Grid, b int) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	l.blocks[b] = blk
-	l.cache[b%len(l.cache)].Store(blk)
+	l.addBlock(blk)
+}
+
+// addBlock makes blk resident: in its cache slot if that is free, else
+// in overflow. Preconditions: the engine's mu held.
+func (l *plaunch) addBlock(blk *pblock) {
+	if slot := l.slot(blk.id); slot.Load() == nil {
+		slot.Store(blk)
+		return
+	}
+	if l.overflow == nil {
+		l.overflow = map[int]*pblock{}
+	}
+	l.overflow[blk.id] = blk
+}
+
+// lookup returns resident block b, nil if it is not. Preconditions: the
+// engine's mu held.
+func (l *plaunch) lookup(b int) *pblock {
+	if blk := l.cached(b); blk != nil {
+		return blk
+	}
+	return l.overflow[b]
+}
+
+// dropBlock makes block b resident no more and returns it, nil if it was
+// not. Preconditions: the engine's mu held.
+func (l *plaunch) dropBlock(b int) *pblock {
+	if blk := l.cached(b); blk != nil {
+		l.slot(b).Store(nil)
+		return blk
+	}
+	blk := l.overflow[b]
+	delete(l.overflow, b)
+	return blk
 }
 
 // blockThreads returns launch g and thread states for one of its blocks,
@@ -329,19 +420,14 @@ func (p *Engine) endBlock(g *gpu.Grid, b int) (*plaunch, *pblock) {
 	if l == nil {
 		return nil, nil
 	}
-	blk := l.blocks[b]
-	if blk != nil {
-		l.cache[b%len(l.cache)].CompareAndSwap(blk, nil)
-	}
-	delete(l.blocks, b)
-	return l, blk
+	return l, l.dropBlock(b)
 }
 
 // block returns the launch's resident block b, nil if it is not.
 func (l *plaunch) block(b int) *pblock {
 	l.p.mu.Lock()
 	defer l.p.mu.Unlock()
-	return l.blocks[b]
+	return l.lookup(b)
 }
 
 // foreignShared returns the launch's resident block b, nil if it is not,
@@ -350,7 +436,7 @@ func (l *plaunch) block(b int) *pblock {
 func (l *plaunch) foreignShared(b int) *pblock {
 	l.p.mu.Lock()
 	defer l.p.mu.Unlock()
-	blk := l.blocks[b]
+	blk := l.lookup(b)
 	if blk != nil {
 		blk.foreign = true
 	}

@@ -3,7 +3,6 @@ package hb
 import (
 	"sync"
 	"sync/atomic"
-	"weak"
 
 	"github.com/warpguard/warpguard/gpu"
 	"github.com/warpguard/warpguard/race/internal/shared"
@@ -49,8 +48,8 @@ type Engine struct {
 	launches map[*gpu.Grid]*plaunch  // the running ones
 	last     atomic.Pointer[plaunch] // the launch that started last, if it runs
 	coh      *cohort
-	spares   []spareShadow               // shadows of ended cohorts, for the next (see reuse.go)
-	blocks   []weak.Pointer[blockStates] // ended launches' blocks' states (see keepBlocks)
+	spares   []spareShadow // shadows of ended cohorts, for the next (see reuse.go)
+	blocks   []spareBatch  // ended launches' blocks' states (see keepBlocks)
 	totals   totals
 	// stripes guard the shadow's pages (see pageLock) and sequence each
 	// element's strong reads and writes with their checks (see Sequence).
@@ -150,7 +149,7 @@ func (p *Engine) resident(t *gpu.Thread) *pblock {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if l := p.launches[t.Grid()]; l != nil {
-		return l.blocks[t.BlockRank()]
+		return l.lookup(t.BlockRank())
 	}
 	return nil
 }

@@ -54,8 +54,7 @@ func (p *Engine) hostLaunch(h gpu.HostAccess) *plaunch {
 	ss.warps++
 	ss.blocks++
 	ss.hosts++
-	all := append(ss.launches()[:len(ss.launches()):len(ss.launches())], l)
-	ss.all.Store(&all)
+	ss.addLaunch(l)
 	return l
 }
 

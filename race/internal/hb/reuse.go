@@ -54,7 +54,10 @@ func (p *Engine) keepSpare(dev uint64, sh *shadow) {
 	for i := range p.spares {
 		p.spares[i].last = nil
 	}
-	p.spares = append(p.spares, spareShadow{dev: dev, sh: weak.Make(sh), last: sh})
+	if sh.self == (weak.Pointer[shadow]{}) {
+		sh.self = weak.Make(sh)
+	}
+	p.spares = append(p.spares, spareShadow{dev: dev, sh: sh.self, last: sh})
 }
 
 // maxSpares is how many devices' shadows an engine keeps at most: a
@@ -138,44 +141,60 @@ func (s *shadow) renew(t *totals) {
 // Blocks' states. A block that ends hands its threads' states and the
 // shadow of its shared memory to the launch's next block (see
 // Engine.BlockEnd), and a launch that ends keeps those its blocks left,
-// weakly, for the next launch's blocks, up to maxSpareBlocks: a kernel
-// launched again and again would otherwise make its blocks' thread and
-// cold states, and their shared arrays' pages, full states and sets
-// (see recycle.go), in every launch. A shadow another block's thread
-// looked up is not handed on (see pblock.foreign).
+// weakly and as one batch, for the next launch to start with, up to
+// maxSpareBlocks in all: a kernel launched again and again would
+// otherwise make its blocks' thread and cold states, and their shared
+// arrays' pages, full states and sets (see recycle.go), in every launch.
+// A batch is one weak pointer, whatever its blocks, so that a launch of
+// a few blocks keeps them for the cost of one. A shadow another block's
+// thread looked up is not handed on (see pblock.foreign).
 
 // maxSpareBlocks is how many ended blocks' states an engine keeps for
-// the next launch at most.
+// the next launches at most.
 const maxSpareBlocks = 256
 
-// keepBlocks keeps, weakly, the states that the ended launch l's blocks
-// left. Preconditions: p.mu held.
-func (p *Engine) keepBlocks(l *plaunch) {
-	for _, st := range l.spare {
-		if len(p.blocks) == maxSpareBlocks {
-			return
-		}
-		kept := st
-		p.blocks = append(p.blocks, weak.Make(&kept))
-	}
+// A spareBatch is the states an ended launch's blocks left, held weakly,
+// and how many there are.
+type spareBatch struct {
+	states weak.Pointer[[]blockStates]
+	n      int
 }
 
-// spareBlock returns states for a block of size threads: an ended
-// launch's block's, if the collector has not reclaimed them (new thread
-// states, but its shadow, if that block was of another size), else new
-// ones. Preconditions: p.mu held.
-func (p *Engine) spareBlock(size int) blockStates {
+// keepBlocks keeps, weakly and as one batch, the states that the ended
+// launch l's blocks left, the last maxSpareBlocks of them, dropping the
+// oldest batches kept until all fit. Preconditions: p.mu held.
+func (p *Engine) keepBlocks(l *plaunch) {
+	kept := l.spare[max(0, len(l.spare)-maxSpareBlocks):]
+	if len(kept) == 0 {
+		return
+	}
+	for len(p.blocks) > 0 && p.keptBlocks()+len(kept) > maxSpareBlocks {
+		p.blocks = slices.Delete(p.blocks, 0, 1)
+	}
+	p.blocks = append(p.blocks, spareBatch{weak.Make(&kept), len(kept)})
+}
+
+// keptBlocks returns how many blocks' states the kept batches hold.
+// Preconditions: p.mu held.
+func (p *Engine) keptBlocks() int {
+	n := 0
+	for _, b := range p.blocks {
+		n += b.n
+	}
+	return n
+}
+
+// takeBlocks returns the batch kept last that the collector has not
+// reclaimed, for a starting launch's blocks (see plaunch.threads), or
+// nil if none is left; the engine keeps it no more.
+// Preconditions: p.mu held.
+func (p *Engine) takeBlocks() []blockStates {
 	for len(p.blocks) > 0 {
-		w := p.blocks[len(p.blocks)-1]
+		b := p.blocks[len(p.blocks)-1]
 		p.blocks = p.blocks[:len(p.blocks)-1]
-		st := w.Value()
-		switch {
-		case st == nil:
-		case len(st.threads) == size:
+		if st := b.states.Value(); st != nil {
 			return *st
-		default:
-			return blockStates{threads: make([]pthread, size), shared: st.shared}
 		}
 	}
-	return blockStates{threads: make([]pthread, size)}
+	return nil
 }

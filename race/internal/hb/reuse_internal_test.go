@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/warpguard/warpguard/gpu"
 )
 
 // TestShadowKeepsFollowRecentPeak: a shadow serves again through a run
@@ -91,30 +93,40 @@ func TestSpareDirectoryBounded(t *testing.T) {
 
 // TestSpareBlocksServeNextLaunch: an ended launch's blocks' states serve
 // the next launch's blocks, the latest first: whole for a block of the
-// same size, only the shadow of shared memory for another size; at most
-// maxSpareBlocks are kept, and none once taken.
+// same size, only the shadow of shared memory for another size; one
+// batch a launch, at most maxSpareBlocks kept in all, the oldest batches
+// dropped first, and none once taken.
 func TestSpareBlocksServeNextLaunch(t *testing.T) {
 	t.Parallel()
 	p := New(2, false, false, nil, nil)
-	l := &plaunch{}
-	for range maxSpareBlocks + 3 {
-		l.spare = append(l.spare, blockStates{threads: make([]pthread, 64), shared: p.newShadow()})
+	ended := func(n int) *plaunch {
+		l := &plaunch{}
+		for range n {
+			l.spare = append(l.spare, blockStates{threads: make([]pthread, 64), shared: p.newShadow()})
+		}
+		return l
 	}
-	p.keepBlocks(l) // l holds them, so that the collector leaves the spares
-	require.Len(t, p.blocks, maxSpareBlocks)
-	same := p.spareBlock(64)
-	assert.Same(t, &l.spare[maxSpareBlocks-1].threads[0], &same.threads[0], "the latest kept, whole")
-	assert.Same(t, l.spare[maxSpareBlocks-1].shared, same.shared)
-	other := p.spareBlock(32)
+	old, l := ended(3), ended(maxSpareBlocks+3) // each holds its spares, so that the collector leaves them
+	p.keepBlocks(old)
+	p.keepBlocks(l)
+	require.Len(t, p.blocks, 1, "the older batch made room")
+	require.Equal(t, maxSpareBlocks, p.keptBlocks())
+	next := &plaunch{g: &gpu.Grid{BlockSize: 64}, spare: p.takeBlocks()}
+	assert.Empty(t, p.blocks, "a taken batch is the engine's no more")
+	same := next.threads()
+	assert.Same(t, &l.spare[maxSpareBlocks+2].threads[0], &same.threads[0], "the latest kept, whole")
+	assert.Same(t, l.spare[maxSpareBlocks+2].shared, same.shared)
+	next.g.BlockSize = 32
+	other := next.threads()
 	assert.Len(t, other.threads, 32, "new states for another size")
-	assert.Same(t, l.spare[maxSpareBlocks-2].shared, other.shared, "with the spare's shadow")
-	assert.Len(t, p.blocks, maxSpareBlocks-2, "taken spares are gone")
-	for range maxSpareBlocks {
-		p.spareBlock(64)
+	assert.Same(t, l.spare[maxSpareBlocks+1].shared, other.shared, "with the spare's shadow")
+	for range maxSpareBlocks - 2 {
+		next.threads()
 	}
-	fresh := p.spareBlock(64)
-	assert.Len(t, fresh.threads, 64)
+	fresh := next.threads()
+	assert.Len(t, fresh.threads, 32)
 	assert.Nil(t, fresh.shared, "none left: new states and no shadow")
+	assert.Nil(t, p.takeBlocks(), "nothing kept")
 }
 
 // TestLastSpareOutlivesCollection: the shadow kept last serves the next

@@ -3,6 +3,7 @@ package hb
 import (
 	"sync"
 	"sync/atomic"
+	"weak"
 )
 
 // pageBits is log2 of the granules a shadow page covers. Pages are made
@@ -44,6 +45,9 @@ type shadow struct {
 	// shadow of the memory the cohort touched (see keeps).
 	touched atomic.Int64
 	peak    int64 // the pages recent generations touched, under mu (see keeps)
+	// self is a weak pointer to the shadow, made the first time it is
+	// kept, under the engine's mu, and used each time after (see keepSpare).
+	self weak.Pointer[shadow]
 }
 
 // A region is a dense run of the page table, from page number lo on.
