@@ -158,7 +158,7 @@
 // the strong accesses of block scope of one block, likewise, and weak
 // reads, which no read conflicts with, are kept one per thread in a set
 // per class, which an access of the same class updates through the set's
-// index once it holds more than 8 members (32 for a set of weak reads, so
+// index once it holds more than 16 members (32 for a set of weak reads, so
 // that a tile element read by a row of threads between barriers is
 // scanned rather than indexed) and without a check against the others
 // (Stats.Pairs counts the records checks do compare one by one). A set

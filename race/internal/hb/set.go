@@ -65,13 +65,15 @@ func newThreadSet(indexAt int, run keyRun) *threadSet {
 
 // setIndexAt is how many members a set of strong accesses holds before
 // it indexes them, and readsIndexAt a set of weak reads: a scan of a few
-// dozen contiguous members costs less than building an index, and a
-// location read by one row or column of a tile (16 or 32 threads)
-// between barriers then needs none; but a read of a location that
+// dozen contiguous members costs less than building an index (a table
+// and the blocks' generations, two allocations), so a location read by
+// one row or column of a tile (16 or 32 threads) between barriers, or
+// an output word that each tap of a filter adds into atomically, needs
+// none; but a read of a location that
 // strong accesses reach walks their set unless its index says that the
 // reader's block entries order every member (see knownBy).
 const (
-	setIndexAt   = 8
+	setIndexAt   = 16
 	readsIndexAt = 32
 )
 
