@@ -229,7 +229,7 @@ func (p *Engine) LaunchStart(g *gpu.Grid) {
 			g.Name, g.Threads, ss.threads, cohortThreads))
 	}
 	l := &plaunch{p: p, ss: ss, g: g, cache: make([]atomic.Pointer[pblock], max(1, min(g.Blocks, blockCache))),
-		tid0: ss.threads, warp0: ss.warps, blk0: ss.blocks, base: ss.endedBlocks(), dev: g.Device.ID(), spare: p.takeBlocks()}
+		tid0: ss.threads, warp0: ss.warps, blk0: ss.blocks, base: ss.endedBlocks(), dev: g.Device.ID(), spare: p.takeBlocks(g.Blocks)}
 	ss.threads += int32(g.Threads)
 	ss.warps += int32(g.Blocks * g.Warps)
 	ss.blocks += int32(g.Blocks)

@@ -184,17 +184,27 @@ func (p *Engine) keptBlocks() int {
 	return n
 }
 
-// takeBlocks returns the batch kept last that the collector has not
-// reclaimed, for a starting launch's blocks (see plaunch.threads), or
-// nil if none is left; the engine keeps it no more.
+// takeBlocks returns, for a starting launch of blocks blocks, at most
+// that many states of the batch kept last that the collector has not
+// reclaimed (see plaunch.threads), or nil if none is left. The launch
+// holds what it takes strongly while it runs, and a launch never has
+// more blocks resident, so the rest of the batch stays kept, weakly.
 // Preconditions: p.mu held.
-func (p *Engine) takeBlocks() []blockStates {
+func (p *Engine) takeBlocks(blocks int) []blockStates {
 	for len(p.blocks) > 0 {
 		b := p.blocks[len(p.blocks)-1]
 		p.blocks = p.blocks[:len(p.blocks)-1]
-		if st := b.states.Value(); st != nil {
-			return *st
+		st := b.states.Value()
+		if st == nil {
+			continue
 		}
+		all := *st
+		if k := len(all) - blocks; k > 0 {
+			rest := all[:k:k] // a launch that takes it appends past k into a new array, not into this launch's
+			p.blocks = append(p.blocks, spareBatch{weak.Make(&rest), k})
+			all = all[k:]
+		}
+		return all
 	}
 	return nil
 }

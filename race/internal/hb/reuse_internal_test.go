@@ -95,7 +95,8 @@ func TestSpareDirectoryBounded(t *testing.T) {
 // the next launch's blocks, the latest first: whole for a block of the
 // same size, only the shadow of shared memory for another size; one
 // batch a launch, at most maxSpareBlocks kept in all, the oldest batches
-// dropped first, and none once taken.
+// dropped first; a launch takes at most as many as it has blocks, the
+// rest staying kept, and none is kept once taken.
 func TestSpareBlocksServeNextLaunch(t *testing.T) {
 	t.Parallel()
 	p := New(2, false, false, nil, nil)
@@ -111,7 +112,18 @@ func TestSpareBlocksServeNextLaunch(t *testing.T) {
 	p.keepBlocks(l)
 	require.Len(t, p.blocks, 1, "the older batch made room")
 	require.Equal(t, maxSpareBlocks, p.keptBlocks())
-	next := &plaunch{g: &gpu.Grid{BlockSize: 64}, spare: p.takeBlocks()}
+	small := p.takeBlocks(2)
+	require.Len(t, small, 2, "a launch of two blocks takes two")
+	assert.Same(t, &l.spare[maxSpareBlocks+2].threads[0], &small[1].threads[0], "the latest")
+	require.Len(t, p.blocks, 1, "the rest stays kept")
+	assert.Equal(t, maxSpareBlocks-2, p.keptBlocks())
+	rest := p.takeBlocks(maxSpareBlocks)
+	require.Len(t, rest, maxSpareBlocks-2)
+	assert.Same(t, &l.spare[maxSpareBlocks].threads[0], &rest[maxSpareBlocks-3].threads[0], "what the small launch left")
+	_ = append(rest, blockStates{}) // a block of the second launch ends
+	assert.Same(t, &l.spare[maxSpareBlocks+1].threads[0], &small[0].threads[0], "the parts share no room")
+	p.keepBlocks(l)
+	next := &plaunch{g: &gpu.Grid{BlockSize: 64}, spare: p.takeBlocks(maxSpareBlocks)}
 	assert.Empty(t, p.blocks, "a taken batch is the engine's no more")
 	same := next.threads()
 	assert.Same(t, &l.spare[maxSpareBlocks+2].threads[0], &same.threads[0], "the latest kept, whole")
@@ -126,7 +138,7 @@ func TestSpareBlocksServeNextLaunch(t *testing.T) {
 	fresh := next.threads()
 	assert.Len(t, fresh.threads, 32)
 	assert.Nil(t, fresh.shared, "none left: new states and no shadow")
-	assert.Nil(t, p.takeBlocks(), "nothing kept")
+	assert.Nil(t, p.takeBlocks(1), "nothing kept")
 }
 
 // TestLastSpareOutlivesCollection: the shadow kept last serves the next
