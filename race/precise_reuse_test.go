@@ -2,11 +2,13 @@ package race_test
 
 import (
 	"context"
+	"fmt"
 	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/warpguard/warpguard/gpu"
 	"github.com/warpguard/warpguard/race"
@@ -172,5 +174,56 @@ func TestPreciseSmuggledSharedMemory(t *testing.T) {
 				}
 			}
 		}), ex.String())
+	}
+}
+
+// TestPreciseSpareBlocksAcrossShapes: launches of different grids and
+// block sizes, one after another and overlapping on one detector, each
+// start with the block states an earlier one left (a launch of fewer
+// blocks taking part of a batch, one of another block size only its
+// shared memory's shadows); a clean kernel that stages its block's
+// elements in shared memory behind a barrier is reported by none, and
+// each computes its sums right, under both executors.
+func TestPreciseSpareBlocksAcrossShapes(t *testing.T) {
+	t.Parallel()
+	shapes := []struct{ blocks, threads int }{{64, 32}, {1, 32}, {3, 64}, {64, 64}, {2, 32}}
+	for _, ex := range []gpu.Executor{gpu.Fibers, gpu.Goroutines} {
+		t.Run(ex.String(), func(t *testing.T) {
+			t.Parallel()
+			det := race.New(race.Options{})
+			d := newDevice(t)
+			launch := func(blocks, threads int) error {
+				out := gpu.Alloc[int32](d, "out", blocks*threads)
+				cfg := gpu.LaunchConfig{Name: "staged", Grid: gpu.Dim3{X: blocks}, Block: gpu.Dim3{X: threads}, Executor: ex, Observer: det}
+				err := d.Launch(context.Background(), cfg, func(th *gpu.Thread) {
+					s := gpu.Shared[int32](th, "s", threads)
+					s.Store(th, th.ThreadRank(), int32(th.GlobalID()))
+					th.SyncThreads()
+					out.Store(th, th.GlobalID(), s.Load(th, th.ThreadRank())+s.Load(th, (th.ThreadRank()+1)%threads))
+				})
+				if err != nil {
+					return err
+				}
+				for g, v := range out.Host() {
+					next := g - g%threads + (g%threads+1)%threads
+					if v != int32(g+next) {
+						return fmt.Errorf("out[%d] = %d, want %d", g, v, g+next)
+					}
+				}
+				return nil
+			}
+			for range 3 {
+				for _, s := range shapes {
+					require.NoError(t, launch(s.blocks, s.threads))
+				}
+			}
+			var g errgroup.Group
+			for i := range 4 * len(shapes) {
+				s := shapes[i%len(shapes)]
+				g.Go(func() error { return launch(s.blocks, s.threads) })
+			}
+			require.NoError(t, g.Wait())
+			assert.Empty(t, det.Reports())
+		})
 	}
 }
