@@ -17,7 +17,8 @@
 //     comparisons), and the test helper that fails a test on a scoped race
 //     ([github.com/warpguard/warpguard/race/racetest]).
 //   - [github.com/warpguard/warpguard/race/oracle]: a trace recorder and a
-//     slow happens-before oracle, by the definition, that judges detectors.
+//     happens-before oracle, by the definition and for small kernels, that
+//     judges detectors.
 //   - [github.com/warpguard/warpguard/race/kind]: the race kinds, a leaf
 //     package that kernels and reports name races by.
 //   - [github.com/warpguard/warpguard/race/report]: the race reports and

@@ -1,8 +1,8 @@
 // Package oracle judges race detectors: it records every event of a launch
-// and decides, by the definition and nothing cleverer, which memory
-// granules the recorded execution races on. It shares no checking code
-// with package race; it is slow and meant for small kernels, where it is
-// the reference a detector's verdicts are compared with.
+// and decides, by the definition, which memory granules the recorded
+// execution races on. It shares no checking code with package race; it is
+// meant for small kernels, where it is the reference a detector's verdicts
+// are compared with (see Cost).
 //
 // [Launch] runs one kernel recorded and returns the verdict, a [Result]
 // listing one [Race] per racing granule. To judge a launch made elsewhere,
@@ -79,6 +79,21 @@
 // happens-before either way is a data race. [Result] lists
 // the racing 4-byte granules, per memory: global buffers and each block's
 // instance of a shared array apart.
+//
+// # Cost
+//
+// The happens-before relation is kept whole, a bit per pair of events, so
+// a trace of n events takes n²/8 bytes and time to match: tens of
+// thousands of events at most. Nothing else grows faster than the events
+// times the threads. Two scans keep summaries instead of walking pairs,
+// and each is tested against a literal walk of the definition on random
+// traces: a location's release sequence keeps, per writing thread and
+// per scope that could join the writer and a reader, the latest release
+// pattern (an earlier one of the same thread happens before it), so a
+// read of a lock polled thousands of times with atomicExch does not walk
+// the polls; and the first race of a granule is sought among groups of
+// one thread's alike accesses, in each of which those that happen before
+// a later access are a prefix.
 //
 // A thread that exits before a barrier its block later completes is still
 // counted among the barrier's participants: the recorder does not see

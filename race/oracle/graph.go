@@ -14,24 +14,27 @@ type graph struct {
 	tr    *Trace
 	preds [][]int32 // preds[i]: the nodes with an edge to node i
 	last  []int32   // per global thread id: its latest node, or -1
-	po    [][]int32 // per global thread id: its accesses and fences, in program order
-	pos   []int32   // per event: its index in its thread's po
 }
 
 // build returns the graph of tr: program order, barrier edges, scoped
 // synchronizes-with and the fence.sc order.
 func build(tr *Trace) *graph {
+	g := program(tr)
+	g.synchronizesWith()
+	g.fenceSC()
+	return g
+}
+
+// program returns the graph of tr's program-order and barrier edges.
+func program(tr *Trace) *graph {
 	n := len(tr.Events)
-	g := &graph{tr: tr, preds: make([][]int32, n), last: make([]int32, tr.Grid.Threads),
-		po: make([][]int32, tr.Grid.Threads), pos: make([]int32, n)}
+	g := &graph{tr: tr, preds: make([][]int32, n), last: make([]int32, tr.Grid.Threads)}
 	for i := range g.last {
 		g.last[i] = -1
 	}
 	for i := range tr.Events {
 		g.step(int32(i))
 	}
-	g.synchronizesWith()
-	g.fenceSC()
 	return g
 }
 
@@ -39,10 +42,7 @@ func build(tr *Trace) *graph {
 func (g *graph) step(i int32) {
 	e := &g.tr.Events[i]
 	if e.What != SyncEvent {
-		t := e.Thread.Thread
-		g.follow(i, t)
-		g.pos[i] = int32(len(g.po[t]))
-		g.po[t] = append(g.po[t], i)
+		g.follow(i, e.Thread.Thread)
 		return
 	}
 	if e.Barrier() {

@@ -105,16 +105,70 @@ func byGranule(tr *Trace) map[Granule][]int {
 }
 
 // firstRace returns the first pair of accs, by the later access's place in
-// memory order, that races.
+// memory order and then the earlier's, that races.
+//
+// Earlier accesses are kept in groups of one thread's accesses alike in
+// everything that decides whether they race with another (see
+// accessKind); a group's members are in program order, so those that
+// happen before a later access b are a prefix of it, and the first that
+// does not is found by binary search. So b costs a step per group, not
+// per earlier access: a lock word polled thousands of times is not
+// walked pair by pair.
 func firstRace(tr *Trace, rc *reach, accs []int) (int, int, bool) {
-	for j, b := range accs {
-		for _, a := range accs[:j] {
-			if races(&tr.Events[a], &tr.Events[b]) && !rc.before(a, b) {
-				return a, b, true
-			}
+	var groups [][]int
+	index := make(map[accessKind]int)
+	for _, b := range accs {
+		eb := &tr.Events[b]
+		if a := firstBefore(tr, rc, groups, b, eb); a >= 0 {
+			return a, b, true
 		}
+		k := kindOfAccess(eb)
+		i, ok := index[k]
+		if !ok {
+			i, groups = len(groups), append(groups, nil)
+			index[k] = i
+		}
+		groups[i] = append(groups[i], b)
 	}
 	return 0, 0, false
+}
+
+// firstBefore returns the first access of groups that races with access
+// b, e, and does not happen before it; -1 if none.
+func firstBefore(tr *Trace, rc *reach, groups [][]int, b int, e *Event) int {
+	first := -1
+	for _, g := range groups {
+		if !races(&tr.Events[g[0]], e) {
+			continue
+		}
+		i, _ := slices.BinarySearchFunc(g, b, func(a, b int) int {
+			if rc.before(a, b) {
+				return -1
+			}
+			return 1
+		})
+		if i < len(g) && (first < 0 || g[i] < first) {
+			first = g[i]
+		}
+	}
+	return first
+}
+
+// An accessKind is what decides whether an access races with another:
+// its thread, whether it stored, its order, scope, offset and size.
+type accessKind struct {
+	place  scope.Place
+	stores bool
+	order  gpu.Order
+	scope  scope.Scope
+	offset uint64
+	size   uint8
+}
+
+// kindOfAccess returns e's access kind.
+func kindOfAccess(e *Event) accessKind {
+	a := &e.Access
+	return accessKind{e.Thread, e.Stores(), a.Order, a.Scope, a.Offset, a.Size}
 }
 
 // races reports whether accesses a and b conflict and are not morally
