@@ -110,32 +110,34 @@ func (loc *ploc) written(th *pthread, a *gpu.Access, rv view) {
 
 // A releaseMemo is a thread's last release into a location's release
 // state by a read-modify-write that is not itself a release: the state,
-// its version after the release, the write's scope, and the clock of
-// the thread's last fence, whose views it released.
+// the write's scope, and the clock of the thread's last fence, whose
+// views it released.
 type releaseMemo struct {
 	r     *relInfo
-	ver   uint64
 	s     scope.Scope
 	fence uint64
 }
 
 // repeatsRelease reports whether a read-modify-write of scope s by th,
-// not itself a release, would release into r what th's last one did,
-// into r as that one left it: r is the state it released into, no
-// release changed r since (its version), and th has not fenced since,
-// so each scope's view it releases is the one r's parts already cover.
-// Such a release changes nothing (see release), so a poll by atomicAdd
-// of zero skips it.
+// not itself a release, would release into r only what th's last one
+// released into r: th has not fenced since, so each scope's view it
+// would release is one it released then, and s is no wider than that
+// write's scope. The parts of a release state only grow (a release joins
+// into a part, or replaces it with a view that covers it), so r's parts
+// for th's place still cover those views, whatever other threads
+// released into r since, and the release would change nothing (see
+// release). So the read-modify-writes of a spinning lock's waiters
+// release once per fence, not once per change of the lock's state.
 func (th *pthread) repeatsRelease(r *relInfo, s scope.Scope) bool {
 	c := th.cold
-	return c != nil && r != nil && c.rmw == releaseMemo{r, r.ver, s, c.fenced[scope.Warp].self.c}
+	return c != nil && r != nil && c.rmw.r == r && s <= c.rmw.s && c.rmw.fence == c.fenced[scope.Warp].self.c
 }
 
 // noteRelease notes th's read-modify-write of scope s, not a release,
 // which has just released into r (see repeatsRelease).
 func (th *pthread) noteRelease(r *relInfo, s scope.Scope) {
 	if c := th.cold; c != nil && r != nil {
-		c.rmw = releaseMemo{r, r.ver, s, c.fenced[scope.Warp].self.c}
+		c.rmw = releaseMemo{r, s, c.fenced[scope.Warp].self.c}
 	}
 }
 

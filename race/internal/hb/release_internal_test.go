@@ -100,11 +100,12 @@ func TestCoveredReleaseKeepsVersion(t *testing.T) {
 }
 
 // TestRepeatedPollReleasesOnce: a poller's read-modify-writes of zero,
-// after its fence, release its fence's view once; while the state keeps
-// the version that release left and the poller does not fence again,
-// its next ones skip the release, which would change nothing. Another
-// thread's release, or the poller's next fence, makes the next one
-// release again.
+// after its fence, release its fence's view once; while the poller does
+// not fence again, its next ones of the same scope or narrower skip the
+// release, which would change nothing, even after another thread's
+// release changed the state: a state's parts only grow, so they still
+// cover the poller's view. The poller's next fence, or a wider scope,
+// makes the next one release again.
 func TestRepeatedPollReleasesOnce(t *testing.T) {
 	t.Parallel()
 	poller, other := loneThread(), loneThreadAt(2000)
@@ -115,7 +116,7 @@ func TestRepeatedPollReleasesOnce(t *testing.T) {
 	require.NotNil(t, loc.rel)
 	require.True(t, loc.rel.dev.covers(poller.released(scope.Device), nil))
 	assert.True(t, poller.repeatsRelease(loc.rel, scope.Device), "the next poll repeats the release")
-	assert.False(t, poller.repeatsRelease(loc.rel, scope.Block), "a poll of another scope does not")
+	assert.True(t, poller.repeatsRelease(loc.rel, scope.Block), "so does a narrower one")
 	ver, dev := loc.rel.ver, loc.rel.dev
 	loc.written(poller, add, view{})
 	assert.Equal(t, ver, loc.rel.ver)
@@ -124,12 +125,18 @@ func TestRepeatedPollReleasesOnce(t *testing.T) {
 	other.fence(scope.Device)
 	loc.written(other, add, view{})
 	require.NotEqual(t, ver, loc.rel.ver, "another thread's release changed the state")
-	assert.False(t, poller.repeatsRelease(loc.rel, scope.Device))
-	loc.written(poller, add, view{})
-	assert.True(t, poller.repeatsRelease(loc.rel, scope.Device), "a poll after it releases, and is noted")
+	assert.True(t, loc.rel.dev.covers(poller.released(scope.Device), nil), "which still covers the poller's view")
+	assert.True(t, poller.repeatsRelease(loc.rel, scope.Device), "so the poller's next poll still repeats")
 
 	poller.fence(scope.Device)
 	assert.False(t, poller.repeatsRelease(loc.rel, scope.Device), "a fence since: a new view to release")
 	loc.written(poller, add, view{})
 	assert.True(t, loc.rel.dev.covers(poller.released(scope.Device), nil), "the new view is released")
+	assert.True(t, poller.repeatsRelease(loc.rel, scope.Device), "and noted")
+
+	block := &gpu.Access{Mem: add.Mem, Op: gpu.OpAdd, Order: gpu.Relaxed, Scope: scope.Block}
+	poller.fence(scope.Device)
+	loc.written(poller, block, view{})
+	assert.False(t, poller.repeatsRelease(loc.rel, scope.Device), "a block-scope release reached no device part")
+	assert.True(t, poller.repeatsRelease(loc.rel, scope.Block))
 }
