@@ -109,20 +109,20 @@ func byGranule(tr *Trace) map[Granule][]int {
 //
 // Earlier accesses are kept in groups of one thread's accesses alike in
 // everything that decides whether they race with another (see
-// accessKind); a group's members are in program order, so those that
+// accessShape); a group's members are in program order, so those that
 // happen before a later access b are a prefix of it, and the first that
 // does not is found by binary search. So b costs a step per group, not
 // per earlier access: a lock word polled thousands of times is not
 // walked pair by pair.
 func firstRace(tr *Trace, rc *reach, accs []int) (int, int, bool) {
 	var groups [][]int
-	index := make(map[accessKind]int)
+	index := make(map[accessShape]int)
 	for _, b := range accs {
 		eb := &tr.Events[b]
-		if a := firstBefore(tr, rc, groups, b, eb); a >= 0 {
+		if a := firstRacer(tr, rc, groups, b, eb); a >= 0 {
 			return a, b, true
 		}
-		k := kindOfAccess(eb)
+		k := shapeOf(eb)
 		i, ok := index[k]
 		if !ok {
 			i, groups = len(groups), append(groups, nil)
@@ -133,16 +133,16 @@ func firstRace(tr *Trace, rc *reach, accs []int) (int, int, bool) {
 	return 0, 0, false
 }
 
-// firstBefore returns the first access of groups that races with access
-// b, e, and does not happen before it; -1 if none.
-func firstBefore(tr *Trace, rc *reach, groups [][]int, b int, e *Event) int {
+// firstRacer returns the first access of groups that races with access
+// b, event e, and does not happen before it; -1 if none.
+func firstRacer(tr *Trace, rc *reach, groups [][]int, b int, e *Event) int {
 	first := -1
 	for _, g := range groups {
 		if !races(&tr.Events[g[0]], e) {
 			continue
 		}
-		i, _ := slices.BinarySearchFunc(g, b, func(a, b int) int {
-			if rc.before(a, b) {
+		i, _ := slices.BinarySearchFunc(g, b, func(a, later int) int {
+			if rc.before(a, later) {
 				return -1
 			}
 			return 1
@@ -154,9 +154,10 @@ func firstBefore(tr *Trace, rc *reach, groups [][]int, b int, e *Event) int {
 	return first
 }
 
-// An accessKind is what decides whether an access races with another:
+// An accessShape is what decides whether an access races with another:
 // its thread, whether it stored, its order, scope, offset and size.
-type accessKind struct {
+// Accesses of one shape race with the same accesses.
+type accessShape struct {
 	place  scope.Place
 	stores bool
 	order  gpu.Order
@@ -165,10 +166,10 @@ type accessKind struct {
 	size   uint8
 }
 
-// kindOfAccess returns e's access kind.
-func kindOfAccess(e *Event) accessKind {
+// shapeOf returns the shape of e's access.
+func shapeOf(e *Event) accessShape {
 	a := &e.Access
-	return accessKind{e.Thread, e.Stores(), a.Order, a.Scope, a.Offset, a.Size}
+	return accessShape{e.Thread, e.Stores(), a.Order, a.Scope, a.Offset, a.Size}
 }
 
 // races reports whether accesses a and b conflict and are not morally

@@ -72,11 +72,11 @@ func refFirstRace(tr *Trace, rc *reach, accs []int) (int, int, bool) {
 	return 0, 0, false
 }
 
-// TestFirstRaceKeepsKindsApart: thread 0's access X, which does not race
+// TestFirstRaceKeepsShapesApart: thread 0's access X, which does not race
 // with b, then its access Y, which does, differing from X in one thing
 // that decides a race; b is the last access. The first race is Y's with
 // b, so accesses that differ in that one thing are not taken as alike.
-func TestFirstRaceKeepsKindsApart(t *testing.T) {
+func TestFirstRaceKeepsShapesApart(t *testing.T) {
 	t.Parallel()
 	relaxed := func(op gpu.Op, s scope.Scope, off uint64, size uint8) gpu.Access {
 		return gpu.Access{Op: op, Order: gpu.Relaxed, Scope: s, Offset: off, Size: size}
