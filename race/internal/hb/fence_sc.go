@@ -40,18 +40,26 @@ type scOrder struct {
 	inst map[scInst]*scSlot
 }
 
+// An scInst names a scope instance of a cohort: its number (a warp, a
+// block or a device by its number, or 0 for the system) shifted left past
+// the scope, which fills the low bits. A map keyed by one integer hashes
+// it inline, where a key of two fields is hashed by a generic call.
+type scInst uint64
+
+// scInstBits is the low bits of an scInst that hold its scope.
+const scInstBits = 3
+
+// Every scope fits in scInstBits (a compile error otherwise).
+const _ uint = 1<<scInstBits - 1 - uint(scope.System)
+
+// instOf returns the instance number id of scope s.
+func instOf(s scope.Scope, id uint64) scInst { return scInst(id<<scInstBits | uint64(s)) }
+
 // An scSlot is what the fence.sc of one scope instance published: the
 // view of the last one, which covers every earlier one's.
 type scSlot struct {
 	mu sync.Mutex
 	v  view
-}
-
-// An scInst names a scope instance of a cohort: a warp, a block or a
-// device by its number, or the system (id 0).
-type scInst struct {
-	s  scope.Scope
-	id uint64
 }
 
 // fenceSC applies a fence.sc of scope s: a fence.acq_rel (see fence)
@@ -140,11 +148,11 @@ func (o *scOrder) slots(th *pthread, s scope.Scope, into *[scope.System + 1]*scS
 func (th *pthread) instance(s scope.Scope) scInst {
 	switch s {
 	case scope.Warp:
-		return scInst{s, uint64(th.place.Warp)}
+		return instOf(s, uint64(th.place.Warp))
 	case scope.Block:
-		return scInst{s, uint64(th.place.Block)}
+		return instOf(s, uint64(th.place.Block))
 	case scope.Device:
-		return scInst{s, th.l.dev}
+		return instOf(s, th.l.dev)
 	}
-	return scInst{scope.System, 0}
+	return instOf(scope.System, 0)
 }
