@@ -16,6 +16,18 @@ type relInfo struct {
 	blocks []relPart
 	warps  []relPart
 	ver    uint64
+	// block0 and warp0 are the first room of blocks and warps: most
+	// release states reach the threads of one block and one warp, the
+	// releaser's, so a new state needs no list of its own.
+	block0, warp0 [1]relPart
+}
+
+// newRelInfo returns an empty release state whose part lists start in
+// its own room.
+func newRelInfo() *relInfo {
+	r := &relInfo{}
+	r.blocks, r.warps = r.block0[:0], r.warp0[:0]
+	return r
 }
 
 // A relPart is the releases that reach the threads of one block or warp.
@@ -150,7 +162,7 @@ func (th *pthread) noteRelease(r *relInfo, s scope.Scope) {
 // version too, so that other pollers' reads of it are still known.
 func (loc *ploc) release(th *pthread, s scope.Scope, v *vclock, at uint64) {
 	if loc.rel == nil {
-		loc.rel = &relInfo{}
+		loc.rel = newRelInfo()
 	}
 	r, pl, n := loc.rel, th.place, &th.n
 	kn := th.knownOf(r, at)

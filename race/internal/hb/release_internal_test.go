@@ -140,3 +140,22 @@ func TestRepeatedPollReleasesOnce(t *testing.T) {
 	assert.False(t, poller.repeatsRelease(loc.rel, scope.Device), "a block-scope release reached no device part")
 	assert.True(t, poller.repeatsRelease(loc.rel, scope.Block))
 }
+
+// TestReleaseStateHoldsFirstParts: a new release state's first part of
+// a block and of a warp take the state's own room, so the state is one
+// allocation; a second warp's part moves its list out.
+func TestReleaseStateHoldsFirstParts(t *testing.T) {
+	v := threadsClock([]epoch{at(1, 0, 0, 1)})
+	allocs := testing.AllocsPerRun(100, func() {
+		r := newRelInfo()
+		r.blocks, _, _ = addPart(r.blocks, 0, v, nil, nil)
+		r.warps, _, _ = addPart(r.warps, 0, v, nil, nil)
+	})
+	require.Equal(t, 1.0, allocs)
+	r := newRelInfo()
+	r.warps, _, _ = addPart(r.warps, 0, v, nil, nil)
+	r.warps, _, _ = addPart(r.warps, 1, v, nil, nil)
+	require.Len(t, r.warps, 2)
+	require.Same(t, v, part(r.warps, 0))
+	require.Same(t, v, part(r.warps, 1))
+}
