@@ -115,6 +115,9 @@ func byGranule(tr *Trace) map[Granule][]int {
 // per earlier access: a lock word polled thousands of times is not
 // walked pair by pair.
 func firstRace(tr *Trace, rc *reach, accs []int) (int, int, bool) {
+	if len(accs) < 2 {
+		return 0, 0, false // most granules of a trace: no pair, no groups to make
+	}
 	var groups [][]int
 	index := make(map[accessShape]int)
 	for _, b := range accs {
