@@ -111,7 +111,7 @@ func WriteJSON(w io.Writer, cells []Cell) error {
 // optimizations are judged by.
 func WriteTable(w io.Writer, cells []Cell) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "kernel\tconfig\tmedian\tspread\tvs off\tchecks\tfirsts\tcoalesced\trepeats\tcontended\tbackoff\tjoins\tpairs\treports\tmetadata\talloc\t")
+	fmt.Fprintln(tw, "kernel\tconfig\tmedian\tspread\tvs off\tchecks\tfirsts\tcoalesced\trepeats\tlocks\tcontended\tbackoff\tjoins\tpairs\treports\tmetadata\talloc\t")
 	for _, c := range cells {
 		ratio := "-"
 		if c.RatioVsOff > 0 {
@@ -121,8 +121,8 @@ func WriteTable(w io.Writer, cells []Cell) error {
 			ratio = "error"
 		}
 		s := c.PerLaunch()
-		fmt.Fprintf(tw, "%s\t%s\t%s\t±%.0f%%\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", c.Kernel, c.Config, FormatDuration(c.Median), 50*c.Spread(), ratio,
-			s.Checks, s.Firsts, s.Coalesced, s.Repeats, s.Contended, s.Waits, s.Joins, s.Pairs, s.Reports, s.PeakMetadata, c.AllocatedPerLaunch())
+		fmt.Fprintf(tw, "%s\t%s\t%s\t±%.0f%%\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", c.Kernel, c.Config, FormatDuration(c.Median), 50*c.Spread(), ratio,
+			s.Checks, s.Firsts, s.Coalesced, s.Repeats, s.Locks, s.Contended, s.Waits, s.Joins, s.Pairs, s.Reports, s.PeakMetadata, c.AllocatedPerLaunch())
 	}
 	if err := tw.Flush(); err != nil {
 		return err

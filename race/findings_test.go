@@ -101,6 +101,9 @@ func TestResetZeroesTheCounters(t *testing.T) {
 		st := det.Stats()
 		require.NotZero(t, st.Accesses, "family %v", fam)
 		require.NotZero(t, st.Repeats, "family %v: a thread's reload at one epoch", fam)
+		if fam == race.Exact {
+			require.NotZero(t, st.Locks, "family %v: the store's check took its page's lock", fam)
+		}
 		det.Reset()
 		st = det.Stats()
 		require.Zero(t, st.Accesses, "family %v", fam)
@@ -109,5 +112,6 @@ func TestResetZeroesTheCounters(t *testing.T) {
 		require.Zero(t, st.Repeats, "family %v", fam)
 		require.Zero(t, st.Joins, "family %v", fam)
 		require.Zero(t, st.Pairs, "family %v", fam)
+		require.Zero(t, st.Locks, "family %v", fam)
 	}
 }

@@ -16,7 +16,8 @@ import (
 // TestPreciseSameEpochReadTakesNoLock: a thread's weak read of a word it
 // read at the same epoch is settled by the thread alone. The test holds
 // the word's page lock while the kernel reads it the second time; the
-// read finishes, counted as a repeat, before the lock is let go.
+// read finishes, counted as a repeat and as no lock, before the lock is
+// let go.
 func TestPreciseSameEpochReadTakesNoLock(t *testing.T) {
 	t.Parallel()
 	det := race.New(race.Options{})
@@ -47,7 +48,10 @@ func TestPreciseSameEpochReadTakesNoLock(t *testing.T) {
 	mu.Unlock()
 	require.NoError(t, <-done)
 	require.True(t, early, "the second read waited for the page lock")
-	assert.Equal(t, uint64(1), det.Stats().Repeats, "the second read is a repeat")
+	st := det.Stats()
+	assert.Equal(t, uint64(1), st.Repeats, "the second read is a repeat")
+	assert.Equal(t, uint64(2), st.Checks)
+	assert.Equal(t, uint64(1), st.Locks, "only the first read's check took the page lock")
 	assert.Empty(t, det.Reports())
 }
 

@@ -3,10 +3,10 @@ package race
 // Stats are a detector's counters. The access counters cover the blocks
 // that have ended: read them after a launch. The Exact family counts
 // accesses, checks, checks a first record settled (Firsts) or a repeat
-// of the thread's recorded access skipped (Repeats) and its shadow's
-// pages, and the vector
-// clock work of its joins (Joins); the other counters are the IGUARD
-// family's.
+// of the thread's recorded access skipped (Repeats), checks made under
+// a shadow page's lock (Locks: all but the repeated reads a thread
+// settles alone), its shadow's pages, and the vector clock work of its
+// joins (Joins); the other counters are the IGUARD family's.
 type Stats struct {
 	Reports       int   // distinct races kept
 	Dropped       int   // distinct races past MaxReports
@@ -18,7 +18,7 @@ type Stats struct {
 	Firsts    uint64 // checks settled with no lock and no entry: a granule's first access, or a store superseding it (see Options.FullEntries)
 	Repeats   uint64 // accesses skipped as repeats of the same thread's access recorded at the granule, at the same epoch
 	Coalesced uint64 // accesses skipped as repeats of a warp-mate's check (warp coalescing)
-	Locks     uint64 // metadata lock acquisitions: checks that took their entry's lock
+	Locks     uint64 // metadata lock acquisitions: checks that took their entry's lock (the Exact family: their shadow page's)
 	Contended uint64 // acquisitions that found the entry locked, each counted once however long it then waited (see the package doc's "What the contention counters measure")
 	Waits     uint64 // backoff steps those acquisitions took; none under a tight spin (NoBackoff), which takes no steps
 	WaitNs    uint64 // ns those acquisitions spent waiting with backoff; not measured under a tight spin
@@ -35,7 +35,7 @@ func (d *Detector) Stats() Stats {
 		c := d.pre.Counts()
 		return Stats{Reports: kept, Dropped: dropped, MetadataBytes: c.MetadataBytes, PeakMetadata: c.PeakMetadata,
 			Accesses: c.Accesses, Checks: c.Checks, Firsts: c.Firsts, Repeats: c.Repeats, Joins: c.Joins, Pairs: c.Pairs,
-			Pages: c.Pages}
+			Locks: c.Locks, Pages: c.Pages}
 	}
 	c := d.eng.Counts()
 	return Stats{Reports: kept, Dropped: dropped,

@@ -94,6 +94,7 @@ func (p *Engine) visit(ac *access, sh *shadow, g uint64, head bool) {
 			defer mu.Unlock()
 		}
 	}
+	ac.th.n.locks++
 	pg.renew(sh)
 	i := g & (1<<pageBits - 1)
 	if !p.full && pg.locOf(i) == nil && pg.cells[i].quick(ac) {

@@ -12,13 +12,16 @@ import (
 // seen.go), Joins (vector
 // clock entries that joins and covers checks walked or wrote) and Pairs
 // (recorded accesses a check compared a new access with, one by one)
-// cover the blocks that have ended; Pages counts the shadow pages made
+// and Locks (granule checks made under their page's lock, the engine's
+// or the runtime's sequencing one: every check but those the thread's
+// memo of its same-epoch reads settles, see seen.go) cover the blocks
+// that have ended; Pages counts the shadow pages made
 // (not those a cohort reused from an earlier one, see reuse.go);
 // MetadataBytes is the shadow allocated now, PeakMetadata the most at
 // once.
 type Counts struct {
-	Accesses, Checks, Firsts, Repeats, Joins, Pairs, Pages uint64
-	MetadataBytes, PeakMetadata                            int64
+	Accesses, Checks, Firsts, Repeats, Joins, Pairs, Locks, Pages uint64
+	MetadataBytes, PeakMetadata                                   int64
 }
 
 // counters are one thread's share of the access counters, added to the
@@ -26,8 +29,8 @@ type Counts struct {
 // counter; and flat, the engine's ablation of lineages, which the joins
 // that count here obey (see vclock.descend).
 type counters struct {
-	accesses, checks, firsts, repeats, joins, pairs uint64
-	flat                                            bool
+	accesses, checks, firsts, repeats, joins, pairs, locks uint64
+	flat                                                   bool
 }
 
 // joined counts k vector clock entries a join or covers check walked or
@@ -40,9 +43,9 @@ func (n *counters) joined(k int) {
 
 // totals are the engine's counters.
 type totals struct {
-	accesses, checks, firsts, repeats, joins, pairs atomic.Uint64
-	made                                            atomic.Uint64 // shadow pages made
-	bytes, peak                                     atomic.Int64
+	accesses, checks, firsts, repeats, joins, pairs, locks atomic.Uint64
+	made                                                   atomic.Uint64 // shadow pages made
+	bytes, peak                                            atomic.Int64
 }
 
 // sum adds c's counts to n's.
@@ -53,6 +56,7 @@ func (n *counters) sum(c *counters) {
 	n.repeats += c.repeats
 	n.joins += c.joins
 	n.pairs += c.pairs
+	n.locks += c.locks
 }
 
 // add adds counters, a thread's or a block's sum, to the totals.
@@ -63,6 +67,7 @@ func (t *totals) add(c counters) {
 	t.repeats.Add(c.repeats)
 	t.joins.Add(c.joins)
 	t.pairs.Add(c.pairs)
+	t.locks.Add(c.locks)
 }
 
 // grow counts n more bytes of shadow, and the peak.
@@ -80,7 +85,7 @@ const pageBytes = int64(unsafe.Sizeof(page{}))
 func (p *Engine) Counts() Counts {
 	t := &p.totals
 	return Counts{Accesses: t.accesses.Load(), Checks: t.checks.Load(), Firsts: t.firsts.Load(), Repeats: t.repeats.Load(), Joins: t.joins.Load(),
-		Pairs: t.pairs.Load(), Pages: t.made.Load(), MetadataBytes: t.bytes.Load(), PeakMetadata: t.peak.Load()}
+		Pairs: t.pairs.Load(), Locks: t.locks.Load(), Pages: t.made.Load(), MetadataBytes: t.bytes.Load(), PeakMetadata: t.peak.Load()}
 }
 
 // ResetCounts zeroes the access counters and the pages made; metadata
@@ -92,6 +97,7 @@ func (p *Engine) ResetCounts() {
 	p.totals.repeats.Store(0)
 	p.totals.joins.Store(0)
 	p.totals.pairs.Store(0)
+	p.totals.locks.Store(0)
 	p.totals.made.Store(0)
 }
 
