@@ -25,12 +25,19 @@ import "github.com/warpguard/warpguard/gpu"
 // shadows last as long as the thread, and only accesses of one granule.
 type seenMemo struct {
 	c    uint64 // the thread clock at which keys were noted; at any other, they are stale
-	keys [1 << seenBits]uint64
+	keys [1 << seenBits][seenWays]uint64
 }
 
-// seenBits is log2 of the granules a thread remembers, each in the slot
-// of its number's low bits: consecutive granules do not collide.
-const seenBits = 3
+// seenBits is log2 of the memo's sets: a granule's key goes to the set
+// of its number's low bits, so consecutive granules do not collide.
+// Each set holds seenWays keys, the most recently used first: a thread
+// that streams through an array while it rereads a small table (a
+// filter's taps beside the signal) keeps the table's keys, where one key
+// a set would have each new granule of the stream evict a tap.
+const (
+	seenBits = 4
+	seenWays = 2
+)
 
 // A seen key is a granule number with flags: seenValid, so that no key
 // is 0 (an empty slot), and seenShared for the block's shared memory.
@@ -63,20 +70,35 @@ func (th *pthread) seenKey(a *gpu.Access, first, last uint64) uint64 {
 }
 
 // repeats reports whether key k was noted at clock c, by a read or a
-// write: a read repeats either.
+// write: a read repeats either. A key found second in its set moves
+// first, as note would put it.
 func (m *seenMemo) repeats(k, c uint64) bool {
-	return m.c == c && m.keys[k&(1<<seenBits-1)] == k
+	set := &m.keys[k&(1<<seenBits-1)]
+	switch {
+	case m.c != c:
+		return false
+	case set[0] == k:
+		return true
+	case set[1] == k:
+		set[0], set[1] = k, set[0]
+		return true
+	}
+	return false
 }
 
 // note remembers key k, of a read or a write, at clock c, dropping keys
-// of any other clock. A thread's memo starts zeroed, with no keys
-// and clock 0, which no thread clock is.
+// of any other clock: k goes first in its set, and the key it displaces
+// second, evicting the set's least recently used. A thread's memo starts
+// zeroed, with no keys and clock 0, which no thread clock is.
 func (m *seenMemo) note(k, c uint64) {
 	if m.c != c {
 		if m.c != 0 {
-			m.keys = [1 << seenBits]uint64{}
+			m.keys = [1 << seenBits][seenWays]uint64{}
 		}
 		m.c = c
 	}
-	m.keys[k&(1<<seenBits-1)] = k
+	set := &m.keys[k&(1<<seenBits-1)]
+	if set[0] != k {
+		set[0], set[1] = k, set[0]
+	}
 }

@@ -12,7 +12,8 @@ import (
 // TestSeenMemoHoldsOneClock: a noted key repeats at the clock it was
 // noted at, whether a read or a write noted it; at another
 // clock nothing repeats, and the first note at a new clock drops the
-// keys of the old one. A granule that takes another's slot evicts it.
+// keys of the old one. A set holds two keys: the third evicts the one
+// used least recently.
 func TestSeenMemoHoldsOneClock(t *testing.T) {
 	t.Parallel()
 	var m seenMemo
@@ -25,7 +26,10 @@ func TestSeenMemoHoldsOneClock(t *testing.T) {
 	m.note(6|seenValid, 1) // a write's key is a read's
 	assert.True(t, m.repeats(6|seenValid, 1), "a read after a write")
 	m.note(k+1<<seenBits, 1)
-	assert.False(t, m.repeats(k, 1), "evicted by a granule of the same slot")
+	assert.True(t, m.repeats(k, 1), "beside one granule of the same set")
+	m.note(k+2<<seenBits, 1)
+	assert.False(t, m.repeats(k+1<<seenBits, 1), "evicted by a third granule of the set")
+	assert.True(t, m.repeats(k, 1), "asked since the second was noted, so used more recently")
 	m.note(7|seenValid, 2)
 	assert.False(t, m.repeats(6|seenValid, 2), "keys of the old clock dropped")
 	assert.False(t, m.repeats(6|seenValid, 1), "and not asked at the old clock")
@@ -55,4 +59,25 @@ func TestSeenKeysOnlyForMemoryThatOutlivesTheThread(t *testing.T) {
 	theirs := *own
 	theirs.Block++
 	assert.Zero(t, th.seenKey(&gpu.Access{Mem: &theirs, Op: gpu.OpLoad}, 3, 3), "another block's shared memory")
+}
+
+// TestSeenMemoKeepsATableBesideAStream: a thread that reads a table of
+// nine taps in turn while it streams through an array, one new granule
+// between taps, finds every tap after its first pass, wherever the
+// stream's granules fall.
+func TestSeenMemoKeepsATableBesideAStream(t *testing.T) {
+	t.Parallel()
+	var m seenMemo
+	const taps, table, stream = 9, 1000 | seenValid, 5000 | seenValid
+	hits := 0
+	for i := range 20 * taps {
+		m.note(stream+uint64(i)*57, 1)
+		k := table + uint64(i%taps)
+		if m.repeats(k, 1) {
+			hits++
+		} else {
+			m.note(k, 1)
+		}
+	}
+	assert.Equal(t, 19*taps, hits, "every tap but its first read")
 }
