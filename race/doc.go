@@ -174,8 +174,9 @@
 // repeats exactly (a poll of a flag, a spin lock's failed CAS, relaxed
 // atomicAdds to one counter, between releases) (Stats.Repeats counts
 // both). A weak read of a granule its thread read or wrote weakly at the
-// same epoch, among the last few it touched, is settled by the thread
-// alone, with no page lock: the earlier access is still recorded, since
+// same epoch, among the granules it remembers (two in each of sixteen
+// sets, by the granule's low bits), is settled by the thread alone,
+// with no page lock (Stats.Locks counts the checks that took one): the earlier access is still recorded, since
 // only an access that knows the thread's epoch drops it, and a thread
 // that released starts a new epoch. Memory
 // is bounded by the resident blocks' threads plus the shadow of the
