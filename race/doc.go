@@ -86,7 +86,11 @@
 // handoff through an atomic or release/acquire flag is clean.
 //
 // Two accesses conflict when they touch the same granule from different
-// threads and at least one writes (a failed CAS only reads). A conflicting
+// threads and at least one writes (a failed CAS only reads). The family's
+// granule of a typed buffer is its element, of any size: every access is
+// one whole element, so finer granules would check an 8-byte access
+// twice for one verdict; dynamic shared memory, whose views alias, has
+// granules of Options.Granularity. A conflicting
 // pair is a data race unless happens-before orders it or it is morally
 // strong: both strong, each of a scope that includes the other's thread,
 // and not both volatile in one warp. A race of two strong accesses is

@@ -187,3 +187,64 @@ func TestNarrowGranulesApart(t *testing.T) {
 	}))
 	require.Empty(t, det.Reports())
 }
+
+// TestWideGranulesApart: the exact family numbers an 8-byte buffer's
+// granules, one per element, apart from a word buffer's in one device's
+// shadow, so an element whose granule number equals a word's shares
+// nothing with it.
+func TestWideGranulesApart(t *testing.T) {
+	t.Parallel()
+	d := newDevice(t)
+	b := gpu.Alloc[int32](d, "b", 16)
+	a := gpu.Alloc[uint64](d, "a", 1<<18) // its element numbers, an eighth of its addresses, reach b's word numbers
+	i, j := 0, -1
+	for ; i < b.Len(); i++ { // a word of b whose granule number is an element's of a
+		g, lo := (b.Memory().Base+uint64(4*i))>>2, a.Memory().Base>>3
+		if g >= lo && g < lo+uint64(a.Len()) {
+			j = int(g - lo)
+			break
+		}
+	}
+	require.GreaterOrEqual(t, j, 0, "the layout has such a pair: a at %d, b at %d", a.Memory().Base, b.Memory().Base)
+	det := race.New(race.Options{Family: race.Exact})
+	require.NoError(t, twoWarps(t, d, det, func(t *gpu.Thread) {
+		switch t.ThreadRank() {
+		case 0:
+			a.Store(t, j, 1)
+		case 32:
+			b.Store(t, i, 1)
+		}
+	}))
+	require.Empty(t, det.Reports())
+}
+
+// TestWideElementIsOneGranule: under the exact family an 8-byte element
+// is one granule at any granularity: each access is one check, a
+// thread's reload at one epoch is settled by the thread alone, with no
+// page lock, and two unordered stores to one element are one race,
+// named by the element's index.
+func TestWideElementIsOneGranule(t *testing.T) {
+	t.Parallel()
+	for _, gran := range []int{0, 1, 4, 8} {
+		d := newDevice(t)
+		x := gpu.Alloc[float64](d, "x", 4)
+		det := race.New(race.Options{Family: race.Exact, Granularity: gran})
+		require.NoError(t, twoWarps(t, d, det, func(t *gpu.Thread) {
+			switch t.ThreadRank() {
+			case 0:
+				x.Store(t, 1, 1)
+				x.Load(t, 1)
+				x.Store(t, 2, 1)
+			case 32:
+				x.Store(t, 2, 2)
+			}
+		}), "granularity %d", gran)
+		st := det.Stats()
+		require.Equal(t, st.Accesses, st.Checks, "granularity %d: one check an access", gran)
+		require.Equal(t, uint64(1), st.Repeats, "granularity %d: the reload", gran)
+		require.Equal(t, uint64(3), st.Locks, "granularity %d: the three stores", gran)
+		rs := det.Reports()
+		require.Len(t, rs, 1, "granularity %d", gran)
+		require.Equal(t, 2, rs[0].Index, "granularity %d", gran)
+	}
+}

@@ -17,7 +17,10 @@ type Options struct {
 	// Granularity is the most bytes of memory one metadata entry covers:
 	// 4 by default, as iGUARD; a power of two (others are rounded up). An
 	// access spanning several granules is checked once per granule; 8
-	// halves the metadata of 8-byte data. A Granularity larger than a
+	// halves the metadata of 8-byte data. The Exact family tracks every
+	// typed buffer at its element size, 8-byte elements included, since
+	// each access is one whole element; Granularity sizes its entries of
+	// DynamicShared memory only. A Granularity larger than a
 	// buffer's element size does not make neighbours share an entry: a
 	// buffer of 1- or 2-byte elements (or 4-byte ones under 8) is tracked
 	// at its element size, so unordered writes to neighbouring bytes of

@@ -1,6 +1,7 @@
 package hb
 
 import (
+	"math/bits"
 	"sync"
 
 	"github.com/warpguard/warpguard/gpu"
@@ -119,10 +120,11 @@ func (p *Engine) visit(ac *access, sh *shadow, g uint64, head bool) {
 }
 
 // granules returns the first and last granule access a touches, by
-// address in its space. A memory whose elements are narrower than the
-// engine's granules has granules of its element size (shared.Shift); their
-// numbers carry a tag, one more than their shift, in the bits from
-// narrowTag up, so that they never meet the numbers of granules of
+// address in its space. A typed memory's granule is its element (see
+// elemShift), whatever the engine's granule size; only untyped memory
+// (dynamic shared memory) has the engine's. Granules of another size
+// than the engine's carry a tag, one more than their shift, in the bits
+// from elemTag up, so that they never meet the numbers of granules of
 // another size in one shadow: addresses stay below 2^41.
 func (p *Engine) granules(a *gpu.Access) (first, last uint64) {
 	return p.granulesAt(a.Mem, a.Offset, int(a.Size))
@@ -132,18 +134,35 @@ func (p *Engine) granules(a *gpu.Access) (first, last uint64) {
 // offset off of m, numbered as granules numbers them.
 func (p *Engine) granulesAt(m *gpu.Memory, off uint64, size int) (first, last uint64) {
 	at := m.Base + off
-	s := shared.Shift(m, p.shift)
+	s := p.elemShift(m)
 	first, last = at>>s, (at+uint64(max(size, 1))-1)>>s
-	if s < p.shift {
-		tag := uint64(s+1) << narrowTag
+	if s != p.shift {
+		tag := uint64(s+1) << elemTag
 		first, last = first|tag, last|tag
 	}
 	return first, last
 }
 
-// narrowTag is the lowest bit of the tag of a narrow memory's granule
-// numbers (see granules).
-const narrowTag = 56
+// elemShift returns log2 of the bytes of a granule of m: its element's
+// size if m is typed, the engine's granule size if not. Every access of
+// a typed memory is one whole element, aligned to its size, so two
+// accesses overlap exactly when they are of one element: a granule
+// narrower than the element (a float64 under 4-byte granules) would only
+// have each access checked twice, with the same verdict, and could not
+// be settled by its thread's memo of same-epoch reads (see seenKey); a
+// wider one would have neighbours share an entry. A dynamic shared
+// memory's views of several types alias its bytes, so it keeps the
+// engine's granules (see shared.Shift).
+func (p *Engine) elemShift(m *gpu.Memory) uint {
+	if m.Untyped() || m.ElemSize <= 0 {
+		return p.shift
+	}
+	return uint(bits.TrailingZeros(uint(m.ElemSize)))
+}
+
+// elemTag is the lowest bit of the tag of the granule numbers of a
+// memory whose granules are not of the engine's size (see granules).
+const elemTag = 56
 
 // shadowOf returns the shadow of the memory m: the cohort's for global
 // memory of m's device, the thread's block's for shared memory (a thread

@@ -41,9 +41,9 @@ const (
 
 // A seen key is a granule number with flags: seenValid, so that no key
 // is 0 (an empty slot), and seenShared for the block's shared memory.
-// A granule number stays below bit 62: a narrow memory's tag (see
-// granules) is at most one more than the engine's granule shift, from
-// bit narrowTag up.
+// A granule number stays below bit 62: the tag of a memory whose
+// granules are not of the engine's size (see granules) is at most 4
+// (8-byte elements), in the bits from elemTag up.
 const (
 	seenValid  = 1 << 63
 	seenShared = 1 << 62
