@@ -77,7 +77,7 @@ func (loc *ploc) empty(s *spares) {
 // empty drops every member and the index, keeping the room of both: the
 // index's table waits in room for the set's next index.
 func (w *threadSet) empty() {
-	w.members = w.members[:0]
+	w.members, w.tids = w.members[:0], 0
 	w.dropped(0)
 	if w.at != nil {
 		w.at.clear()

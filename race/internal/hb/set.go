@@ -34,6 +34,12 @@ type threadSet struct {
 	// found is the member an unindexed find found last, asked first by
 	// the next: a weak read's repeat check and its put look up one member.
 	found int32
+	// tids has bit tid%64 set for the thread of every member: an
+	// unindexed find of a thread whose bit is clear misses without a
+	// walk, as a reader's first read of a tile element after a barrier
+	// does, twice (its repeat check and its put). A write that prunes
+	// members recomputes it from those left.
+	tids uint64
 	// last and broken are the set's chain (see set_chain.go).
 	last   int32
 	broken bool
@@ -124,6 +130,7 @@ func (w *threadSet) put(x *prec, after bool) bool {
 	}
 	w.members = append(w.members, prec{})
 	x.copyTo(&w.members[len(w.members)-1])
+	w.tids |= tidBit(x.e.tid)
 	w.chained(len(w.members)-1, after)
 	if w.at != nil {
 		w.at.set(k, int32(len(w.members)-1))
@@ -177,6 +184,9 @@ func (w *threadSet) find(k int32) (int, bool) {
 		return int(i), ok
 	}
 	tid, write := k>>1, k&1 == 1 // see setKey
+	if w.tids&tidBit(tid) == 0 {
+		return 0, false
+	}
 	if i := int(w.found); i < len(w.members) {
 		if y := &w.members[i]; y.e.tid == tid && y.write == write {
 			return i, true
@@ -189,6 +199,18 @@ func (w *threadSet) find(k int32) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// tidBit returns the bit of thread tid in a set's tids.
+func tidBit(tid int32) uint64 { return 1 << (uint32(tid) & 63) }
+
+// tidsOf returns the tids of a set of members ms.
+func tidsOf(ms []prec) uint64 {
+	var b uint64
+	for i := range ms {
+		b |= tidBit(ms[i].e.tid)
+	}
+	return b
 }
 
 // index builds the member index, which may cover the run of keys of
@@ -226,6 +248,7 @@ func (w *threadSet) check(th *pthread, x *prec) *prec {
 	n := len(w.members)
 	w.members = th.prune(w.members, x)
 	if len(w.members) != n {
+		w.tids = tidsOf(w.members)
 		w.dropped(len(w.members))
 		if w.at != nil {
 			w.reindex()

@@ -82,3 +82,41 @@ func TestFindChecksTheLastFound(t *testing.T) {
 	_, ok = w.find(setKey(&prec{e: at(0, 0, 0, 1), write: true}))
 	assert.False(t, ok, "a write of a thread that only read")
 }
+
+// TestFindFiltersByThread: an unindexed set's find answers by its
+// members whatever the filter of their threads says: a thread whose bit
+// is clear is absent, one whose bit another thread set (64 apart) is
+// looked for and not found, a member pruned away is not found and
+// clears its bit, and an emptied set finds nothing until put to again.
+func TestFindFiltersByThread(t *testing.T) {
+	t.Parallel()
+	w := newThreadSet(setIndexAt, keyRun{})
+	for _, tid := range []int32{1, 2, 3, 70} {
+		w.put(&prec{e: at(tid, 0, 0, 1)}, false)
+	}
+	for _, tid := range []int32{1, 2, 3, 70} {
+		_, ok := w.find(setKey(&prec{e: at(tid, 0, 0, 1)}))
+		assert.True(t, ok, "member %d", tid)
+	}
+	for _, tid := range []int32{4, 65, 6, 134} { // 65: bit 1; 134: bit 6, set by 70
+		_, ok := w.find(setKey(&prec{e: at(tid, 0, 0, 1)}))
+		assert.False(t, ok, "thread %d", tid)
+	}
+	w.empty()
+	_, ok := w.find(setKey(&prec{e: at(1, 0, 0, 1)}))
+	assert.False(t, ok, "an emptied set")
+	th := loneThreadAt(2) // its write, at a later epoch, prunes its own read
+	w.put(&prec{e: th.self()}, false)
+	th.c++
+	require.Nil(t, w.check(th, &prec{e: th.self(), op: gpu.OpStore, write: true}))
+	_, ok = w.find(setKey(&prec{e: at(2, 0, 0, 1)}))
+	assert.False(t, ok, "a member pruned")
+	assert.Empty(t, w.members)
+	assert.Zero(t, w.tids, "and its bit")
+	w.put(&prec{e: at(65, 0, 0, 1)}, false)
+	i, ok := w.find(setKey(&prec{e: at(65, 0, 0, 1)}))
+	assert.True(t, ok)
+	assert.Equal(t, 0, i)
+	_, ok = w.find(setKey(&prec{e: at(1, 0, 0, 1)}))
+	assert.False(t, ok, "the bit of 65, not a member of 1")
+}
