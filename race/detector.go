@@ -107,6 +107,9 @@ func (d *Detector) Access(t *gpu.Thread, a *gpu.Access) {
 	var site gpu.Site
 	var path *shared.SiteSlot // with history, the access's call path
 	if d.paths {
+		if d.pre != nil && d.pre.Settles(t, a) { // a reread that needs no site
+			return
+		}
 		site, path = d.sites.Of(t)
 	}
 	if d.pre != nil {

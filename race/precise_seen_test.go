@@ -14,45 +14,49 @@ import (
 )
 
 // TestPreciseSameEpochReadTakesNoLock: a thread's weak read of a word it
-// read at the same epoch is settled by the thread alone. The test holds
-// the word's page lock while the kernel reads it the second time; the
-// read finishes, counted as a repeat and as no lock, before the lock is
-// let go.
+// read at the same epoch is settled by the thread alone, with history
+// or without (which then finds no site for it). The test holds the
+// word's page lock while the kernel reads it the second time; the read
+// finishes, counted as a repeat and as no lock, before the lock is let
+// go.
 func TestPreciseSameEpochReadTakesNoLock(t *testing.T) {
 	t.Parallel()
-	det := race.New(race.Options{})
-	d := newDevice(t)
-	x := gpu.Alloc[int32](d, "x", 1)
-	first, held, second := make(chan struct{}), make(chan struct{}), make(chan struct{})
-	cfg := gpu.LaunchConfig{Name: "reread", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Observer: det}
-	done := make(chan error, 1)
-	go func() {
-		done <- d.Launch(context.Background(), cfg, func(th *gpu.Thread) {
-			x.Load(th, 0)
-			close(first)
-			<-held
-			x.Load(th, 0)
-			close(second)
-		})
-	}()
-	<-first
-	mu := det.Sequence(x.Memory(), 0)
-	mu.Lock()
-	close(held)
-	early := true
-	select {
-	case <-second:
-	case <-time.After(10 * time.Second):
-		early = false
+	for _, history := range []bool{false, true} {
+		det := race.New(race.Options{History: history})
+		d := newDevice(t)
+		x := gpu.Alloc[int32](d, "x", 1)
+		first, held, second := make(chan struct{}), make(chan struct{}), make(chan struct{})
+		cfg := gpu.LaunchConfig{Name: "reread", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Observer: det}
+		done := make(chan error, 1)
+		go func() {
+			done <- d.Launch(context.Background(), cfg, func(th *gpu.Thread) {
+				x.Load(th, 0)
+				close(first)
+				<-held
+				x.Load(th, 0)
+				close(second)
+			})
+		}()
+		<-first
+		mu := det.Sequence(x.Memory(), 0)
+		mu.Lock()
+		close(held)
+		early := true
+		select {
+		case <-second:
+		case <-time.After(10 * time.Second):
+			early = false
+		}
+		mu.Unlock()
+		require.NoError(t, <-done)
+		require.True(t, early, "history %v: the second read waited for the page lock", history)
+		st := det.Stats()
+		assert.Equal(t, uint64(1), st.Repeats, "history %v: the second read is a repeat", history)
+		assert.Equal(t, uint64(2), st.Accesses, "history %v", history)
+		assert.Equal(t, uint64(2), st.Checks, "history %v", history)
+		assert.Equal(t, uint64(1), st.Locks, "history %v: only the first read's check took the page lock", history)
+		assert.Empty(t, det.Reports())
 	}
-	mu.Unlock()
-	require.NoError(t, <-done)
-	require.True(t, early, "the second read waited for the page lock")
-	st := det.Stats()
-	assert.Equal(t, uint64(1), st.Repeats, "the second read is a repeat")
-	assert.Equal(t, uint64(2), st.Checks)
-	assert.Equal(t, uint64(1), st.Locks, "only the first read's check took the page lock")
-	assert.Empty(t, det.Reports())
 }
 
 // TestPreciseReadAfterReleaseIsChecked: once a thread released, its read

@@ -21,9 +21,8 @@ func (p *Engine) Access(t *gpu.Thread, a *gpu.Access, site gpu.Site, path *share
 		return
 	}
 	first, last := p.granules(a)
-	seen := th.seenKey(a, first, last)
-	if seen != 0 && a.Op == gpu.OpLoad && th.seen.repeats(seen, th.c) {
-		th.n.accesses, th.n.checks, th.n.repeats = th.n.accesses+1, th.n.checks+1, th.n.repeats+1
+	seen, settled := th.settles(a, first, last)
+	if settled {
 		return
 	}
 	var ac access
@@ -52,6 +51,34 @@ func (p *Engine) Access(t *gpu.Thread, a *gpu.Access, site gpu.Site, path *share
 	if seen != 0 {
 		th.seen.note(seen, th.c)
 	}
+}
+
+// Settles reports whether access a of t is a weak read that its thread
+// settles alone, with no lock (see seen.go), and counts it if so: the
+// caller need not pass it to Access, and need not find its site. A
+// detector with history asks before it looks up the access's call path,
+// which such a read never needs.
+func (p *Engine) Settles(t *gpu.Thread, a *gpu.Access) bool {
+	th := p.thread(t)
+	if th == nil || a.Op != gpu.OpLoad {
+		return false
+	}
+	first, last := p.granules(a)
+	_, settled := th.settles(a, first, last)
+	return settled
+}
+
+// settles returns the seen key of access a of th, which touches granules
+// first to last (0 if none, see seenKey), and whether the thread settles
+// a alone: a weak read of a granule it noted at its clock. A settled
+// access is counted as a check and a repeat.
+func (th *pthread) settles(a *gpu.Access, first, last uint64) (uint64, bool) {
+	seen := th.seenKey(a, first, last)
+	if seen == 0 || a.Op != gpu.OpLoad || !th.seen.repeats(seen, th.c) {
+		return seen, false
+	}
+	th.n.accesses, th.n.checks, th.n.repeats = th.n.accesses+1, th.n.checks+1, th.n.repeats+1
+	return seen, true
 }
 
 // releasing reports whether a releases what its thread knows: a release
