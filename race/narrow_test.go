@@ -168,24 +168,9 @@ func TestNarrowGranulesApart(t *testing.T) {
 	d := newDevice(t)
 	a := gpu.Alloc[uint8](d, "a", 4<<20) // b's granule numbers, a quarter of its addresses, fall in it
 	b := gpu.Alloc[int32](d, "b", 16)
-	j, i := -1, 0
-	for ; i < b.Len(); i++ { // a word of b whose granule number is the address of a byte of a
-		if g := (b.Memory().Base + uint64(4*i)) >> 2; g >= a.Memory().Base && g < a.Memory().Base+uint64(a.Len()) {
-			j = int(g - a.Memory().Base)
-			break
-		}
-	}
+	i, j := sameNumber(b.Memory(), a.Memory(), 0)
 	require.GreaterOrEqual(t, j, 0, "the layout has such a pair: a at %d, b at %d", a.Memory().Base, b.Memory().Base)
-	det := race.New(race.Options{Family: race.Exact})
-	require.NoError(t, twoWarps(t, d, det, func(t *gpu.Thread) {
-		switch t.ThreadRank() {
-		case 0:
-			a.Store(t, j, 1)
-		case 32:
-			b.Store(t, i, 1)
-		}
-	}))
-	require.Empty(t, det.Reports())
+	storesApart(t, d, func(t *gpu.Thread) { a.Store(t, j, 1) }, func(t *gpu.Thread) { b.Store(t, i, 1) })
 }
 
 // TestWideGranulesApart: the exact family numbers an 8-byte buffer's
@@ -197,22 +182,37 @@ func TestWideGranulesApart(t *testing.T) {
 	d := newDevice(t)
 	b := gpu.Alloc[int32](d, "b", 16)
 	a := gpu.Alloc[uint64](d, "a", 1<<18) // its element numbers, an eighth of its addresses, reach b's word numbers
-	i, j := 0, -1
-	for ; i < b.Len(); i++ { // a word of b whose granule number is an element's of a
-		g, lo := (b.Memory().Base+uint64(4*i))>>2, a.Memory().Base>>3
-		if g >= lo && g < lo+uint64(a.Len()) {
-			j = int(g - lo)
-			break
+	i, j := sameNumber(b.Memory(), a.Memory(), 3)
+	require.GreaterOrEqual(t, j, 0, "the layout has such a pair: a at %d, b at %d", a.Memory().Base, b.Memory().Base)
+	storesApart(t, d, func(t *gpu.Thread) { a.Store(t, j, 1) }, func(t *gpu.Thread) { b.Store(t, i, 1) })
+}
+
+// sameNumber returns a word i of b, a buffer of 4-byte elements, and an
+// element j of a, whose granules are 1<<shiftA bytes, whose granule
+// numbers would be equal if their sizes were not told apart; j is -1
+// if no such pair lies in the two buffers.
+func sameNumber(b, a *gpu.Memory, shiftA uint) (i, j int) {
+	lo := a.Base >> shiftA
+	for i = range b.Len {
+		if g := (b.Base + uint64(4*i)) >> 2; g >= lo && g < lo+uint64(a.Len) {
+			return i, int(g - lo)
 		}
 	}
-	require.GreaterOrEqual(t, j, 0, "the layout has such a pair: a at %d, b at %d", a.Memory().Base, b.Memory().Base)
+	return 0, -1
+}
+
+// storesApart runs storeA in thread 0 and storeB in thread 32, in two
+// warps that nothing orders, under the exact family, and requires that
+// they race with nothing.
+func storesApart(t *testing.T, d *gpu.Device, storeA, storeB func(*gpu.Thread)) {
+	t.Helper()
 	det := race.New(race.Options{Family: race.Exact})
 	require.NoError(t, twoWarps(t, d, det, func(t *gpu.Thread) {
 		switch t.ThreadRank() {
 		case 0:
-			a.Store(t, j, 1)
+			storeA(t)
 		case 32:
-			b.Store(t, i, 1)
+			storeB(t)
 		}
 	}))
 	require.Empty(t, det.Reports())
