@@ -14,7 +14,9 @@ import (
 // and never race falsely; wider elements span several granules, as
 // before. Dynamic shared memory (gpu.Memory.Untyped), whose views of
 // several types alias its bytes, keeps the configured granule: there a
-// granule larger than a view's elements does cover neighbours.
+// granule larger than a view's elements does cover neighbours. The
+// IGUARD family's engine sizes its entries so; the Exact family's gives
+// every typed buffer granules of its element size, wider ones included.
 func Shift(m *gpu.Memory, shift uint) uint {
 	if m.ElemSize >= 1<<shift || m.ElemSize <= 0 || m.Untyped() {
 		return shift
