@@ -14,15 +14,17 @@ import (
 // It takes no lock but the page lock of each granule in turn (see
 // visit), so accesses of different pages proceed in parallel. held says
 // the runtime holds the engine's Sequence mutex of a's element, which is
-// the page lock of the element's granules.
+// the page lock of the element's granules. A caller with history (a
+// non-nil path) has asked Settles first, before it found the path, so a
+// read the thread settles alone is asked about once.
 func (p *Engine) Access(t *gpu.Thread, a *gpu.Access, site gpu.Site, path *shared.SiteSlot, held bool) {
 	th := p.thread(t)
 	if th == nil {
 		return
 	}
 	first, last := p.granules(a)
-	seen, settled := th.settles(a, first, last)
-	if settled {
+	seen := th.seenKey(a, first, last)
+	if path == nil && th.settled(seen, a) {
 		return
 	}
 	var ac access
@@ -64,21 +66,18 @@ func (p *Engine) Settles(t *gpu.Thread, a *gpu.Access) bool {
 		return false
 	}
 	first, last := p.granules(a)
-	_, settled := th.settles(a, first, last)
-	return settled
+	return th.settled(th.seenKey(a, first, last), a)
 }
 
-// settles returns the seen key of access a of th, which touches granules
-// first to last (0 if none, see seenKey), and whether the thread settles
-// a alone: a weak read of a granule it noted at its clock. A settled
-// access is counted as a check and a repeat.
-func (th *pthread) settles(a *gpu.Access, first, last uint64) (uint64, bool) {
-	seen := th.seenKey(a, first, last)
+// settled reports whether th settles access a, whose seen key is seen
+// (0 if none, see seenKey), alone: a weak read of a granule it noted at
+// its clock. A settled access is counted as a check and a repeat.
+func (th *pthread) settled(seen uint64, a *gpu.Access) bool {
 	if seen == 0 || a.Op != gpu.OpLoad || !th.seen.repeats(seen, th.c) {
-		return seen, false
+		return false
 	}
 	th.n.accesses, th.n.checks, th.n.repeats = th.n.accesses+1, th.n.checks+1, th.n.repeats+1
-	return seen, true
+	return true
 }
 
 // releasing reports whether a releases what its thread knows: a release
