@@ -50,7 +50,8 @@ func (g *graph) noteSC(latest map[int]*[scope.System + 1]int32, f int32) {
 	e := &g.tr.Events[f]
 	byScope := latest[e.Thread.Thread]
 	if byScope == nil {
-		byScope = &[scope.System + 1]int32{-1, -1, -1, -1, -1}
+		byScope = new([classes]int32)
+		*byScope = noEvents()
 		latest[e.Thread.Thread] = byScope
 	}
 	byScope[e.Scope] = f

@@ -38,6 +38,15 @@ func (g *graph) synchronizesWith() {
 // classes is the number of scopes indexed by class: Thread to System.
 const classes = scope.System + 1
 
+// noEvents returns a per-class table of events with none in any class.
+func noEvents() [classes]int32 {
+	var t [classes]int32
+	for c := range t {
+		t[c] = -1
+	}
+	return t
+}
+
 // An swScan is synchronizesWith's state as it scans the events.
 type swScan struct {
 	g       *graph
@@ -90,7 +99,7 @@ func (s *swScan) event(i int32) {
 func (s *swScan) fence(f int32, e *Event) {
 	th := &s.threads[e.Thread.Thread]
 	if !th.fenced {
-		th.fence, th.fenced = [classes]int32{-1, -1, -1, -1, -1}, true
+		th.fence, th.fenced = noEvents(), true
 	}
 	for c := scope.Warp; c <= e.Scope; c++ {
 		for _, src := range th.pending[c] {
@@ -143,7 +152,7 @@ func (s *swScan) store(h int32, e *Event, seq []seqWriter) []seqWriter {
 	}
 	k := writerIn(seq, e.Thread)
 	if k < 0 {
-		seq = append(seq, seqWriter{place: e.Thread, src: [classes]int32{-1, -1, -1, -1, -1}})
+		seq = append(seq, seqWriter{place: e.Thread, src: noEvents()})
 		k = len(seq) - 1
 	}
 	w := &seq[k]
