@@ -60,23 +60,25 @@ func (t *Thread) yieldAt(m *Memory, i int, op Op) {
 	s.spinMem = nil
 }
 
-// polled notes an observed strong load of v at addr (any other observed
-// access clears pollAt). A strong load that repeats the thread's last observed
-// access, the same element and the same value, is a poll of a flag that has
-// not changed, and counts pollWeight strong accesses toward the thread's
-// yield instead of one: an observer makes each poll many times dearer,
+// polled notes an observed strong load or read-modify-write (not a CAS)
+// that found v at addr, and reports whether it repeats the thread's last
+// observed access, the same element and the same value (any other observed
+// access clears pollAt). A repeated strong load, or a repeated
+// read-modify-write that left the element as it found it, as
+// atomicAdd(flag, 0) does, is a poll of a flag that has not changed, and
+// counts pollWeight strong accesses toward the thread's yield instead of
+// one (see notify): an observer makes each poll many times dearer,
 // and a block hands its processor on only when all its threads have
 // yielded (fiberExec.spinRound), so counted as one a spinning block kept
 // the processor that much longer while the thread it waits for waited
 // for one. Loads with other accesses between them are not counted so: a
 // consumer that polls a flag already raised, then reads the data, is not
 // spinning, and yielding it sooner would only delay its progress.
-func (t *Thread) polled(addr uintptr, v uint64) {
+func (t *Thread) polled(addr uintptr, v uint64) bool {
 	s := t.syncState
-	if addr == s.pollAt && v == s.pollV {
-		t.spins += pollWeight - 1
-	}
+	again := addr == s.pollAt && v == s.pollV
 	s.pollAt, s.pollV = addr, v
+	return again
 }
 
 // pollWeight is what an observed repeated poll counts toward a yield: a
@@ -120,9 +122,12 @@ func (b Buffer[T]) notify(t *Thread, i int, op Op, o Order, s scope.Scope, old, 
 	a.Size, a.Op, a.Order, a.Scope = uint8(size), op, o, s
 	a.Old, a.Arg, a.Cmp, a.Sequenced = old, arg, cmp, held
 	t.obs.Access(t, a)
-	if op == OpLoad && o != Weak {
-		t.polled(uintptr(b.ptr(i)), old)
-	} else {
+	switch {
+	case op == OpLoad && o != Weak || op.IsRMW() && op != OpCAS:
+		if t.polled(uintptr(b.ptr(i)), old) && (op == OpLoad || unchanged[T](op, old, arg)) {
+			t.spins += pollWeight - 1
+		}
+	default:
 		t.pollAt = 0
 	}
 }

@@ -160,13 +160,19 @@ func (b Buffer[T]) observedRMW(t *Thread, i int, p unsafe.Pointer, op Op, s scop
 // changed notes that RMW op with operand arg, which found old, changed
 // the element, if it did: the thread made progress.
 func (b Buffer[T]) changed(t *Thread, op Op, old, arg uint64) {
-	n := arg // an exchange
-	if op != OpExch {
-		n = toBits(apply(op, fromBits[T](old), fromBits[T](arg)))
-	}
-	if n != old {
+	if !unchanged[T](op, old, arg) {
 		t.progress = true
 	}
+}
+
+// unchanged reports whether RMW op (not a CAS) with operand arg, which
+// found old, left the element as it was: an exchange of the same value,
+// an add of 0, an or of 0, a max of less.
+func unchanged[T Elem](op Op, old, arg uint64) bool {
+	if op == OpExch {
+		return arg == old
+	}
+	return toBits(apply(op, fromBits[T](old), fromBits[T](arg))) == old
 }
 
 // apply computes the new value of an RMW from the old value and operand;

@@ -109,17 +109,26 @@ func TestFailedCASProbesCountOnce(t *testing.T) {
 // yield's worth of times (64) first. Observed, a poll that repeats the
 // thread's last access, element and value, counts four, so thread 0 yields
 // after 17 polls; with a weak load between its polls, none repeats, and
-// each counts one again.
+// each counts one again. A read-modify-write that leaves the flag as it
+// found it (atomicAdd of 0, atomicOr of 0, atomicExch of the value there)
+// polls as a load does; one that changes the element, an atomicAdd of 1
+// to a counter of polls, makes progress and counts one.
 func TestObservedPollsYieldSooner(t *testing.T) {
 	for _, c := range []struct {
 		name        string
 		obs         gpu.Observer
+		poll        func(t *gpu.Thread, flag gpu.Buffer[int32]) int32
 		interleaved bool
 		lo, hi      int32
 	}{
-		{"unobserved", nil, false, 64, 64},
-		{"observed", &syncRecorder{}, false, 17, 17},
-		{"observed/interleaved", &syncRecorder{}, true, 64, 64},
+		{"unobserved", nil, loadPoll, false, 64, 64},
+		{"observed", &syncRecorder{}, loadPoll, false, 17, 17},
+		{"observed/interleaved", &syncRecorder{}, loadPoll, true, 64, 64},
+		{"unobserved/add-0", nil, addPoll(0), false, 64, 64},
+		{"observed/add-0", &syncRecorder{}, addPoll(0), false, 17, 17},
+		{"observed/or-0", &syncRecorder{}, orPoll, false, 17, 17},
+		{"observed/exch-same", &syncRecorder{}, exchPoll, false, 17, 17},
+		{"observed/add-1", &syncRecorder{}, addPoll(1), false, 64, 64},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			d := newDevice(t)
@@ -127,11 +136,11 @@ func TestObservedPollsYieldSooner(t *testing.T) {
 			cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 2}, Executor: gpu.Fibers, Observer: c.obs}
 			require.NoError(t, d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
 				if t.ThreadRank() == 1 {
-					flag.AtomicStore(t, 0, 1, scope.Block)
+					flag.AtomicStore(t, 0, 1<<20, scope.Block)
 					return
 				}
 				n := int32(0)
-				for ; flag.AtomicLoad(t, 0, scope.Block) == 0; n++ {
+				for ; c.poll(t, flag) < 1<<20; n++ {
 					if c.interleaved {
 						data.Load(t, 0)
 					}
@@ -143,6 +152,24 @@ func TestObservedPollsYieldSooner(t *testing.T) {
 			require.LessOrEqual(t, n, c.hi, "polls before thread 1 ran")
 		})
 	}
+}
+
+// loadPoll, addPoll, orPoll and exchPoll read a flag in the ways the
+// kernels of TestObservedPollsYieldSooner poll it. exchPoll exchanges in
+// the value there, as a spin on atomicExch(flag, 0) does while the flag is
+// down; addPoll(1) adds to it, so each of its polls changes the flag.
+func loadPoll(t *gpu.Thread, flag gpu.Buffer[int32]) int32 {
+	return flag.AtomicLoad(t, 0, scope.Block)
+}
+
+func addPoll(v int32) func(*gpu.Thread, gpu.Buffer[int32]) int32 {
+	return func(t *gpu.Thread, flag gpu.Buffer[int32]) int32 { return flag.AtomicAdd(t, 0, v, scope.Block) }
+}
+
+func orPoll(t *gpu.Thread, flag gpu.Buffer[int32]) int32 { return flag.AtomicOr(t, 0, 0, scope.Block) }
+
+func exchPoll(t *gpu.Thread, flag gpu.Buffer[int32]) int32 {
+	return flag.AtomicExch(t, 0, 0, scope.Block)
 }
 
 // TestThreadSize keeps Thread in two cache lines: a bigger Thread makes a

@@ -79,7 +79,7 @@ type syncState struct {
 	acc    Access        // the access being reported to the observer
 	conv   uint64        // the group its last convergence point found
 	wakeCh chan struct{} // Goroutines: wakes it from wait
-	pollAt uintptr       // the element of the thread's last observed access if a strong load, else 0 (see polled)
+	pollAt uintptr       // the element of the thread's last observed access if a strong load or a read-modify-write but a CAS, else 0 (see polled)
 	pollV  uint64        // the value that load read
 	seq    *sequencers   // the launch's sequencing observers, nil if none (see Sequencer)
 	// spinMem, spinIdx and spinOp are the access the thread yields at
