@@ -229,10 +229,11 @@ func TestExactFlatSameVerdicts(t *testing.T) {
 		opt, _ := race.Config(name)
 		det := race.New(opt)
 		d := newDevice(t)
-		lock, total := gpu.Alloc[int32](d, "lock", 1), gpu.Alloc[int32](d, "total", 1)
+		lock, total, mine := gpu.Alloc[int32](d, "lock", 1), gpu.Alloc[int32](d, "total", 1), gpu.Alloc[int32](d, "mine", 256)
 		cfg := gpu.Config{Grid: gpu.Dim3{X: 4}, Block: gpu.Dim3{X: 64}, Observer: det, Deterministic: true}
 		require.NoError(t, d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
-			t.ThreadFenceBlock() // each holder brings its block's fences to the lock's chain
+			mine.Store(t, t.GlobalID(), 1)
+			t.ThreadFenceBlock() // each holder brings its block's fences, and its store, to the lock's chain
 			for lock.AtomicCAS(t, 0, 0, 1, scope.Device) != 0 {
 			}
 			t.ThreadFence()

@@ -116,7 +116,7 @@ func (l *plaunch) barrier(ths []pthread, mask uint64, n *counters) {
 	for i := range ths {
 		if takes(mask, i) {
 			ins = appendNew(ins, ths[i].know)
-			es = append(es, ths[i].self())
+			es = append(es, ths[i].last())
 		}
 	}
 	v := joinAll(ins, es, n)

@@ -55,6 +55,7 @@ func TestWarpBarrierJoinsItsLanes(t *testing.T) {
 	}
 	before := make([]epoch, len(ths))
 	for i := range ths {
+		accessed(&ths[i])
 		before[i] = ths[i].self()
 	}
 	mask := uint64(0b1011)
@@ -73,4 +74,29 @@ func TestWarpBarrierJoinsItsLanes(t *testing.T) {
 			assert.Equal(t, takes(mask, j), v.knows(at(int32(2000+j), 9, 0, 1)), "what lane %d knew", j)
 		}
 	}
+}
+
+// TestWarpBarrierAfterAnotherMakesNoVclock: lanes that made no access
+// since their last __syncwarp pass another: each already knows every
+// lane's last access, so the second barrier leaves them the first one's
+// vclock; a lane that accessed in between is joined in.
+func TestWarpBarrierAfterAnotherMakesNoVclock(t *testing.T) {
+	t.Parallel()
+	ths := blockThreads(32)
+	for i := range ths {
+		ths[i].know = outsider(int32(2000+i), 1)
+		accessed(&ths[i])
+	}
+	l, all := ths[0].l, uint64(1<<32-1)
+	l.barrier(ths, all, nil)
+	v := ths[0].know
+	l.barrier(ths, all, nil)
+	for i := range ths {
+		require.Same(t, v, ths[i].know, "lane %d", i)
+	}
+	accessed(&ths[7])
+	e := ths[7].self()
+	l.barrier(ths, all, nil)
+	assert.NotSame(t, v, ths[0].know)
+	assert.True(t, ths[0].knows(e), "lane 7's access between the barriers")
 }

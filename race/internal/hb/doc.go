@@ -16,7 +16,10 @@
 // vector clocks in lineages whose members cover the earlier ones, and
 // the places their lineage forked from, without a walk (lineage.go), a
 // fence's acquires and fence.sc joins made into one vclock (join_all.go,
-// fence_sc.go); per
+// fence_sc.go), where a thread that made no access since its clock last
+// moved is named by the epoch of its last access, which every lane
+// already knows after a __syncwarp, so the fences and barriers of a
+// warp-synchronous section make no vclock (pthread.last); per
 // granule, FastTrack-style, the accesses a
 // later one may still race with (loc.go, set.go, indexed by setindex.go,
 // a set of members that followed one another checked through its last,

@@ -112,13 +112,13 @@ func (o *scOrder) fence(th *pthread, s scope.Scope, ins []*vclock) (know, mat *v
 	}
 	chained := len(es) > 0 || th.cold.fvc[scope.Warp] != nil // or the thread's last fence's view was released
 	if chained {
-		es = append(es, th.self())
+		es = append(es, th.last())
 	}
 	know = joinAll(ins, es, &th.n)
 	if chained {
 		mat = know
 	}
-	pub := view{k: know, self: th.self(), known: true}
+	pub := view{k: know, self: th.last(), known: true}
 	for l := scope.Warp; l <= s; l++ {
 		slots[l].v = pub // pub covers what the instance held
 		slots[l].mu.Unlock()

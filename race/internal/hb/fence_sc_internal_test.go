@@ -21,12 +21,15 @@ func TestFencersShareThePublishedClock(t *testing.T) {
 	ths := blockThreads(4)
 	ths[0].l.ss = newCohort()
 	a, b, c := &ths[0], &ths[1], &ths[2]
+	accessed(a)
 	a.fenceSC(scope.Block)
+	accessed(a)
 	a.fenceSC(scope.Block)
 	require.Nil(t, a.cold.fvc[scope.Block], "a lone fencer makes no vclock")
 	assert.Same(t, a.know, a.cold.sc[scope.Block].v.k, "the slot holds the lone fencer's view in parts")
 
 	at := b.self()
+	accessed(b)
 	b.fenceSC(scope.Block)
 	mat := b.cold.fvc[scope.Block]
 	require.NotNil(t, mat, "a fencer that joined a's view makes its own view's vclock")
@@ -35,9 +38,40 @@ func TestFencersShareThePublishedClock(t *testing.T) {
 	assert.Same(t, mat, b.cold.sc[scope.Block].v.k, "the block's slot holds that vclock")
 
 	cAt := c.self()
+	accessed(c)
 	c.fenceSC(scope.Block)
 	assert.True(t, c.know.covers(mat, nil), "a later fencer learns b's view")
 	assert.Same(t, c.know, c.cold.fvc[scope.Block], "what it knows, its own epoch included, is its release")
 	assert.True(t, c.know.knows(cAt))
 	assert.False(t, b.knows(cAt), "nothing flows back to the earlier fencer")
+}
+
+// TestFencesAfterABarrierMakeNoVclock: a warp's lanes made their accesses,
+// passed a __syncwarp and then each fence in turn with no access between:
+// each fence joins the one before it, whose fencer's last access the
+// barrier already told every lane of, so every lane keeps the barrier's
+// vclock and no fence makes one. A lane's access after its fence is in a
+// later epoch, which no other lane learns of from the fences.
+func TestFencesAfterABarrierMakeNoVclock(t *testing.T) {
+	t.Parallel()
+	ths := blockThreads(32)
+	ths[0].l.ss = newCohort()
+	for i := range ths {
+		ths[i].know = outsider(int32(2000+i), 1)
+		accessed(&ths[i])
+	}
+	ths[0].l.barrier(ths, 1<<32-1, nil)
+	v := ths[0].know
+	for i := range ths {
+		ths[i].fenceSC(scope.Block)
+		require.Same(t, v, ths[i].know, "lane %d's fence made a vclock", i)
+		assert.Same(t, v, ths[i].released(scope.Block), "lane %d's release is the barrier's vclock", i)
+	}
+	accessed(&ths[3])
+	after := ths[3].self()
+	ths[4].fenceSC(scope.Block)
+	assert.False(t, ths[4].knows(after), "lane 3's access after its fence")
+	ths[3].fenceSC(scope.Block)
+	ths[5].fenceSC(scope.Block)
+	assert.True(t, ths[5].knows(after), "is published by its next fence")
 }

@@ -93,17 +93,17 @@ func TestForkPlacesAreBounded(t *testing.T) {
 func TestViewClockBuildsOnTheThreadsLastOnly(t *testing.T) {
 	t.Parallel()
 	th := &pthread{tid: 100, c: 1, know: wideClock(memoAt, 1)}
-	first := th.viewClock(th.now())
+	first := th.viewClock(th.now(), th.c)
 	th.c++
-	later := th.viewClock(th.now())
+	later := th.viewClock(th.now(), th.c)
 	assert.Same(t, first.lin, later.lin, "a later view of the thread continues the lineage of its last")
 	assert.True(t, later.descends(first))
 	// A view at the same epoch as the last made, but from before an
 	// acquire, must not be built on it: it knew less.
 	before := th.now()
 	th.know = join(th.know, threadsClock([]epoch{at(99, 3, 0, 7)}), nil)
-	after := th.viewClock(th.now())
-	v := th.viewClock(before)
+	after := th.viewClock(th.now(), th.c)
+	v := th.viewClock(before, before.self.c)
 	assert.False(t, v.knows(at(99, 3, 0, 7)), "an earlier view's vclock holds nothing acquired after it")
 	assert.True(t, after.knows(at(99, 3, 0, 7)))
 }

@@ -104,7 +104,7 @@ func (loc *ploc) written(th *pthread, a *gpu.Access, rv view) {
 	}
 	var rvc *vclock
 	if rv.known {
-		rvc = th.viewClock(rv)
+		rvc = th.viewClock(rv, rv.self.c) // a release access's own epoch holds it
 	}
 	for s := scope.Warp; s <= min(a.Scope, scope.Device); s++ {
 		v, at := th.released(s), th.fencedAt(s)

@@ -79,6 +79,7 @@ func TestHeldReadFollowsOwnRelease(t *testing.T) {
 func TestCoveredReleaseKeepsVersion(t *testing.T) {
 	t.Parallel()
 	poller, other := loneThread(), loneThread()
+	accessed(poller)
 	poller.fence(scope.Device)
 	loc := &ploc{}
 	poll := &gpu.Access{Mem: &gpu.Memory{}, Op: gpu.OpAdd, Order: gpu.Relaxed, Scope: scope.Device}
@@ -93,6 +94,7 @@ func TestCoveredReleaseKeepsVersion(t *testing.T) {
 	assert.Same(t, dev, loc.rel.dev)
 	assert.Equal(t, other.cold.lastVer, loc.rel.ver, "the other poller's read is still known")
 
+	accessed(poller)
 	poller.fence(scope.Device) // a new view, which the state does not hold
 	loc.written(poller, poll, view{})
 	assert.NotEqual(t, ver, loc.rel.ver, "a release that adds changes the version")
@@ -109,6 +111,7 @@ func TestCoveredReleaseKeepsVersion(t *testing.T) {
 func TestRepeatedPollReleasesOnce(t *testing.T) {
 	t.Parallel()
 	poller, other := loneThread(), loneThreadAt(2000)
+	accessed(poller)
 	poller.fence(scope.Device)
 	loc := &ploc{}
 	add := &gpu.Access{Mem: &gpu.Memory{}, Op: gpu.OpAdd, Order: gpu.Relaxed, Scope: scope.Device}
@@ -122,12 +125,14 @@ func TestRepeatedPollReleasesOnce(t *testing.T) {
 	assert.Equal(t, ver, loc.rel.ver)
 	assert.Same(t, dev, loc.rel.dev)
 
+	accessed(other)
 	other.fence(scope.Device)
 	loc.written(other, add, view{})
 	require.NotEqual(t, ver, loc.rel.ver, "another thread's release changed the state")
 	assert.True(t, loc.rel.dev.covers(poller.released(scope.Device), nil), "which still covers the poller's view")
 	assert.True(t, poller.repeatsRelease(loc.rel, scope.Device), "so the poller's next poll still repeats")
 
+	accessed(poller)
 	poller.fence(scope.Device)
 	assert.False(t, poller.repeatsRelease(loc.rel, scope.Device), "a fence since: a new view to release")
 	loc.written(poller, add, view{})
@@ -135,6 +140,7 @@ func TestRepeatedPollReleasesOnce(t *testing.T) {
 	assert.True(t, poller.repeatsRelease(loc.rel, scope.Device), "and noted")
 
 	block := &gpu.Access{Mem: add.Mem, Op: gpu.OpAdd, Order: gpu.Relaxed, Scope: scope.Block}
+	accessed(poller)
 	poller.fence(scope.Device)
 	loc.written(poller, block, view{})
 	assert.False(t, poller.repeatsRelease(loc.rel, scope.Device), "a block-scope release reached no device part")

@@ -29,6 +29,7 @@ type pthread struct {
 	place scope.Place
 	n     counters // its accesses and checks, added to the totals at its block's end
 	c     uint64   // the thread's clock: its accesses so far are at c (see epoch)
+	busy  uint64   // the clock of its last access, 0 before its first (see last)
 	know  *vclock  // what the thread knows of other threads
 	cold  *pcold   // what its fences and strong reads left; nil until its first (see coldState)
 	seen  seenMemo // the granules it accessed weakly at its clock (see seen.go)
@@ -44,6 +45,11 @@ type pcold struct {
 	// covers; fvc[s] is the same as a vclock, made on first use.
 	fenced [scope.System + 1]view
 	fvc    [scope.System + 1]*vclock
+	// busy[s] is the clock of the thread's last access at its last fence
+	// of scope s or wider: fvc[s] names it in place of fenced[s]'s own
+	// epoch, which then held no access (see last), while fenced[s] keeps
+	// the fence's clock, which tells its fences apart and in order.
+	busy [scope.System + 1]uint64
 	// made is the last vclock the thread made of one of its views, and
 	// madeOf that view: a later view of the thread knows all it knew, so
 	// the next one is made from it (see viewClock).
@@ -140,6 +146,18 @@ type pollNote struct {
 
 // self returns the thread's current epoch.
 func (th *pthread) self() epoch { return epoch{th.tid, int32(th.place.Block), th.c} }
+
+// last returns the epoch of the thread's last access, or its epoch 0
+// (which every thread knows) before its first. Until the thread's clock
+// next moves, knowing last is knowing every event of the thread that
+// self does: an epoch in which the thread made no access holds no event
+// (a fence, a barrier or a collective records none). So a view the thread
+// publishes before its clock moves names last in place of self, and a
+// thread that already knows last, as every lane does after a __syncwarp
+// that the lane made no access since, learns nothing from it: the fences
+// of a warp's lanes after a __syncwarp, or a __syncwarp right after
+// another, make no vclock.
+func (th *pthread) last() epoch { return epoch{th.tid, int32(th.place.Block), th.busy} }
 
 // now returns what the thread knows now, its own epoch included.
 func (th *pthread) now() view { return view{k: th.know, self: th.self(), known: true} }
@@ -436,7 +454,7 @@ func (th *pthread) takeAcquire(s scope.Scope, into []*vclock) []*vclock {
 func (th *pthread) fenceRelease(s scope.Scope) {
 	w, c := th.now(), th.coldState()
 	for i := scope.Thread; i <= s; i++ {
-		c.fenced[i], c.fvc[i] = w, nil
+		c.fenced[i], c.fvc[i], c.busy[i] = w, nil, th.busy
 	}
 	th.c++
 }
@@ -498,22 +516,26 @@ func (th *pthread) releaseOf(s scope.Scope) *vclock {
 			return c.fvc[i]
 		}
 	}
-	return th.viewClock(c.fenced[s])
+	return th.viewClock(c.fenced[s], c.busy[s])
 }
 
-// viewClock returns the vclock of w, a view of the thread. It starts from
+// viewClock returns the vclock of w, a view of the thread whose last
+// access by the end of w's epoch was at clock busy: w's own epoch is then
+// named by busy's, which knows the same events (see last). It starts from
 // the vclock the thread made last when that one's view is w or came at an
 // earlier epoch, which w then covers (what a thread knows only grows), so
 // the result is the same least vclock above w; but it is the next member
 // of made's lineage, so that the releases of a thread that fences twice
 // between two acquires form one chain with what it acquired.
-func (th *pthread) viewClock(w view) *vclock {
+func (th *pthread) viewClock(w view, busy uint64) *vclock {
 	var base *vclock
 	c := th.coldState()
 	if c.madeOf == w || c.madeOf.self.c < w.self.c {
 		base = c.made
 	}
-	v := joinView(base, w, &th.n)
+	named := w
+	named.self.c = busy
+	v := joinView(base, named, &th.n)
 	c.made, c.madeOf = v, w
 	return v
 }

@@ -32,6 +32,7 @@ func TestAcquireOfUnchangedReleaseJoinsNothing(t *testing.T) {
 func TestFenceReleaseIsOneVclock(t *testing.T) {
 	t.Parallel()
 	th := &pthread{tid: 1, c: 1, know: threadsClock([]epoch{at(4, 0, 0, 1)})}
+	accessed(th)
 	th.fence(scope.Block)
 	w := th.released(scope.Warp)
 	require.NotNil(t, w)
@@ -126,4 +127,24 @@ func TestColdSlotsAreMadeOnFirstNeed(t *testing.T) {
 	assert.Same(t, &cs[1], blk.threads[1].cold)
 	assert.Nil(t, blk.threads[2].cold)
 	assert.Nil(t, blk.states().threads[2].cold)
+}
+
+// accessed marks th as having made an access at its current epoch, as
+// Engine.Access does before it records one.
+func accessed(th *pthread) { th.busy = th.c }
+
+// TestLastIsTheLastAccess: a thread's last epoch is 0 (known to every
+// vclock) before its first access, the epoch of its last access after,
+// and stays there while its clock moves on with no access.
+func TestLastIsTheLastAccess(t *testing.T) {
+	t.Parallel()
+	th := &blockThreads(1)[0]
+	assert.Zero(t, th.last().c)
+	assert.True(t, (*vclock)(nil).knows(th.last()), "no vclock needs an entry for a thread that made no access")
+	accessed(th)
+	e := th.self()
+	assert.Equal(t, e, th.last())
+	th.fence(scope.Block)
+	assert.Equal(t, e.c+1, th.self().c, "the fence starts a new epoch")
+	assert.Equal(t, e, th.last(), "in which the thread has made no access yet")
 }
