@@ -103,6 +103,7 @@ type plaunch struct {
 	ss    *cohort
 	g     *gpu.Grid
 	spare []blockStates // the thread states of ended blocks, for the next
+	box   spareBox      // the box of the batch spare started as, if it took one whole (see keepBlocks)
 	// cache holds resident blocks by index modulo its size, so that
 	// threads' first calls find theirs with no lock; a block whose slot
 	// another holds is in overflow, which is nil until one is. A launch
@@ -229,7 +230,8 @@ func (p *Engine) LaunchStart(g *gpu.Grid) {
 			g.Name, g.Threads, ss.threads, cohortThreads))
 	}
 	l := &plaunch{p: p, ss: ss, g: g, cache: make([]atomic.Pointer[pblock], max(1, min(g.Blocks, blockCache))),
-		tid0: ss.threads, warp0: ss.warps, blk0: ss.blocks, base: ss.endedBlocks(), dev: g.Device.ID(), spare: p.takeBlocks(g.Blocks)}
+		tid0: ss.threads, warp0: ss.warps, blk0: ss.blocks, base: ss.endedBlocks(), dev: g.Device.ID()}
+	l.spare, l.box = p.takeBlocks(g.Blocks)
 	ss.threads += int32(g.Threads)
 	ss.warps += int32(g.Blocks * g.Warps)
 	ss.blocks += int32(g.Blocks)

@@ -160,9 +160,21 @@ type spareBatch struct {
 	n      int
 }
 
+// A spareBox is the object a batch's weak pointer points to, which holds
+// the batch's states, and that pointer: a launch that took a batch whole
+// holds its box strongly while it runs, and keeps its own blocks' states
+// in it when it ends, so that a kernel launched again and again makes no
+// new weak pointer per launch, each of which costs a handle in the
+// runtime's table of them.
+type spareBox struct {
+	p *[]blockStates
+	w weak.Pointer[[]blockStates]
+}
+
 // keepBlocks keeps, weakly and as one batch, the states that the ended
 // launch l's blocks left, the last maxSpareBlocks of them, dropping the
-// oldest batches kept until all fit. Preconditions: p.mu held.
+// oldest batches kept until all fit: in the box of the batch l took
+// whole, if it took one, else in a new one. Preconditions: p.mu held.
 func (p *Engine) keepBlocks(l *plaunch) {
 	kept := l.spare[max(0, len(l.spare)-maxSpareBlocks):]
 	if len(kept) == 0 {
@@ -171,7 +183,13 @@ func (p *Engine) keepBlocks(l *plaunch) {
 	for len(p.blocks) > 0 && p.keptBlocks()+len(kept) > maxSpareBlocks {
 		p.blocks = slices.Delete(p.blocks, 0, 1)
 	}
-	p.blocks = append(p.blocks, spareBatch{weak.Make(&kept), len(kept)})
+	box := l.box
+	if box.p == nil {
+		box.p = new([]blockStates)
+		box.w = weak.Make(box.p)
+	}
+	*box.p = kept
+	p.blocks = append(p.blocks, spareBatch{box.w, len(kept)})
 }
 
 // keptBlocks returns how many blocks' states the kept batches hold.
@@ -186,11 +204,12 @@ func (p *Engine) keptBlocks() int {
 
 // takeBlocks returns, for a starting launch of blocks blocks, at most
 // that many states of the batch kept last that the collector has not
-// reclaimed (see plaunch.threads), or nil if none is left. The launch
-// holds what it takes strongly while it runs, and a launch never has
-// more blocks resident, so the rest of the batch stays kept, weakly.
+// reclaimed (see plaunch.threads), or nil if none is left, and the
+// batch's box if it took the batch whole. The launch holds what it takes
+// strongly while it runs, and a launch never has more blocks resident,
+// so the rest of the batch stays kept, weakly, in its box.
 // Preconditions: p.mu held.
-func (p *Engine) takeBlocks(blocks int) []blockStates {
+func (p *Engine) takeBlocks(blocks int) ([]blockStates, spareBox) {
 	for len(p.blocks) > 0 {
 		b := p.blocks[len(p.blocks)-1]
 		p.blocks = p.blocks[:len(p.blocks)-1]
@@ -200,11 +219,11 @@ func (p *Engine) takeBlocks(blocks int) []blockStates {
 		}
 		all := *st
 		if k := len(all) - blocks; k > 0 {
-			rest := all[:k:k] // a launch that takes it appends past k into a new array, not into this launch's
-			p.blocks = append(p.blocks, spareBatch{weak.Make(&rest), k})
-			all = all[k:]
+			*st = all[:k:k] // a launch that takes the rest appends past k into a new array, not into this launch's
+			p.blocks = append(p.blocks, spareBatch{b.states, k})
+			return all[k:], spareBox{}
 		}
-		return all
+		return all, spareBox{st, b.states}
 	}
-	return nil
+	return nil, spareBox{}
 }

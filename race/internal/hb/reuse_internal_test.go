@@ -112,18 +112,19 @@ func TestSpareBlocksServeNextLaunch(t *testing.T) {
 	p.keepBlocks(l)
 	require.Len(t, p.blocks, 1, "the older batch made room")
 	require.Equal(t, maxSpareBlocks, p.keptBlocks())
-	small := p.takeBlocks(2)
+	small, _ := p.takeBlocks(2)
 	require.Len(t, small, 2, "a launch of two blocks takes two")
 	assert.Same(t, &l.spare[maxSpareBlocks+2].threads[0], &small[1].threads[0], "the latest")
 	require.Len(t, p.blocks, 1, "the rest stays kept")
 	assert.Equal(t, maxSpareBlocks-2, p.keptBlocks())
-	rest := p.takeBlocks(maxSpareBlocks)
+	rest, _ := p.takeBlocks(maxSpareBlocks)
 	require.Len(t, rest, maxSpareBlocks-2)
 	assert.Same(t, &l.spare[maxSpareBlocks].threads[0], &rest[maxSpareBlocks-3].threads[0], "what the small launch left")
 	_ = append(rest, blockStates{}) // a block of the second launch ends
 	assert.Same(t, &l.spare[maxSpareBlocks+1].threads[0], &small[0].threads[0], "the parts share no room")
 	p.keepBlocks(l)
-	next := &plaunch{g: &gpu.Grid{BlockSize: 64}, spare: p.takeBlocks(maxSpareBlocks)}
+	next := &plaunch{g: &gpu.Grid{BlockSize: 64}}
+	next.spare, next.box = p.takeBlocks(maxSpareBlocks)
 	assert.Empty(t, p.blocks, "a taken batch is the engine's no more")
 	same := next.threads()
 	assert.Same(t, &l.spare[maxSpareBlocks+2].threads[0], &same.threads[0], "the latest kept, whole")
@@ -138,7 +139,8 @@ func TestSpareBlocksServeNextLaunch(t *testing.T) {
 	fresh := next.threads()
 	assert.Len(t, fresh.threads, 32)
 	assert.Nil(t, fresh.shared, "none left: new states and no shadow")
-	assert.Nil(t, p.takeBlocks(1), "nothing kept")
+	none, _ := p.takeBlocks(1)
+	assert.Nil(t, none, "nothing kept")
 }
 
 // TestLastSpareOutlivesCollection: the shadow kept last serves the next
@@ -157,4 +159,39 @@ func TestLastSpareOutlivesCollection(t *testing.T) { //nolint:paralleltest // ru
 	require.NotNil(t, sh, "the last kept shadow is held")
 	assert.NotNil(t, sh.find(7), "with its pages")
 	assert.Nil(t, p.reused(1), "the earlier one was reclaimed")
+}
+
+// TestRelaunchKeepsItsBatchInOneBox: a launch that took a batch whole
+// keeps its own blocks' states in that batch's box, under the same weak
+// pointer, so a kernel launched again and again makes no new one; a
+// launch that took part of a batch leaves the rest in the batch's box and
+// keeps its own in a new one.
+func TestRelaunchKeepsItsBatchInOneBox(t *testing.T) {
+	t.Parallel()
+	p := New(2, false, false, nil, nil)
+	first := &plaunch{spare: make([]blockStates, 4)}
+	p.keepBlocks(first)
+	w := p.blocks[0].states
+	again := &plaunch{}
+	again.spare, again.box = p.takeBlocks(4)
+	require.Len(t, again.spare, 4)
+	require.NotNil(t, again.box.p, "the launch took the batch whole")
+	again.spare = append(again.spare[:0], make([]blockStates, 3)...)
+	p.keepBlocks(again)
+	require.Len(t, p.blocks, 1)
+	assert.Equal(t, w, p.blocks[0].states, "the same weak pointer")
+	assert.Equal(t, 3, p.blocks[0].n)
+	assert.Len(t, *w.Value(), 3, "holding the launch's states")
+
+	part := &plaunch{}
+	part.spare, part.box = p.takeBlocks(1)
+	require.Len(t, part.spare, 1)
+	assert.Nil(t, part.box.p, "a part of a batch comes without its box")
+	require.Len(t, p.blocks, 1)
+	assert.Equal(t, w, p.blocks[0].states, "the rest stays in the batch's box")
+	assert.Len(t, *w.Value(), 2)
+	p.keepBlocks(part)
+	require.Len(t, p.blocks, 2)
+	assert.NotEqual(t, w, p.blocks[1].states, "the part's launch keeps its own in a new box")
+	runtime.KeepAlive(again)
 }
