@@ -29,7 +29,6 @@ func (p *Engine) Access(t *gpu.Thread, a *gpu.Access, site gpu.Site, path *share
 	}
 	var ac access
 	ac.th, ac.t, ac.a, ac.site = th, t, a, site
-	th.busy = th.c
 	th.record(&ac.x, a, site, path)
 	ac.wide = ac.x.wide(a.Mem.Space)
 	ac.releases = th.releases(&ac.x)

@@ -182,7 +182,8 @@ type prec struct {
 func (x *prec) strong() bool { return x.order != gpu.Weak }
 
 // record describes access a of th, made at site through call path path
-// (neither, without history), in x. It writes x as three 8-byte words
+// (neither, without history), in x, and notes th's clock as that of its
+// last access (see last). It writes x as three 8-byte words
 // (see copyTo): a record is copied soon after it is made, and a load
 // that spans several narrower stores still in flight waits for them to
 // reach the cache, where a load of one whole store is forwarded from it.
@@ -191,6 +192,7 @@ func (th *pthread) record(x *prec, a *gpu.Access, site gpu.Site, path *shared.Si
 	if path != nil || !site.IsZero() {
 		h = th.l.p.handle(site, path)
 	}
+	th.busy = th.c
 	w := x.words()
 	binary.LittleEndian.PutUint64(w[0][:], uint64(uint32(th.tid))|uint64(uint32(th.place.Block))<<32)
 	binary.LittleEndian.PutUint64(w[1][:], th.c)

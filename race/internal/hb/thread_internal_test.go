@@ -130,7 +130,7 @@ func TestColdSlotsAreMadeOnFirstNeed(t *testing.T) {
 }
 
 // accessed marks th as having made an access at its current epoch, as
-// Engine.Access does before it records one.
+// recording one does (see pthread.record).
 func accessed(th *pthread) { th.busy = th.c }
 
 // TestLastIsTheLastAccess: a thread's last epoch is 0 (known to every
@@ -141,7 +141,8 @@ func TestLastIsTheLastAccess(t *testing.T) {
 	th := &blockThreads(1)[0]
 	assert.Zero(t, th.last().c)
 	assert.True(t, (*vclock)(nil).knows(th.last()), "no vclock needs an entry for a thread that made no access")
-	accessed(th)
+	var x prec
+	th.record(&x, &gpu.Access{Op: gpu.OpStore, Order: gpu.Weak}, gpu.Site{}, nil)
 	e := th.self()
 	assert.Equal(t, e, th.last())
 	th.fence(scope.Block)
