@@ -67,7 +67,7 @@ func (t *Thread) yieldAt(m *Memory, i int, op Op) {
 // read-modify-write that left the element as it found it, as
 // atomicAdd(flag, 0) does, is a poll of a flag that has not changed, and
 // counts pollWeight strong accesses toward the thread's yield instead of
-// one (see notify): an observer makes each poll many times dearer,
+// one (see notePoll): an observer makes each poll many times dearer,
 // and a block hands its processor on only when all its threads have
 // yielded (fiberExec.spinRound), so counted as one a spinning block kept
 // the processor that much longer while the thread it waits for waited
@@ -106,29 +106,35 @@ func (t *Thread) yieldSpin() {
 	t.progress = false
 }
 
-// notify reports an access to the observer; held says the runtime holds
-// the element's sequencing mutexes (see Access.Sequenced). It is out of
-// line so that the unobserved access path stays small enough to inline.
-//
-//go:noinline
-func (b Buffer[T]) notify(t *Thread, i int, op Op, o Order, s scope.Scope, old, arg, cmp uint64, held bool) {
+// fill writes access i of b, of op with order o and scope s, that found
+// old, with operand arg and comparand cmp, into a, the thread's record
+// the observer is handed; held says the runtime holds the element's
+// sequencing mutexes (see Access.Sequenced). Field by field: a composite
+// literal is built on the stack and copied with wide loads that stall on
+// its narrow stores. It is small enough to inline into each report,
+// which then makes one call, the observer's, where a report through an
+// out-of-line helper made two and passed a dozen arguments, some on the
+// stack.
+func (b Buffer[T]) fill(a *Access, i int, op Op, o Order, s scope.Scope, old, arg, cmp uint64, held bool) {
 	var z T
 	size := unsafe.Sizeof(z)
-	// Field by field: a composite literal is built on the stack and copied
-	// with wide loads that stall on its narrow stores, which cost more
-	// than the rest of the call.
-	a := &t.acc
 	a.Mem, a.Index, a.Offset = b.m, b.lo+i, uint64(uintptr(b.lo+i)*size)
 	a.Size, a.Op, a.Order, a.Scope = uint8(size), op, o, s
 	a.Old, a.Arg, a.Cmp, a.Sequenced = old, arg, cmp, held
-	t.obs.Access(t, a)
-	switch {
-	case op == OpLoad && o != Weak || op.IsRMW() && op != OpCAS:
-		if t.polled(uintptr(b.ptr(i)), old) && (op == OpLoad || unchanged[T](op, old, arg)) {
-			t.spins += pollWeight - 1
-		}
-	default:
-		t.pollAt = 0
+}
+
+// polls reports whether an access of op with order o may poll a flag:
+// a strong load, or a read-modify-write but a CAS (whose failures
+// failedCAS counts).
+func polls(op Op, o Order) bool { return op == OpLoad && o != Weak || op.IsRMW() && op != OpCAS }
+
+// notePoll notes a reported access of element i that polls (see polls),
+// of op with operand arg, that found old: a repeat of the thread's last
+// poll (see polled) that left the element as it found it counts
+// pollWeight strong accesses toward the thread's yield.
+func (b Buffer[T]) notePoll(t *Thread, i int, op Op, old, arg uint64) {
+	if t.polled(uintptr(b.ptr(i)), old) && (op == OpLoad || unchanged[T](op, old, arg)) {
+		t.spins += pollWeight - 1
 	}
 }
 
@@ -156,7 +162,9 @@ func (b Buffer[T]) Load(t *Thread, i int) T {
 //
 //go:noinline
 func (b Buffer[T]) observedLoad(t *Thread, i int, p unsafe.Pointer, v uint64) uint64 {
-	b.notify(t, i, OpLoad, Weak, scope.Thread, v, 0, 0, false)
+	b.fill(&t.acc, i, OpLoad, Weak, scope.Thread, v, 0, 0, false)
+	t.obs.Access(t, &t.acc)
+	t.pollAt = 0 // a weak load does not poll (see polls)
 	if t.weakN++; t.weakN&(weakSpin-1) == 0 {
 		return t.weakPolled(b.m, b.lo+i, uintptr(p), v)
 	}

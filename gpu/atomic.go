@@ -23,10 +23,12 @@ func (b Buffer[T]) AtomicAdd(t *Thread, i int, v T, s scope.Scope) T {
 		return b.rmw(t, i, OpAdd, v, s)
 	}
 	p := b.atScoped(t, i, OpAdd, s)
+	var old uint64
 	if t.obs != nil {
-		return b.observedRMW(t, i, p, OpAdd, s, toBits(v))
+		old = b.observed(t, i, p, OpAdd, Relaxed, s, toBits(v), 0)
+	} else {
+		old = addBits[T](p, toBits(v))
 	}
-	old := addBits[T](p, toBits(v))
 	if toBits(v) != 0 { // atomicAdd(p, 0) is a strong read
 		t.progress = true
 	}
@@ -42,10 +44,12 @@ func (b Buffer[T]) AtomicSub(t *Thread, i int, v T, s scope.Scope) T {
 // AtomicExch stores v into element i.
 func (b Buffer[T]) AtomicExch(t *Thread, i int, v T, s scope.Scope) T {
 	p := b.atScoped(t, i, OpExch, s)
+	var old uint64
 	if t.obs != nil {
-		return b.observedRMW(t, i, p, OpExch, s, toBits(v))
+		old = b.observed(t, i, p, OpExch, Relaxed, s, toBits(v), 0)
+	} else {
+		old = swapBits[T](p, toBits(v))
 	}
-	old := swapBits[T](p, toBits(v))
 	if old != toBits(v) {
 		t.progress = true
 	}
@@ -139,20 +143,13 @@ func (b Buffer[T]) rmw(t *Thread, i int, op Op, v T, s scope.Scope) T {
 	if op >= OpAnd && isFloat[T]() {
 		t.failf("%v is not defined on %v buffer %q", op, b.m.Type, b.m.Name)
 	}
+	var old uint64
 	if t.obs != nil {
-		return b.observedRMW(t, i, p, op, s, toBits(v))
+		old = b.observed(t, i, p, op, Relaxed, s, toBits(v), 0)
+	} else {
+		old = rmwLoop[T](p, op, toBits(v))
 	}
-	old := rmwLoop[T](p, op, toBits(v))
 	b.changed(t, op, old, toBits(v))
-	b.strong(t, i, op)
-	return fromBits[T](old)
-}
-
-// observedRMW performs a relaxed read-modify-write (not a CAS) that an
-// observer watches, and counts it as the unobserved path does.
-func (b Buffer[T]) observedRMW(t *Thread, i int, p unsafe.Pointer, op Op, s scope.Scope, arg uint64) T {
-	old := b.observed(t, i, p, op, Relaxed, s, arg, 0)
-	b.changed(t, op, old, arg)
 	b.strong(t, i, op)
 	return fromBits[T](old)
 }

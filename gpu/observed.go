@@ -24,12 +24,21 @@ func (b Buffer[T]) observed(t *Thread, i int, p unsafe.Pointer, op Op, o Order, 
 		x, y := q.lock(b.m, b.lo+i)
 		defer unlock(x, y)
 	}
-	if op == OpStore && o.Releases() {
-		b.notify(t, i, op, o, s, 0, arg, cmp, held)
-		return perform[T](p, op, arg, cmp)
+	early := op == OpStore && o.Releases()
+	var old uint64
+	if !early {
+		old = perform[T](p, op, arg, cmp)
 	}
-	old := perform[T](p, op, arg, cmp)
-	b.notify(t, i, op, o, s, old, arg, cmp, held)
+	b.fill(&t.acc, i, op, o, s, old, arg, cmp, held)
+	t.obs.Access(t, &t.acc)
+	if polls(op, o) {
+		b.notePoll(t, i, op, old, arg)
+	} else {
+		t.pollAt = 0 // any other access ends a run of polls
+	}
+	if early {
+		perform[T](p, op, arg, cmp)
+	}
 	return old
 }
 
