@@ -41,7 +41,7 @@ func New(opt Options) *Detector {
 	d.sites.Stacks = opt.History
 	d.eng = iguard.New(opt.engine(), &d.sites, &d.sink)
 	if opt.Exact() {
-		d.pre = hb.New(d.shift, opt.FullEntries, opt.FlatClocks, &d.sites, &d.sink)
+		d.pre = hb.New(d.shift, opt.FullEntries, opt.FlatClocks, &d.sites, &d.sink, d)
 	}
 	return d
 }
@@ -113,7 +113,7 @@ func (d *Detector) Access(t *gpu.Thread, a *gpu.Access) {
 		site, path = d.sites.Of(t)
 	}
 	if d.pre != nil {
-		d.pre.Access(t, a, site, path, a.Sequenced && t.SequencedBy(d))
+		d.pre.Access(t, a, site, path)
 		return
 	}
 	d.eng.Access(t, a, site, path)

@@ -12,12 +12,13 @@ import (
 // without history), against the shadow of every
 // granule it touches, records it there, and applies what it synchronizes.
 // It takes no lock but the page lock of each granule in turn (see
-// visit), so accesses of different pages proceed in parallel. held says
-// the runtime holds the engine's Sequence mutex of a's element, which is
-// the page lock of the element's granules. A caller with history (a
+// visit), so accesses of different pages proceed in parallel. When the
+// runtime holds the engine's Sequence mutex of a's element, which is the
+// page lock of the element's granules, the engine does not take it
+// again (see pthread.sequenced). A caller with history (a
 // non-nil path) has asked Settles first, before it found the path, so a
 // read the thread settles alone is asked about once.
-func (p *Engine) Access(t *gpu.Thread, a *gpu.Access, site gpu.Site, path *shared.SiteSlot, held bool) {
+func (p *Engine) Access(t *gpu.Thread, a *gpu.Access, site gpu.Site, path *shared.SiteSlot) {
 	th := p.thread(t)
 	if th == nil {
 		return
@@ -36,7 +37,7 @@ func (p *Engine) Access(t *gpu.Thread, a *gpu.Access, site gpu.Site, path *share
 		ac.rv = th.now()
 	}
 	sh := th.shadowOf(a.Mem)
-	if held { // Sequence(a.Mem, a.Index): the page lock of the element's first granule
+	if a.Sequenced && th.sequenced(t, p.self) { // Sequence(a.Mem, a.Index): the page lock of the element's first granule
 		ac.headHeld = true
 		if last > first {
 			ac.held = p.pageLock(a.Mem, first>>pageBits)

@@ -14,7 +14,7 @@ import (
 // slot serves the next block.
 func TestBlocksOverflowTheirCache(t *testing.T) {
 	t.Parallel()
-	l := &plaunch{p: New(2, false, false, nil, nil), g: &gpu.Grid{Blocks: 2 * blockCache}}
+	l := &plaunch{p: New(2, false, false, nil, nil, nil), g: &gpu.Grid{Blocks: 2 * blockCache}}
 	l.cache = make([]atomic.Pointer[pblock], blockCache)
 	a, b := &pblock{id: 3}, &pblock{id: 3 + blockCache}
 	l.addBlock(a)

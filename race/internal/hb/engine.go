@@ -44,6 +44,7 @@ type Engine struct {
 	flat     bool          // joins keep no lineages: every covers check walks (see lineage)
 	sites    *shared.Sites // finds the site of a report's access when it came without one
 	sink     *shared.Sink  // keeps the reports
+	self     gpu.Sequencer // the observer whose Sequence the runtime calls for this engine (see pthread.sequenced)
 	mu       sync.Mutex
 	launches map[*gpu.Grid]*plaunch  // the running ones
 	last     atomic.Pointer[plaunch] // the launch that started last, if it runs
@@ -71,9 +72,11 @@ type stripe struct {
 // every touched granule gets its full state at its first access, instead
 // of a first record (see cell); with flat, vector clocks keep no
 // lineages, so that every covers check walks (see lineage). Both are
-// ablations for benchmarks, with the same verdicts.
-func New(shift uint, full, flat bool, sites *shared.Sites, sink *shared.Sink) *Engine {
-	return &Engine{shift: shift, full: full, flat: flat, sites: sites, sink: sink, launches: map[*gpu.Grid]*plaunch{}, coh: newCohort()}
+// ablations for benchmarks, with the same verdicts. self is the observer
+// that owns the engine and answers the runtime's Sequence calls with the
+// engine's (see Sequence).
+func New(shift uint, full, flat bool, sites *shared.Sites, sink *shared.Sink, self gpu.Sequencer) *Engine {
+	return &Engine{shift: shift, full: full, flat: flat, sites: sites, sink: sink, self: self, launches: map[*gpu.Grid]*plaunch{}, coh: newCohort()}
 }
 
 // Sequence returns the mutex under which the runtime performs and reports

@@ -15,7 +15,7 @@ import (
 // shared memory has one whatever its views.
 func TestSequenceIsThePageLock(t *testing.T) {
 	t.Parallel()
-	p := New(2, false, false, nil, nil)
+	p := New(2, false, false, nil, nil, nil)
 	words := &gpu.Memory{Space: gpu.GlobalSpace, DeviceID: 1, ElemSize: 4, Len: 1 << 10, Base: 1 << 12, Block: -1}
 	for i := range words.Len {
 		first, last := p.granulesAt(words, uint64(i)*4, 4)

@@ -12,7 +12,7 @@ import (
 
 // blockThreads returns the started threads of one block of n threads.
 func blockThreads(n int) []pthread {
-	l := &plaunch{p: New(2, false, false, nil, nil), tid0: 100, g: &gpu.Grid{BlockSize: n, Warps: (n + 31) / 32, WarpSize: 32, Threads: n}}
+	l := &plaunch{p: New(2, false, false, nil, nil, nil), tid0: 100, g: &gpu.Grid{BlockSize: n, Warps: (n + 31) / 32, WarpSize: 32, Threads: n}}
 	blk := &pblock{id: 0, threads: make([]pthread, n)}
 	for i := range blk.threads {
 		l.start(&blk.threads[i], blk, int32(i))

@@ -15,7 +15,7 @@ func loneThread() *pthread { return loneThreadAt(1000) }
 
 // loneThreadAt is loneThread with the launch's first thread id tid0.
 func loneThreadAt(tid0 int32) *pthread {
-	l := &plaunch{p: New(2, false, false, nil, nil), tid0: tid0, g: &gpu.Grid{BlockSize: 1, Warps: 1, WarpSize: 32, Threads: 1}}
+	l := &plaunch{p: New(2, false, false, nil, nil, nil), tid0: tid0, g: &gpu.Grid{BlockSize: 1, Warps: 1, WarpSize: 32, Threads: 1}}
 	blk := &pblock{id: 0, threads: make([]pthread, 1)}
 	th := &blk.threads[0]
 	l.start(th, blk, 0)

@@ -36,7 +36,7 @@ func TestShadowKeepsFollowRecentPeak(t *testing.T) {
 // pages, uncounted when its cohort ended, are counted again.
 func TestRenewEmptiesPagesLazily(t *testing.T) {
 	t.Parallel()
-	p := New(2, false, false, nil, nil)
+	p := New(2, false, false, nil, nil, nil)
 	s := p.newShadow()
 	pg := s.page(3)
 	pg.cells[1].first.e.c = 5
@@ -55,7 +55,7 @@ func TestRenewEmptiesPagesLazily(t *testing.T) {
 // maxSpares devices' however many devices come and go.
 func TestSparesStayFew(t *testing.T) {
 	t.Parallel()
-	p := New(2, false, false, nil, nil)
+	p := New(2, false, false, nil, nil, nil)
 	var keep []*shadow // held, so that the collector leaves the spares
 	for dev := range uint64(3 * maxSpares) {
 		for range 2 {
@@ -99,7 +99,7 @@ func TestSpareDirectoryBounded(t *testing.T) {
 // rest staying kept, and none is kept once taken.
 func TestSpareBlocksServeNextLaunch(t *testing.T) {
 	t.Parallel()
-	p := New(2, false, false, nil, nil)
+	p := New(2, false, false, nil, nil, nil)
 	ended := func(n int) *plaunch {
 		l := &plaunch{}
 		for range n {
@@ -147,7 +147,7 @@ func TestSpareBlocksServeNextLaunch(t *testing.T) {
 // cohort even if the collector ran in between; one kept before it is the
 // collector's to reclaim.
 func TestLastSpareOutlivesCollection(t *testing.T) { //nolint:paralleltest // runtime.GC
-	p := New(2, false, false, nil, nil)
+	p := New(2, false, false, nil, nil, nil)
 	p.keepSpare(1, p.newShadow())
 	last := p.newShadow()
 	last.page(7)
@@ -168,7 +168,7 @@ func TestLastSpareOutlivesCollection(t *testing.T) { //nolint:paralleltest // ru
 // keeps its own in a new one.
 func TestRelaunchKeepsItsBatchInOneBox(t *testing.T) {
 	t.Parallel()
-	p := New(2, false, false, nil, nil)
+	p := New(2, false, false, nil, nil, nil)
 	first := &plaunch{spare: make([]blockStates, 4)}
 	p.keepBlocks(first)
 	w := p.blocks[0].states

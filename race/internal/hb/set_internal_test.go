@@ -14,7 +14,7 @@ import (
 // its block cuts short ends at the block's end, not in the next block.
 func TestLanesStayInTheBlock(t *testing.T) {
 	t.Parallel()
-	l := &plaunch{p: New(2, false, false, nil, nil), tid0: 100, blk0: 3, g: &gpu.Grid{BlockSize: 48, WarpSize: 32, Warps: 2, Threads: 96}}
+	l := &plaunch{p: New(2, false, false, nil, nil, nil), tid0: 100, blk0: 3, g: &gpu.Grid{BlockSize: 48, WarpSize: 32, Warps: 2, Threads: 96}}
 	blk := &pblock{id: 0, threads: make([]pthread, 48)} // the first of two blocks
 	for _, c := range []struct{ rank, lo, hi int32 }{{40, 132, 148}, {5, 100, 132}, {31, 100, 132}} {
 		th := &blk.threads[c.rank]

@@ -33,6 +33,33 @@ type pthread struct {
 	know  *vclock  // what the thread knows of other threads
 	cold  *pcold   // what its fences and strong reads left; nil until its first (see coldState)
 	seen  seenMemo // the granules it accessed weakly at its clock (see seen.go)
+	seq   seqMemo  // whether the runtime's sequenced reports hold its engine's mutexes (see sequenced)
+}
+
+// A seqMemo is what a thread found out the first time it asked whether
+// its launch's sequenced reports are the engine's (seqUnknown before).
+type seqMemo uint8
+
+const (
+	seqUnknown seqMemo = iota
+	seqOwn             // the engine is one of the launch's sequencing observers
+	seqOther           // another observer sequences the launch's accesses
+)
+
+// sequenced reports whether the runtime holds the engine's Sequence
+// mutex of the element of a sequenced access of th (gpu.Access.Sequenced),
+// that is, whether self, the engine's observer, sequences th's launch.
+// A launch's sequencing observers do not change while it runs, so the
+// thread asks the runtime once (its state is zeroed at its block's
+// start), rather than compare interfaces at every access.
+func (th *pthread) sequenced(t *gpu.Thread, self gpu.Sequencer) bool {
+	if th.seq == seqUnknown {
+		th.seq = seqOther
+		if t.SequencedBy(self) {
+			th.seq = seqOwn
+		}
+	}
+	return th.seq == seqOwn
 }
 
 // A pcold is the part of a thread's state that only fences, strong

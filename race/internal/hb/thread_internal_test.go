@@ -93,7 +93,7 @@ func TestSetKnownByBlocks(t *testing.T) {
 // earlier block's thread left there.
 func TestColdStateIsTakenEmpty(t *testing.T) {
 	t.Parallel()
-	p := New(2, false, false, nil, nil)
+	p := New(2, false, false, nil, nil, nil)
 	l := &plaunch{p: p, g: &gpu.Grid{BlockSize: 4, Warps: 1, WarpSize: 32}}
 	blk := &pblock{id: 0, threads: make([]pthread, 4)}
 	colds := make([]pcold, 4)
@@ -114,7 +114,7 @@ func TestColdStateIsTakenEmpty(t *testing.T) {
 // others take theirs from the same.
 func TestColdSlotsAreMadeOnFirstNeed(t *testing.T) {
 	t.Parallel()
-	l := &plaunch{p: New(2, false, false, nil, nil), g: &gpu.Grid{BlockSize: 3, Warps: 1, WarpSize: 32}}
+	l := &plaunch{p: New(2, false, false, nil, nil, nil), g: &gpu.Grid{BlockSize: 3, Warps: 1, WarpSize: 32}}
 	blk := &pblock{id: 0, threads: make([]pthread, 3)}
 	for r := range blk.threads {
 		l.start(&blk.threads[r], blk, int32(r))
