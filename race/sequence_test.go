@@ -14,16 +14,12 @@ import (
 
 // elementSequencer is a device observer that sequences every element's
 // accesses under a mutex of its own per element, and observes nothing.
-type elementSequencer struct{ mu []sync.Mutex }
+type elementSequencer struct {
+	nopObserver
+	mu []sync.Mutex
+}
 
-func (*elementSequencer) LaunchStart(*gpu.Grid)                     {}
-func (*elementSequencer) LaunchEnd(*gpu.Grid, error)                {}
-func (*elementSequencer) BlockStart(*gpu.Grid, int)                 {}
-func (*elementSequencer) BlockEnd(*gpu.Grid, int)                   {}
-func (*elementSequencer) Access(*gpu.Thread, *gpu.Access)           {}
-func (*elementSequencer) Fence(*gpu.Thread, scope.Scope, gpu.Order) {}
-func (*elementSequencer) Sync(*gpu.Thread, gpu.Sync)                {}
-func (*elementSequencer) Sequences() bool                           { return true }
+func (*elementSequencer) Sequences() bool { return true }
 
 func (s *elementSequencer) Sequence(_ *gpu.Memory, i int) *sync.Mutex { return &s.mu[i] }
 
