@@ -204,12 +204,32 @@ func (th *pthread) shadowOf(m *gpu.Memory) *shadow {
 		}
 		return th.l.p.newShadow() // a block that is gone: no thread shares it
 	}
-	for _, d := range th.l.ss.shadows() {
-		if d.dev == m.DeviceID {
+	if sh := th.l.glob.Load(); sh != nil && m.DeviceID == th.l.dev {
+		return sh
+	}
+	return th.l.globalShadow(m.DeviceID)
+}
+
+// globalShadow returns the cohort's shadow of device dev's global
+// memory, making it on first touch, and keeps it as the launch's own
+// when dev is the launch's device.
+func (l *plaunch) globalShadow(dev uint64) *shadow {
+	sh := l.cohortShadow(dev)
+	if dev == l.dev {
+		l.glob.Store(sh)
+	}
+	return sh
+}
+
+// cohortShadow returns the cohort's shadow of device dev's global
+// memory, making it on first touch.
+func (l *plaunch) cohortShadow(dev uint64) *shadow {
+	for _, d := range l.ss.shadows() {
+		if d.dev == dev {
 			return d.sh
 		}
 	}
-	return th.l.p.deviceShadow(th.l.ss, m.DeviceID)
+	return l.p.deviceShadow(l.ss, dev)
 }
 
 // deviceShadow returns the shadow of device dev's global memory in

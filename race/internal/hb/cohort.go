@@ -124,6 +124,10 @@ type plaunch struct {
 	ended bool
 	host  string // for a host copy's one-thread launch, the host function (see HostAccess)
 	dev   uint64 // the device's number: a device-scope operation covers its threads only
+	// glob is the cohort's shadow of the launch's device's global memory,
+	// once a thread has found it (see shadowOf): it does not change while
+	// the cohort runs, so each later access loads one pointer.
+	glob atomic.Pointer[shadow]
 }
 
 // threads returns thread states for a block: those an ended block
