@@ -212,24 +212,15 @@ func (th *pthread) shadowOf(m *gpu.Memory) *shadow {
 
 // globalShadow returns the cohort's shadow of device dev's global
 // memory, making it on first touch, and keeps it as the launch's own
-// when dev is the launch's device.
+// when dev is the launch's device. It takes the engine's mutex: only a
+// launch's first accesses, before one of them has kept the shadow, come
+// here.
 func (l *plaunch) globalShadow(dev uint64) *shadow {
-	sh := l.cohortShadow(dev)
+	sh := l.p.deviceShadow(l.ss, dev)
 	if dev == l.dev {
 		l.glob.Store(sh)
 	}
 	return sh
-}
-
-// cohortShadow returns the cohort's shadow of device dev's global
-// memory, making it on first touch.
-func (l *plaunch) cohortShadow(dev uint64) *shadow {
-	for _, d := range l.ss.shadows() {
-		if d.dev == dev {
-			return d.sh
-		}
-	}
-	return l.p.deviceShadow(l.ss, dev)
 }
 
 // deviceShadow returns the shadow of device dev's global memory in
