@@ -70,6 +70,16 @@ type uts struct {
 }
 
 func setupUTS(d *gpu.Device, p Params) (*Run, error) {
+	u, err := newUTS(d, p)
+	if err != nil {
+		return nil, err
+	}
+	return &Run{Launch: single(coopCfg("uts", u.blocks, u.threads), u.search), Check: u.check}, nil
+}
+
+// newUTS allocates the search's stacks and counters on d and puts each
+// block's root on its local stack.
+func newUTS(d *gpu.Device, p Params) (*uts, error) {
 	if err := warpSize32(d, "scor/uts"); err != nil {
 		return nil, err
 	}
@@ -93,7 +103,7 @@ func setupUTS(d *gpu.Device, p Params) (*Run, error) {
 	u.stealTop, u.sLock = gpu.Alloc[int32](d, "stealTop", u.blocks), gpu.Alloc[int32](d, "stealLock", u.blocks)
 	u.pending = gpu.FromHost(d, "pending", []int32{int32(u.blocks)})
 	u.nodes, u.leaves = gpu.Alloc[int32](d, "nodes", u.blocks), gpu.Alloc[int32](d, "leaves", u.blocks)
-	return &Run{Launch: single(coopCfg("uts", u.blocks, u.threads), u.search), Check: u.check}, nil
+	return u, nil
 }
 
 func (u *uts) search(t *gpu.Thread) {

@@ -37,9 +37,23 @@ func (tr utsTree) child(n int32, i int) int32 {
 	return packNode(height+1, tr.hash(n), i+1)
 }
 
-// root returns the root block b starts from.
+// root returns the root block b starts from for input seed seed.
 func (tr utsTree) root(seed int64, b int) int32 {
-	return packNode(0, int(seed%255+255)%255, (b+1)%255)
+	return packNode(0, tr.rootSeed(seed), (b+1)%255)
+}
+
+// rootSeed returns the seed byte of the roots for input seed n: the n-th
+// byte, counting from 1 and cyclically, that is not a multiple of m =
+// 2·avgChildren-1. A node's hash, (seed·number+5) mod 255, is a multiple
+// of m whenever its seed is and m divides 255, and then so is every
+// descendant's seed, and each such node has one child: a root seeded so
+// grows a bare chain of maxHeight nodes, which never spills into the
+// steal stacks, and the search has nothing to steal.
+func (tr utsTree) rootSeed(n int64) int {
+	m := int64(2*tr.avgChildren - 1)
+	good := 255 - (254/m + 1) // the bytes below 255 that are not multiples of m
+	k := ((n-1)%good + good) % good
+	return int(k + k/(m-1) + 1)
 }
 
 // count returns the nodes and leaves of the tree under n, n included.
