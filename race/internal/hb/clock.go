@@ -49,13 +49,14 @@ type vclock struct {
 	b     []bgen // sorted by blk
 	lin   *lineage
 	seq   uint64 // the vclock's place in lin
-	// covered names the last vclock a join found this one covers, by its
-	// place in its lineage, so that joining it, or an earlier member of
-	// its lineage, again costs no walk. A place is never given twice and
-	// keeps only the lineage alive. It is the one field that changes after
-	// a vclock is made, a memo that any thread's join may set, so it is
-	// read and written atomically.
-	covered atomic.Pointer[lineagePlace]
+	// covered names vclocks of other lineages that this one is known to
+	// cover, by their places in their lineages (see coverMemo), so that
+	// joining one, or an earlier member of its lineage, costs no walk. A
+	// place keeps only the lineage alive. It is the one field that changes
+	// after a vclock is made, a memo that any thread's join may replace,
+	// so it is read and written atomically; a replacement lost to another
+	// thread's only costs a later walk.
+	covered atomic.Pointer[coverMemo]
 }
 
 // A lineagePlace is a vclock's place in its lineage.
@@ -291,7 +292,8 @@ func cleanOf(a, b *vclock) []band {
 const memoAt = 32
 
 // remembers reports whether v covers w, remembering the answer for a
-// large w of a lineage: v then covers every member of w's lineage up to w.
+// large w of a lineage: v then covers every member of w's lineage up to w
+// (see coverMemo).
 func (v *vclock) remembers(w *vclock, n *counters) bool {
 	if w.size() < memoAt {
 		return v.covers(w, n)
@@ -299,14 +301,15 @@ func (v *vclock) remembers(w *vclock, n *counters) bool {
 	if v.descends(w) {
 		return true
 	}
-	if c := v.covered.Load(); c != nil && w.lin != nil && c.covers(w) {
+	m := v.covered.Load()
+	if w.lin != nil && m.covers(w) {
 		return true
 	}
 	if !v.covers(w, n) {
 		return false
 	}
 	if w.lin != nil {
-		v.covered.Store(&lineagePlace{w.lin, w.seq})
+		v.covered.Store(m.with(lineagePlace{w.lin, w.seq}))
 	}
 	return true
 }

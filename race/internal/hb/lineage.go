@@ -82,11 +82,20 @@ func (v *vclock) descend(a, b *vclock) { v.descendFrom([]*vclock{a, b}) }
 
 // descendFrom places v, a new vclock that covers every one of us, in a
 // lineage, as descend does with two: a new lineage remembers the places
-// of us it forks from.
+// of us it forks from. v's memo of what it covers starts from theirs
+// (see inherit).
 func (v *vclock) descendFrom(us []*vclock) {
 	if v.size() < memoAt {
 		return
 	}
+	v.place(us)
+	v.inherit(us)
+}
+
+// place puts v, a new vclock that covers every one of us, in a lineage:
+// as the next member of the first of us that is its lineage's last
+// member, else as the first member of a new one.
+func (v *vclock) place(us []*vclock) {
 	for _, u := range us {
 		if u.lin != nil && u.lin.head.CompareAndSwap(u.seq, u.seq+1) {
 			v.lin, v.seq = u.lin, u.seq+1
