@@ -68,7 +68,7 @@ type Cell struct {
 	// detection off, or 0 when "off" was not run.
 	RatioVsOff float64
 	Stats      race.Stats // the detector's counters over the timed runs' launches
-	Err        error      // the first launch error, if any
+	Err        error      // the first launch or output-check error, if any: a measurement of a wrong run
 }
 
 // Run measures every kernel under every configuration. The
@@ -191,16 +191,17 @@ func (m Matrix) order(rep, n int) []int {
 }
 
 // sample is one run of c under det: launches until they add up to
-// m.MinTime, or the first that fails. It returns their mean launch time,
-// how many there were and the bytes they allocated.
+// m.MinTime, or the first that fails to launch or computes a wrong
+// output. It returns their mean launch time, how many there were, the
+// bytes they allocated and that failure.
 func (m Matrix) sample(ctx context.Context, c Case, det *race.Detector) (time.Duration, int, uint64, error) {
 	var total time.Duration
 	var alloc uint64
 	for n := 1; ; n++ {
 		r := once(ctx, c, det)
 		total, alloc = total+r.Elapsed, alloc+r.Allocated
-		if r.LaunchErr != nil || total >= m.MinTime || ctx.Err() != nil {
-			return total / time.Duration(n), n, alloc, r.LaunchErr
+		if err := r.Err(); err != nil || total >= m.MinTime || ctx.Err() != nil {
+			return total / time.Duration(n), n, alloc, err
 		}
 	}
 }

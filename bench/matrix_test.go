@@ -2,6 +2,7 @@ package bench_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/warpguard/warpguard/bench"
+	"github.com/warpguard/warpguard/gpu"
 	"github.com/warpguard/warpguard/kernels"
 )
 
@@ -164,4 +166,32 @@ func TestMatrixProgress(t *testing.T) {
 	require.NotContains(t, lines[0], "ETA")
 	require.Regexp(t, `^\[1/2\] `+cat[0].Name+` opt: .*\(\d+\.\d\dx\); elapsed .*, ETA `, lines[1])
 	require.Regexp(t, `^\[2/2\] `+cat[1].Name+` opt: .*; elapsed .*, ETA 0ns$`, lines[3])
+}
+
+// wrongOutput is a kernel that launches fine and computes a wrong
+// output: its check always fails.
+func wrongOutput() *kernels.Entry {
+	return &kernels.Entry{Name: "test/wrong-output", Doc: "checks against the wrong answer",
+		Setup: func(d *gpu.Device, _ kernels.Params) (*kernels.Run, error) {
+			launch := func(ctx context.Context, launch kernels.LaunchFunc) error {
+				return launch(ctx, gpu.LaunchConfig{Name: "nothing", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}}, func(*gpu.Thread) {})
+			}
+			return &kernels.Run{Launch: launch, Check: func() error { return errors.New("y[3] = 1, want 2") }}, nil
+		}}
+}
+
+// TestMatrixWrongOutputIsAnError: a measurement whose output check fails
+// is not a time: its cell carries the error under every configuration,
+// and the table says "error" in its row and why after it.
+func TestMatrixWrongOutputIsAnError(t *testing.T) {
+	cells, err := bench.Matrix{Kernels: kernels.Catalog{wrongOutput()}, Configs: []string{"off", "exact"}, Runs: 1, MinTime: -1}.Run(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, 2, bench.Failed(cells))
+	for _, c := range cells {
+		require.EqualError(t, c.Err, "output: y[3] = 1, want 2", c.Config)
+	}
+	var table strings.Builder
+	require.NoError(t, bench.WriteTable(&table, cells))
+	require.Contains(t, table.String(), "test/wrong-output exact: error: output: y[3] = 1, want 2")
+	require.Regexp(t, `test/wrong-output\s+off\s+\S+\s+\S+\s+error`, table.String())
 }

@@ -108,7 +108,8 @@ func WriteJSON(w io.Writer, cells []Cell) error {
 // their interquartile range, in percent of the median) and its counters
 // per launch, then
 // each configuration's overhead summary and the speedups the contention
-// optimizations are judged by.
+// optimizations are judged by, then a line for each cell that failed
+// ("error" in its ratio column) with its error.
 func WriteTable(w io.Writer, cells []Cell) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "kernel\tconfig\tmedian\tspread\tvs off\tchecks\tfirsts\tcoalesced\trepeats\tlocks\tcontended\tbackoff\tjoins\tpairs\treports\tmetadata\talloc\t")
@@ -130,12 +131,35 @@ func WriteTable(w io.Writer, cells []Cell) error {
 	for _, s := range Summarize(cells) {
 		fmt.Fprintf(w, "%s: overhead vs off over %d kernels: geomean %.2fx, worst %.2fx (%s)\n", s.Config, s.Kernels, s.Geomean, s.Worst, s.WorstKernel)
 	}
+	writeErrors(w, cells)
 	for _, p := range [][3]string{{"plain", "opt", "contention/*"}, {"central", "opt", ""}, {"exact", "opt", ""}} {
 		if g, n := Speedup(cells, p[0], p[1], p[2]); n > 0 {
 			fmt.Fprintf(w, "%s over %s on %d kernels %s: geomean %.2fx\n", p[1], p[0], n, orAll(p[2]), g)
 		}
 	}
 	return nil
+}
+
+// writeErrors writes a line for each cell that failed: kernel,
+// configuration and error.
+func writeErrors(w io.Writer, cells []Cell) {
+	for _, c := range cells {
+		if c.Err != nil {
+			fmt.Fprintf(w, "%s %s: error: %v\n", c.Kernel, c.Config, c.Err)
+		}
+	}
+}
+
+// Failed returns how many of cells failed: a launch error or a wrong
+// output in one of their runs (Cell.Err).
+func Failed(cells []Cell) int {
+	n := 0
+	for _, c := range cells {
+		if c.Err != nil {
+			n++
+		}
+	}
+	return n
 }
 
 func orAll(glob string) string {

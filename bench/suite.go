@@ -73,6 +73,18 @@ type Outcome struct {
 	Reports   []race.Report // nil when detection was off
 }
 
+// Err returns the launch error, or else the output check's, prefixed
+// "output: ", or nil if the run launched and computed the right output.
+func (o Outcome) Err() error {
+	switch {
+	case o.LaunchErr != nil:
+		return o.LaunchErr
+	case o.CheckErr != nil:
+		return fmt.Errorf("output: %w", o.CheckErr)
+	}
+	return nil
+}
+
 // Once runs c once, with the detector det (nil for none).
 func Once(ctx context.Context, c Case, det Detector) Outcome {
 	d, err := gpu.NewDevice(gpu.DeviceConfig{})

@@ -26,7 +26,9 @@ const benchDoc = "Bench measures the clean configuration of each kernel, and the
 	"under off too); progress, with the time " +
 	"left, goes to stderr. -json prints JSON lines with nanoseconds, -svg writes a bar chart, and " +
 	"-cpus repeats the whole measurement at each GOMAXPROCS listed. The large-grid group " +
-	"(large/..., millions of threads) runs only when -kernels names it: -kernels 'large/*' -configs off,opt."
+	"(large/..., millions of threads) runs only when -kernels names it: -kernels 'large/*' -configs off,opt. " +
+	"A measurement whose launch fails or whose output is wrong reads \"error\" in its row, a line after the table " +
+	"says why, and bench exits 1."
 
 // benchCmd is `warpguard bench`: the clean configuration of each kernel
 // under each detector configuration, with warm-up and repetitions; a
@@ -78,13 +80,14 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		defer stop()
 	}
+	code := exitOK
 	for _, n := range counts {
 		if err := benchAt(m, n, len(counts) > 1, stdout, *asJSON, *svg); err != nil {
 			fmt.Fprintln(stderr, "warpguard:", err)
-			return exitError
+			code = exitError
 		}
 	}
-	return exitOK
+	return code
 }
 
 // benchMatrix checks the flags and returns the matrix they select.
@@ -140,7 +143,9 @@ func parseCPUs(s string) ([]int, error) {
 
 // benchAt runs m at n CPUs (0: as is) and writes its results; with
 // several counts, each table is headed by its count and each chart goes
-// to svg with "-cpusN" before the extension.
+// to svg with "-cpusN" before the extension. A measurement that failed
+// (a launch error or a wrong output) makes it return an error, after
+// the results.
 func benchAt(m bench.Matrix, n int, several bool, stdout io.Writer, asJSON bool, svg string) error {
 	m.CPUs = n
 	cells, err := m.Run(context.Background())
@@ -154,7 +159,13 @@ func benchAt(m bench.Matrix, n int, several bool, stdout io.Writer, asJSON bool,
 		ext := filepath.Ext(svg)
 		svg = fmt.Sprintf("%s-cpus%d%s", strings.TrimSuffix(svg, ext), n, ext)
 	}
-	return writeBench(stdout, cells, asJSON, svg)
+	if err := writeBench(stdout, cells, asJSON, svg); err != nil {
+		return err
+	}
+	if n := bench.Failed(cells); n > 0 {
+		return fmt.Errorf("%d of %d measurements failed to launch or computed a wrong output: their times are not the kernel's", n, len(cells))
+	}
+	return nil
 }
 
 // writeBench writes the table or the JSON lines, and the SVG if asked.

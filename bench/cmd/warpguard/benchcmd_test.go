@@ -3,7 +3,9 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +13,10 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/warpguard/warpguard/bench"
+	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/kernels"
 )
 
 func benchRun(args ...string) (code int, stdout, stderr string) {
@@ -121,4 +127,21 @@ func TestBenchErrors(t *testing.T) {
 		require.Equal(t, exitUsage, code, "%q", args)
 		require.NotEmpty(t, errOut, "%q", args)
 	}
+}
+
+// TestBenchFailsOnAWrongOutput: a measured kernel whose output is wrong
+// makes bench fail after its table, whose row and last line say so.
+func TestBenchFailsOnAWrongOutput(t *testing.T) {
+	k := &kernels.Entry{Name: "test/wrong-output", Doc: "checks against the wrong answer",
+		Setup: func(d *gpu.Device, _ kernels.Params) (*kernels.Run, error) {
+			launch := func(ctx context.Context, launch kernels.LaunchFunc) error {
+				return launch(ctx, gpu.LaunchConfig{Name: "nothing", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}}, func(*gpu.Thread) {})
+			}
+			return &kernels.Run{Launch: launch, Check: func() error { return errors.New("y[3] = 1, want 2") }}, nil
+		}}
+	m := bench.Matrix{Kernels: kernels.Catalog{k}, Configs: []string{"off", "exact"}, Runs: 1, Warmup: -1, MinTime: -1}
+	var out bytes.Buffer
+	err := benchAt(m, 0, false, &out, false, "")
+	require.EqualError(t, err, "2 of 2 measurements failed to launch or computed a wrong output: their times are not the kernel's")
+	require.Contains(t, out.String(), "test/wrong-output off: error: output: y[3] = 1, want 2")
 }
