@@ -209,7 +209,10 @@
 // release state finds the same of the release it already held. A vclock
 // built from members that are not their chain's last starts a chain of
 // its own that remembers where it forked, so it covers those members
-// without a walk too. What is left grows with the runs of thread ids a
+// without a walk too; and a vclock keeps the places of the last few
+// chains of others that a walk found it covers, which the vclocks built
+// on it inherit, so a fence's next link does not prove again what the
+// one before it proved. What is left grows with the runs of thread ids a
 // vclock holds, not their entries. The family still costs
 // more than IGUARD's on lock-heavy kernels (BENCHMARKS.md has the
 // numbers); Stats.Joins counts the vclock entries joins walked or wrote.

@@ -14,7 +14,9 @@
 // vector clocks' thread entries in chunks, and the chunks in bands, that
 // vclocks share where their entries agree (chunk.go, band.go), large
 // vector clocks in lineages whose members cover the earlier ones, and
-// the places their lineage forked from, without a walk (lineage.go), a
+// the places their lineage forked from, without a walk (lineage.go), and
+// remember, for the vclocks built on them too, the places of other
+// lineages a walk found they cover (cover_memo.go), a
 // fence's acquires and fence.sc joins made into one vclock (join_all.go,
 // fence_sc.go), where a thread that made no access since its clock last
 // moved is named by the epoch of its last access, which every lane
