@@ -51,6 +51,9 @@ func (tr utsTree) root(seed int64, b int) int32 {
 // steal stacks, and the search has nothing to steal.
 func (tr utsTree) rootSeed(n int64) int {
 	m := int64(2*tr.avgChildren - 1)
+	if m < 2 { // one child a node whatever the hash: every byte makes a chain
+		return int((n%255 + 255) % 255)
+	}
 	good := 255 - (254/m + 1) // the bytes below 255 that are not multiples of m
 	k := ((n-1)%good + good) % good
 	return int(k + k/(m-1) + 1)

@@ -41,6 +41,8 @@ func TestUTSRootSeeds(t *testing.T) {
 		seen[s] = n
 	}
 	require.Equal(t, []int{1, 2, 3, 4, 6, 1}, []int{tr.rootSeed(1), tr.rootSeed(2), tr.rootSeed(3), tr.rootSeed(4), tr.rootSeed(5), tr.rootSeed(205)})
+	chain := utsTree{maxHeight: 6, avgChildren: 1}
+	require.Equal(t, 7, chain.rootSeed(7), "a tree of one child a node has no byte to avoid")
 }
 
 // TestUTSTreesBranchOnEverySeed: at both sizes, for every input seed of a
