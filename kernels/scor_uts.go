@@ -35,6 +35,13 @@ const (
 // pushes the node's children to the local stack, the surplus over its
 // capacity to the block's steal stack. A device-scope counter of nodes not
 // yet expanded ends the search at zero.
+//
+// At paper size (ScoR's grid of 60 blocks of 256 threads, trees of height
+// 9, ScoR's local stacks of 4·256 nodes) no local stack fills under this
+// runtime's schedules, so no node reaches a steal stack and no block
+// steals: the six stealing injections race only at the default size,
+// whose local stacks hold 32 nodes. Smaller local stacks at paper size
+// do steal, but leave thousands of warps polling for work near the end.
 func ScorUTS() *Entry {
 	inj := func(name, doc, at string) Injection {
 		return Injection{Name: name, Doc: doc, Expect: []kind.Kind{kind.ScopedAtomic, kind.ImproperLocking}, Where: at}
