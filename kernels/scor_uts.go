@@ -37,11 +37,14 @@ const (
 // yet expanded ends the search at zero.
 //
 // At paper size (ScoR's grid of 60 blocks of 256 threads, trees of height
-// 9, ScoR's local stacks of 4·256 nodes) no local stack fills under this
-// runtime's schedules, so no node reaches a steal stack and no block
-// steals: the six stealing injections race only at the default size,
-// whose local stacks hold 32 nodes. Smaller local stacks at paper size
-// do steal, but leave thousands of warps polling for work near the end.
+// 9, ScoR's local stacks of 4·256 nodes) no local stack fills under the
+// fibers executor, whose warps take turns, so no node reaches a steal
+// stack and the six stealing injections do not race; under the
+// goroutines executor, whose threads run side by side, a few hundred
+// nodes spill and the blocks steal. At the default size the local stacks
+// hold 32 nodes and the blocks steal under either. Smaller local stacks
+// at paper size steal under fibers too, but leave thousands of warps
+// polling for work near the end.
 func ScorUTS() *Entry {
 	inj := func(name, doc, at string) Injection {
 		return Injection{Name: name, Doc: doc, Expect: []kind.Kind{kind.ScopedAtomic, kind.ImproperLocking}, Where: at}
