@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/warpguard/warpguard/gpu"
 	"github.com/warpguard/warpguard/internal/callsite"
@@ -80,7 +81,22 @@ type SiteSlot struct {
 	// lines share it, and each access through it is resolved by its
 	// longer key (see openSite). It has no site, stack or handle.
 	open bool
+	// A slot fills its size class's objects, which are aligned to
+	// their size, so no other object shares its cache lines: every
+	// access with history reads the slot, from every core, and a
+	// neighbour written by another core would make each read a miss.
+	_ [24]byte
 }
+
+// slotSize is a SiteSlot's size: a size class of the Go allocator that
+// is a multiple of the cache line.
+const slotSize = 128
+
+// A SiteSlot is exactly slotSize bytes (compile errors otherwise).
+const (
+	_ = slotSize - unsafe.Sizeof(SiteSlot{})
+	_ = unsafe.Sizeof(SiteSlot{}) - slotSize
+)
 
 // Stack returns s's stack; nil for a nil slot.
 func (s *SiteSlot) Stack() []gpu.Site {
