@@ -5,6 +5,7 @@ import (
 	"math/bits"
 
 	"github.com/warpguard/warpguard/gpu"
+	"github.com/warpguard/warpguard/internal/callsite"
 	"github.com/warpguard/warpguard/race/internal/hb"
 	"github.com/warpguard/warpguard/race/internal/iguard"
 	"github.com/warpguard/warpguard/race/internal/shared"
@@ -100,20 +101,30 @@ func (d *Detector) Access(t *gpu.Thread, a *gpu.Access) {
 		d.sink.Raise(t)
 		return
 	}
-	// The site cache is read here, on the Observer method's own frame:
-	// a call path's key is the return addresses above its caller, so
-	// reading it from inside an engine would leave one kernel frame
-	// fewer in the key.
+	var b *hb.Begun // with history, the exact family's load, begun
+	switch {
+	case d.pre == nil:
+	case !d.paths:
+		d.pre.Access(t, a, nil, gpu.Site{}, nil)
+		return
+	case a.Op == gpu.OpLoad:
+		if b = new(hb.Begun); !d.pre.Begin(t, a, b) {
+			return // a reread its thread settles alone: no site needed
+		}
+	}
+	// The call path is walked here, from the Observer method's own
+	// frame: its key is the return addresses above this frame, and a
+	// walk from any deeper frame would spend a load on each frame
+	// between and leave as many kernel frames out of the key.
 	var site gpu.Site
 	var path *shared.SiteSlot // with history, the access's call path
 	if d.paths {
-		if d.pre != nil && d.pre.Settles(t, a) { // a reread that needs no site
-			return
-		}
-		site, path = d.sites.Of(t)
+		var key shared.PathKey
+		n, h := callsite.Walk(&key)
+		site, path = d.sites.Lookup(t, &key, n, h)
 	}
 	if d.pre != nil {
-		d.pre.Access(t, a, site, path)
+		d.pre.Access(t, a, b, site, path)
 		return
 	}
 	d.eng.Access(t, a, site, path)

@@ -8,7 +8,7 @@ package callsite
 const Len = 2
 
 // WalkLen is how many return addresses [Walk] stores at most.
-const WalkLen = 8
+const WalkLen = 6
 
 // LongLen is how many return addresses [WalkLong] stores at most.
 const LongLen = 16

@@ -22,9 +22,9 @@ TEXT ·Return(SB),NOSPLIT,$0-8
 done:
 	RET
 
-// func Walk(pcs *[8]uintptr) (n int, hash uint64)
+// func Walk(pcs *[6]uintptr) (n int, hash uint64)
 TEXT ·Walk(SB),NOSPLIT,$0-24
-	MOVQ $8, R9
+	MOVQ $6, R9
 	JMP walk<>(SB)
 
 // func WalkLong(pcs *[16]uintptr) (n int, hash uint64)

@@ -9,24 +9,31 @@ import (
 )
 
 // Access checks access a of t, made at site through call path path (nil
-// without history), against the shadow of every
-// granule it touches, records it there, and applies what it synchronizes.
-// It takes no lock but the page lock of each granule in turn (see
-// visit), so accesses of different pages proceed in parallel. When the
-// runtime holds the engine's Sequence mutex of a's element, which is the
-// page lock of the element's granules, the engine does not take it
-// again (see pthread.sequenced). A caller with history (a
-// non-nil path) has asked Settles first, before it found the path, so a
-// read the thread settles alone is asked about once.
-func (p *Engine) Access(t *gpu.Thread, a *gpu.Access, site gpu.Site, path *shared.SiteSlot) {
-	th := p.thread(t)
-	if th == nil {
-		return
-	}
-	first, last := p.granules(a)
-	seen := th.seenKey(a, first, last)
-	if path == nil && th.settled(seen, a) {
-		return
+// without history), against the shadow of every granule it touches,
+// records it there, and applies what it synchronizes. b is the access
+// as Begin found it, one that needs checking, or nil for Access to find
+// it (and to return at once where Begin would have returned false). It
+// takes no lock but the page lock of each granule in turn (see visit),
+// so accesses of different pages proceed in parallel. When the runtime
+// holds the engine's Sequence mutex of a's element, which is the page
+// lock of the element's granules, the engine does not take it again
+// (see pthread.sequenced).
+func (p *Engine) Access(t *gpu.Thread, a *gpu.Access, b *Begun, site gpu.Site, path *shared.SiteSlot) {
+	// Without b, Begin's steps are taken here, inline: a call to Begin
+	// and its stores to a Begun cost the no-history path more than the
+	// steps themselves.
+	var th *pthread
+	var first, last, seen uint64
+	if b != nil {
+		th, first, last, seen = b.th, b.first, b.last, b.seen
+	} else {
+		if th = p.thread(t); th == nil {
+			return
+		}
+		first, last = p.granules(a)
+		if seen = th.seenKey(a, first, last); th.settled(seen, a) {
+			return
+		}
 	}
 	var ac access
 	ac.th, ac.t, ac.a, ac.site = th, t, a, site
@@ -56,18 +63,30 @@ func (p *Engine) Access(t *gpu.Thread, a *gpu.Access, site gpu.Site, path *share
 	}
 }
 
-// Settles reports whether access a of t is a weak read that its thread
-// settles alone, with no lock (see seen.go), and counts it if so: the
-// caller need not pass it to Access, and need not find its site. A
-// detector with history asks before it looks up the access's call path,
-// which such a read never needs.
-func (p *Engine) Settles(t *gpu.Thread, a *gpu.Access) bool {
+// A Begun is an access that Begin found to need checking: its thread,
+// the granules it touches and its seen key (see seenKey). A caller with
+// history begins a weak load before it finds its call path, which a
+// read its thread settles alone never needs, and Access then finds none
+// of them again.
+type Begun struct {
+	th          *pthread
+	first, last uint64
+	seen        uint64
+}
+
+// Begin finds what b holds for access a of t and reports whether the
+// access needs Access: not when t is of no launch the engine keeps, nor
+// for a weak read its thread settles alone (see seen.go), which it
+// counts as a check and a repeat.
+func (p *Engine) Begin(t *gpu.Thread, a *gpu.Access, b *Begun) bool {
 	th := p.thread(t)
-	if th == nil || a.Op != gpu.OpLoad {
+	if th == nil {
 		return false
 	}
-	first, last := p.granules(a)
-	return th.settled(th.seenKey(a, first, last), a)
+	b.th = th
+	b.first, b.last = p.granules(a)
+	b.seen = th.seenKey(a, b.first, b.last)
+	return !th.settled(b.seen, a)
 }
 
 // settled reports whether th settles access a, whose seen key is seen

@@ -10,9 +10,17 @@ import (
 	"github.com/warpguard/warpguard/internal/callsite"
 )
 
-// framePCsLen is how many return addresses key a site: enough to reach
-// past the runtime's frames to the kernel's.
+// framePCsLen is how many return addresses key a site. Walked from an
+// Observer method's frame (see Lookup), the first two or three are the
+// runtime's (gpu's observed step, and the Buffer method where it is not
+// inlined into the kernel), which leaves the kernel's first frames, up
+// to stackDepth of them, for a report's stack. Every address more is one
+// more dependent load on every access with history.
 const framePCsLen = callsite.WalkLen
+
+// A PathKey is the return addresses that key a call path, as
+// callsite.Walk stores them; zero past the last.
+type PathKey = [framePCsLen]uintptr
 
 // slotBits sets the size of the site cache: 1<<slotBits slots.
 const slotBits = 12
@@ -85,17 +93,19 @@ type SiteSlot struct {
 	// their size, so no other object shares its cache lines: every
 	// access with history reads the slot, from every core, and a
 	// neighbour written by another core would make each read a miss.
-	_ [24]byte
+	_ [40]byte
 }
 
 // slotSize is a SiteSlot's size: a size class of the Go allocator that
 // is a multiple of the cache line.
 const slotSize = 128
 
-// A SiteSlot is exactly slotSize bytes (compile errors otherwise).
+// A SiteSlot is exactly slotSize bytes, and Lookup compares every word
+// of a key (compile errors otherwise).
 const (
 	_ = slotSize - unsafe.Sizeof(SiteSlot{})
 	_ = unsafe.Sizeof(SiteSlot{}) - slotSize
+	_ = uint(framePCsLen-6) + uint(6-framePCsLen)
 )
 
 // Stack returns s's stack; nil for a nil slot.
@@ -125,16 +135,25 @@ func (c *Sites) BareSlot(site gpu.Site) *SiteSlot {
 
 // Of returns the kernel site of the access t is making now, and the cache
 // slot of its call path (nil when not cached). It must be called on t's
-// own flow, from within an Observer method, as Caller must.
+// own flow, from within an Observer method, as Caller must. The hot path,
+// an Observer's Access, walks its own frame's path and asks Lookup, one
+// call and one frame fewer.
 //
 //go:noinline
 func (c *Sites) Of(t *gpu.Thread) (gpu.Site, *SiteSlot) {
-	var key [framePCsLen]uintptr
+	var key PathKey
 	n, h := callsite.Walk(&key)
+	return c.Lookup(t, &key, n, h)
+}
+
+// Lookup returns the kernel site and the cache slot (nil when not
+// cached) of the call path of the access t is making now, whose key a
+// callsite.Walk from t's flow stored, n addresses that hashed to h. A
+// collision costs a lookup under a lock, never a wrong site.
+func (c *Sites) Lookup(t *gpu.Thread, key *PathKey, n int, h uint64) (gpu.Site, *SiteSlot) {
 	if n < 3 {
 		return t.Caller(), nil
 	}
-	// A collision costs a lookup under a lock, never a wrong site.
 	slot := &c.slots[slotOf(h, slotBits)]
 	if s := slot.Load(); s != nil {
 		// s is the slot of key: the words are compared one at a time,
@@ -144,11 +163,11 @@ func (c *Sites) Of(t *gpu.Thread) (gpu.Site, *SiteSlot) {
 		// store buffer.
 		k := &s.key
 		if (k[0]^key[0])|(k[1]^key[1])|(k[2]^key[2])|(k[3]^key[3])|
-			(k[4]^key[4])|(k[5]^key[5])|(k[6]^key[6])|(k[7]^key[7]) == 0 {
+			(k[4]^key[4])|(k[5]^key[5]) == 0 {
 			return c.resolved(t, s)
 		}
 	}
-	return c.miss(t, &key, slot)
+	return c.miss(t, key, slot)
 }
 
 // miss resolves the call path of key, which slot does not hold, and
@@ -157,7 +176,7 @@ func (c *Sites) Of(t *gpu.Thread) (gpu.Site, *SiteSlot) {
 // that threads missing at once do not queue on gpu.Thread.Caller.
 //
 //go:noinline
-func (c *Sites) miss(t *gpu.Thread, key *[framePCsLen]uintptr, slot *atomic.Pointer[SiteSlot]) (gpu.Site, *SiteSlot) {
+func (c *Sites) miss(t *gpu.Thread, key *PathKey, slot *atomic.Pointer[SiteSlot]) (gpu.Site, *SiteSlot) {
 	if s := c.ids.keyedSlot(key); s != nil {
 		slot.Store(s)
 		return c.resolved(t, s)
@@ -224,7 +243,7 @@ func (c *Sites) openSite(t *gpu.Thread) gpu.Site {
 }
 
 // keyFrames resolves the frames of key.
-func keyFrames(key *[framePCsLen]uintptr) []runtime.Frame { return framesOf(key[:]) }
+func keyFrames(key *PathKey) []runtime.Frame { return framesOf(key[:]) }
 
 // framesOf resolves the frames of the return addresses pcs, up to the
 // first zero.
