@@ -105,10 +105,7 @@ func (c *coop) complete(by *Thread) {
 	for _, w := range c.waiters {
 		b := w.blk
 		b.gridWait--
-		if b.gridStalled {
-			b.gridStalled = false
-			c.stalled--
-		}
+		c.setStalled(b, false)
 		b.exec.wakeOutside(w)
 	}
 	c.waiters, c.arrived = nil, 0
@@ -157,10 +154,7 @@ func (c *coop) exit(b *block) {
 	c.live--
 	if b.live == 0 {
 		c.unfinished--
-		if b.gridStalled {
-			b.gridStalled = false
-			c.stalled--
-		}
+		c.setStalled(b, false)
 	}
 	if c.arrived > 0 && c.arrived == c.live && !b.l.stop.Load() {
 		c.complete(c.waiters[0])
@@ -187,15 +181,31 @@ func (c *coop) checkStallLocked(b *block) {
 		b.l.stall(ErrDeadlock)
 		return
 	}
-	if stalled != b.gridStalled {
-		b.gridStalled = stalled
-		if stalled {
-			c.stalled++
-		} else {
-			c.stalled--
-		}
-	}
+	c.setStalled(b, stalled)
 	if c.unfinished > 0 && c.stalled == c.unfinished {
 		b.l.stall(ErrDeadlock)
+	}
+}
+
+// setStalled records whether every live thread of b waits, at the grid
+// sync or at its block's barriers (see checkStallLocked). A stalled block
+// makes no progress of its own and runs no code that would confirm it
+// stuck, so its slot tells the livelock watchdog it waits (slotWaiting):
+// a grid sync that another block's spinning thread never reaches is then
+// stopped by that block's watch alone. Preconditions: c.mu held.
+func (c *coop) setStalled(b *block, stalled bool) {
+	if stalled == b.gridStalled {
+		return
+	}
+	b.gridStalled = stalled
+	st := int64(slotBusy)
+	if stalled {
+		c.stalled++
+		st = slotWaiting
+	} else {
+		c.stalled--
+	}
+	if b.l.window > 0 {
+		b.l.watch[b.slot].quietAt.Store(st)
 	}
 }

@@ -22,8 +22,9 @@ const DefaultWatchdog = 5 * time.Second
 // The slot states the watchdog reads in slotWatch.quietAt, besides the time
 // a slot last confirmed that its block is quiet.
 const (
-	slotBusy = 0  // the block made progress, or has not been quiet for a window
-	slotDone = -1 // the slot has no block left to run
+	slotBusy    = 0  // the block made progress, or has not been quiet for a window
+	slotDone    = -1 // the slot has no block left to run
+	slotWaiting = -2 // every live thread of the block waits, one at a grid sync (see coop.setStalled)
 )
 
 // quietPeriods is how many periods of a quarter of the window a block must
@@ -102,18 +103,19 @@ func (b *block) allYielded(from uint64) bool {
 }
 
 // checkLivelock stops the launch with ErrLivelock when every slot that
-// still runs a block confirmed it stuck within the last half window, and
-// no block finished for half a window: a slot whose thread left its spin
-// for plain code stops confirming within that time, and a block that
-// finishes may have released one.
+// still runs a block confirmed it stuck within the last half window, or
+// waits with it at a grid sync, and no block finished for half a window:
+// a slot whose thread left its spin for plain code stops confirming
+// within that time, and a block that finishes may have released one.
 func (l *launch) checkLivelock(now time.Time) {
 	recent := now.Add(-l.window / 2).UnixNano()
 	done := 0
 	for i := range l.watch {
-		v := l.watch[i].quietAt.Load()
-		if v == slotDone {
+		switch v := l.watch[i].quietAt.Load(); {
+		case v == slotDone:
 			done++
-		} else if v < recent {
+		case v == slotWaiting:
+		case v < recent:
 			return
 		}
 	}

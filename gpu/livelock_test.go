@@ -202,6 +202,55 @@ func TestLivelockLeftRunning(t *testing.T) {
 	})
 }
 
+// TestLivelockGridSync: in a cooperative launch, one block's threads spin
+// on a flag nobody sets while every other block waits at the grid sync
+// for them. The waiting blocks run no code, so only the spinning block's
+// watch can see the launch stuck: the launch stops at its watchdog, on
+// both executors and under a deterministic schedule, listing the spinners'
+// access and the others' grid sync, where it once ran forever.
+func TestLivelockGridSync(t *testing.T) {
+	run := func(t *testing.T, cfg gpu.LaunchConfig) {
+		d := newDevice(t)
+		flag := gpu.Alloc[int32](d, "flag", 1)
+		cfg.Cooperative = true
+		var spin, sync atomic.Int64
+		start := time.Now()
+		err := d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
+			if t.BlockRank() == 0 {
+				spin.Store(int64(line() + 1))
+				for flag.AtomicLoad(t, 0, scope.Device) == 0 {
+				}
+			}
+			sync.Store(int64(line() + 1))
+			gpu.ThisGrid(t).Sync()
+		})
+		require.Less(t, time.Since(start), 50*cfg.Watchdog)
+		require.ErrorIs(t, err, gpu.ErrLivelock)
+		var se *gpu.StallError
+		require.ErrorAs(t, err, &se)
+		require.Equal(t, 4*32, len(se.Threads)+se.NotStarted, "%v", err)
+		waiting := 0
+		for _, s := range se.Threads {
+			if s.Block.X == 0 {
+				require.Equal(t, `load global "flag"[0]`, s.Access, "%+v", s)
+				require.Equal(t, int(spin.Load()), s.Site.Line(), "%+v", s)
+				continue
+			}
+			require.Equal(t, "grid.sync", s.At, "%+v", s)
+			require.Equal(t, int(sync.Load()), s.Site.Line(), "%+v", s)
+			waiting++
+		}
+		require.Equal(t, 3*32, waiting, "every thread of blocks 1-3 listed at the grid sync")
+	}
+	eachExecutor(t, func(t *testing.T, ex gpu.Executor) { run(t, watchdogCfg(ex, 4, 32)) })
+	t.Run("deterministic", func(t *testing.T) {
+		t.Parallel()
+		cfg := watchdogCfg(gpu.Fibers, 4, 32)
+		cfg.Deterministic = true
+		run(t, cfg)
+	})
+}
+
 // TestLivelockDeterministic: in a deterministic launch, slots waiting for
 // the token are not running plain code; spinning blocks that pass it
 // around still trip the watchdog.
