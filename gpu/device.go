@@ -154,6 +154,8 @@ func (c DeviceConfig) validate() error {
 		return fmt.Errorf("gpu: device SharedMemPerBlock = %d; want >= 0", c.SharedMemPerBlock)
 	case c.Timeout < 0:
 		return fmt.Errorf("gpu: device Timeout = %v; want >= 0 (0 for none)", c.Timeout)
+	case nilObserver(c.Observer):
+		return fmt.Errorf("gpu: device Observer is a nil %T; leave the Observer nil for a device with none", c.Observer)
 	}
 	return nil
 }

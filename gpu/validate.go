@@ -84,6 +84,8 @@ func (d *Device) validate(cfg LaunchConfig, grid, block Dim3) error {
 		return fmt.Errorf("a deterministic launch needs the fibers executor, not %v", cfg.Executor)
 	case cfg.Timeout < 0:
 		return fmt.Errorf("negative timeout %v", cfg.Timeout)
+	case nilObserver(cfg.Observer):
+		return fmt.Errorf("LaunchConfig.Observer is a nil %T; leave the Observer nil for a launch with none", cfg.Observer)
 	}
 	if grid.Size() > maxThreads/block.Size() {
 		return fmt.Errorf("grid %v of blocks %v has more than 2^40 threads", grid, block)

@@ -60,3 +60,23 @@ func TestSharedHuge(t *testing.T) {
 		}
 	})
 }
+
+// nilObs is an Observer type for TestNilObserver; a nil *nilObs is the
+// typed nil under test.
+type nilObs struct{ gpu.Observer }
+
+// TestNilObserver: an Observer that holds a nil pointer (a detector left
+// unset, "var det *race.Detector") is an error naming its type, at the
+// launch or at NewDevice, where its first method call crashed the process.
+func TestNilObserver(t *testing.T) {
+	t.Parallel()
+	var o *nilObs
+	d := newDevice(t)
+	ran := false
+	cfg := gpu.LaunchConfig{Name: "k", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Observer: o}
+	err := d.Launch(context.Background(), cfg, func(*gpu.Thread) { ran = true })
+	require.EqualError(t, err, "gpu: k: LaunchConfig.Observer is a nil *gpu_test.nilObs; leave the Observer nil for a launch with none")
+	require.False(t, ran)
+	_, err = gpu.NewDevice(gpu.DeviceConfig{Observer: o})
+	require.EqualError(t, err, "gpu: device Observer is a nil *gpu_test.nilObs; leave the Observer nil for a device with none")
+}

@@ -328,3 +328,13 @@ func kindsOf(rs []race.Report) map[race.Kind]bool {
 	}
 	return kinds
 }
+
+// TestNilDetectorIsAnError: a *Detector left nil ("checking off") and set
+// as a launch's Observer is an error naming its type, not a crash.
+func TestNilDetectorIsAnError(t *testing.T) {
+	t.Parallel()
+	var det *race.Detector
+	d := newDevice(t)
+	err := d.Launch(context.Background(), gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Observer: det}, func(*gpu.Thread) {})
+	require.ErrorContains(t, err, "LaunchConfig.Observer is a nil *race.Detector")
+}
