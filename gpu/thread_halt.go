@@ -1,6 +1,9 @@
 package gpu
 
-import "runtime"
+import (
+	"errors"
+	"runtime"
+)
 
 // Halt ends the thread with err and stops its launch, as a panic in
 // kernel code does, but err itself is the thread's error: no panic value
@@ -14,12 +17,20 @@ import "runtime"
 // It does not return, and a kernel that recovers its panic does not lose
 // err. The launch stops as Launch documents for a panic:
 // the other threads end at their next runtime call, and the halt
-// synchronizes before Launch returns.
+// synchronizes before Launch returns. A nil err halts with
+// [ErrHaltNil], so that the stop is not mistaken for success.
 func (t *Thread) Halt(err error) {
 	site := t.siteAbove()
+	if err == nil {
+		err = ErrHaltNil
+	}
 	t.blk.l.halt()
 	t.failAt(err, site)
 }
+
+// ErrHaltNil is the error of a thread that [Thread.Halt] ended with a nil
+// error: its launch stopped, so Launch cannot return nil.
+var ErrHaltNil = errors.New("gpu: Thread.Halt with a nil error")
 
 // siteAbove returns the kernel line below the caller of its caller: past
 // the observer's frames, then the runtime's, the first frame of kernel

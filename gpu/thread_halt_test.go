@@ -63,3 +63,25 @@ func TestHaltEndsTheLaunchAtTheKernelLine(t *testing.T) {
 		require.Zero(t, after.Load(), "the launch stopped")
 	})
 }
+
+// TestHaltNilIsAnError: an Observer's Halt with a nil error still stops
+// the launch, and Launch returns ErrHaltNil with the thread's coordinates
+// rather than nil, on every executor.
+func TestHaltNilIsAnError(t *testing.T) {
+	eachExecutor(t, func(t *testing.T, ex gpu.Executor) {
+		d := newDevice(t)
+		x := gpu.Alloc[int32](d, "x", 64)
+		var after atomic.Int64
+		cfg := gpu.LaunchConfig{Name: "halted", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 64}, Executor: ex, Observer: &halter{}}
+		err := d.Launch(t.Context(), cfg, func(t *gpu.Thread) {
+			x.Store(t, t.ThreadRank(), 1)
+			t.SyncThreads()
+			after.Add(1)
+		})
+		require.ErrorIs(t, err, gpu.ErrHaltNil)
+		var te *gpu.ThreadError
+		require.ErrorAs(t, err, &te)
+		require.Equal(t, 3, te.GlobalID)
+		require.Zero(t, after.Load(), "the launch stopped")
+	})
+}
