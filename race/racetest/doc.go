@@ -12,10 +12,13 @@
 // asserts that a race was reported, and consumes it, for tests of code
 // that races on purpose.
 //
-// Launches run under the test's context (testing.TB.Context) and end a
-// little before the test's deadline, so a kernel that spins forever fails
-// its test with the runtime's listing of where each thread was; the
-// [Timeout] option sets a shorter deadline.
+// [Launch] runs under the test's context (testing.TB.Context) and ends
+// four seconds before the test's deadline (time for the runtime to give
+// up on a thread it cannot stop, two seconds, and to report), so a kernel
+// that spins forever fails its test with the runtime's listing of where
+// each thread was; the [Timeout] option sets a shorter deadline. A
+// [Device]'s launches run under the context their caller passes: give
+// them the Timeout option, or a context with a deadline, to bound them.
 //
 // # What -race costs
 //

@@ -52,8 +52,10 @@ func (c *config) launch(tb testing.TB, d *gpu.Device, cfg gpu.LaunchConfig, k gp
 
 // deadlineMargin is how long before the test's deadline a launch stops,
 // leaving the test time to print the stall listing before go test's
-// timeout panics.
-const deadlineMargin = time.Second
+// timeout panics: more than the two seconds Launch waits, once stopped,
+// for a thread that never calls into the runtime (a `for {}`) before it
+// returns without it, and a second more to report.
+const deadlineMargin = 4 * time.Second
 
 // testContext returns tb's context, ending deadlineMargin before the
 // test's deadline when tb has one.

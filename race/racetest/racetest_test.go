@@ -171,7 +171,7 @@ func TestLaunchEndsBeforeTheTestsDeadline(t *testing.T) {
 	d, err := gpu.NewDevice(gpu.DeviceConfig{})
 	require.NoError(t, err)
 	n := gpu.Alloc[int32](d, "n", 1)
-	deadline := time.Now().Add(1500 * time.Millisecond) // the launch stops at half a second
+	deadline := time.Now().Add(4500 * time.Millisecond) // the launch stops at half a second
 	tb := soonTB{record(t), deadline}
 	racetest.Launch(tb, d, gpu.LaunchConfig{Name: "spin", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}}, func(t *gpu.Thread) {
 		for {
@@ -182,4 +182,32 @@ func TestLaunchEndsBeforeTheTestsDeadline(t *testing.T) {
 	require.Len(t, tb.errs, 1)
 	require.Contains(t, tb.errs[0], "deadline exceeded")
 	require.Contains(t, tb.errs[0], "racetest_test.go:")
+}
+
+// TestLaunchReturnsBeforeTheTestsDeadlineWithoutAThread: a thread that
+// never calls into the runtime (here blocked in plain Go) cannot be
+// stopped; Launch gives up on it two seconds after the launch stopped, and
+// that must still come before the test's deadline, or go test's timeout
+// panic kills the binary and the listing is lost.
+func TestLaunchReturnsBeforeTheTestsDeadlineWithoutAThread(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out the launch's two-second grace")
+	}
+	t.Parallel()
+	d, err := gpu.NewDevice(gpu.DeviceConfig{})
+	require.NoError(t, err)
+	block := make(chan struct{})
+	defer close(block) // lets the abandoned thread end
+	deadline := time.Now().Add(5 * time.Second)
+	tb := soonTB{record(t), deadline}
+	racetest.Launch(tb, d, gpu.LaunchConfig{Name: "stuck", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 2}}, func(t *gpu.Thread) {
+		if t.ThreadRank() == 0 {
+			<-block
+		}
+		t.SyncThreads()
+	})
+	require.True(t, time.Now().Before(deadline), "returned before the deadline")
+	require.Len(t, tb.errs, 1)
+	require.Contains(t, tb.errs[0], `racetest: launch "stuck"`)
+	require.Contains(t, tb.errs[0], "left running")
 }
