@@ -202,13 +202,23 @@ func (b Buffer[T]) LoadVolatile(t *Thread, i int) T {
 // volatile write.
 func (b Buffer[T]) StoreVolatile(t *Thread, i int, v T) {
 	p := b.at(t, i, OpStore)
+	t.storeChanges(loadBits[T](p), toBits(v))
 	if t.obs != nil {
 		b.observed(t, i, p, OpStore, Volatile, scope.System, toBits(v), 0)
 	} else {
 		storeBits[T](p, toBits(v))
 	}
-	t.progress = true
 	b.strong(t, i, OpStore)
+}
+
+// storeChanges counts a strong store of bits v over an element that held
+// old as progress (see ErrLivelock) if it changes the element: a spin that
+// stores back the value it reads, as an atomicExch of the same value does,
+// changes no memory and can release no one.
+func (t *Thread) storeChanges(old, v uint64) {
+	if old != v {
+		t.progress = true
+	}
 }
 
 // AtomicLoad returns element i with a relaxed atomic load of scope s,
@@ -265,11 +275,11 @@ func (b Buffer[T]) store(t *Thread, i int, v T, o Order, s scope.Scope) {
 	// any thread can see the value it publishes. Reported after, a reader
 	// in another block could see the flag, read the data it guards, and be
 	// checked while the release was still unknown.
+	t.storeChanges(loadBits[T](p), toBits(v))
 	if t.obs != nil {
 		b.observed(t, i, p, OpStore, o, s, toBits(v), 0)
 	} else {
 		storeBits[T](p, toBits(v))
 	}
-	t.progress = true
 	b.strong(t, i, OpStore)
 }

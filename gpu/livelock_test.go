@@ -251,6 +251,33 @@ func TestLivelockGridSync(t *testing.T) {
 	})
 }
 
+// TestLivelockSameValueStores: threads spinning on a flag while they
+// store back the value they read, by a volatile, relaxed atomic or
+// release store, change no memory, and the watchdog stops them, as it
+// does a spin on atomicExch of the same value; a store once counted as
+// progress whatever it stored, and such a spin ran forever.
+func TestLivelockSameValueStores(t *testing.T) {
+	stores := map[string]func(t *gpu.Thread, x gpu.Buffer[int32]){
+		"volatile": func(t *gpu.Thread, x gpu.Buffer[int32]) { x.StoreVolatile(t, 0, 0) },
+		"atomic":   func(t *gpu.Thread, x gpu.Buffer[int32]) { x.AtomicStore(t, 0, 0, scope.Device) },
+		"release":  func(t *gpu.Thread, x gpu.Buffer[int32]) { x.StoreRelease(t, 0, 0, scope.Device) },
+	}
+	for name, store := range stores {
+		t.Run(name, func(t *testing.T) {
+			eachExecutor(t, func(t *testing.T, ex gpu.Executor) {
+				d := newDevice(t)
+				lock := gpu.Alloc[int32](d, "lock", 1)
+				err := d.Launch(context.Background(), watchdogCfg(ex, 2, 32), func(t *gpu.Thread) {
+					for lock.AtomicLoad(t, 0, scope.Device) == 0 {
+						store(t, lock)
+					}
+				})
+				require.ErrorIs(t, err, gpu.ErrLivelock)
+			})
+		})
+	}
+}
+
 // TestLivelockDeterministic: in a deterministic launch, slots waiting for
 // the token are not running plain code; spinning blocks that pass it
 // around still trip the watchdog.
