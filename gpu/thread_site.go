@@ -31,14 +31,30 @@ func (l *launch) errorSite(r any) Site {
 	if i < 0 {
 		return Site{}
 	}
-	frames := runtime.CallersFrames(pcs[i+1 : n])
+	return l.panicFrame(runtime.CallersFrames(pcs[i+1 : n]))
+}
+
+// panicFrame returns the site of a panic whose frames, from the
+// panicking one out, are frames: the first frame of kernel code, past
+// Go's runtime and this package (a kernel's misuse of the runtime, as a
+// Slice out of bounds, panics in the runtime's code), or else the first
+// of this package's or of package iter's, where no kernel frame is on
+// the stack.
+func (l *launch) panicFrame(frames *runtime.Frames) Site {
+	var first Site
 	for {
 		fr, more := frames.Next()
-		if !strings.HasPrefix(fr.Function, "runtime.") && fr.Function != "" {
+		switch {
+		case fr.Function == "" || strings.HasPrefix(fr.Function, "runtime."):
+		case strings.HasPrefix(fr.Function, pkgPrefix) || strings.HasPrefix(fr.Function, "iter."):
+			if first.IsZero() {
+				first = l.d.sites.frame(fr)
+			}
+		default:
 			return l.d.sites.frame(fr)
 		}
 		if !more {
-			return Site{}
+			return first
 		}
 	}
 }

@@ -2,6 +2,8 @@ package gpu_test
 
 import (
 	"fmt"
+	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -60,6 +62,16 @@ func TestSliceBounds(t *testing.T) {
 
 	err = launch1D(d, gpu.Fibers, 1, 1, func(t *gpu.Thread) { x.Load(t, 10) })
 	require.ErrorContains(t, err, `load index 10 out of range [0:10] of global "flags"`, "a whole buffer is no view")
+
+	var line int
+	err = launch1D(d, gpu.Fibers, 1, 1, func(t *gpu.Thread) {
+		_, _, line, _ = runtime.Caller(0)
+		v.Slice(3, 5) // the line after Caller's
+	})
+	var te *gpu.ThreadError
+	require.ErrorAs(t, err, &te)
+	require.Equal(t, line+1, te.Site.Line(), "a Slice out of bounds names the kernel's line, not the runtime's: %v", err)
+	require.Equal(t, "view_test.go", filepath.Base(te.Site.File()))
 
 	require.PanicsWithValue(t, `gpu: Slice [3:5] of view [2,6) of global "flags" of length 4`, func() { v.Slice(3, 5) })
 	require.Panics(t, func() { x.Slice(-1, 2) })
