@@ -30,7 +30,8 @@ func (l *launch) syncObserved(by *Thread, s Sync) {
 	by.obs.Sync(by, s)
 }
 
-// blockObserved reports a block's start or end.
+// blockObserved reports a block's start or end. An Observer's panic is
+// the launch's error, naming the launch and the block's coordinates.
 func (l *launch) blockObserved(start bool, id int) {
 	method := "BlockEnd"
 	if start {
@@ -38,7 +39,7 @@ func (l *launch) blockObserved(start bool, id int) {
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			l.recordOther(fmt.Errorf("block %d: %w", id, observerPanic(method, r)))
+			l.recordOther(fmt.Errorf("gpu: %s: block %v (block id %d): %w", l.g.Name, l.g.GridDim.index(id), id, observerPanic(method, r)))
 			l.halt()
 		}
 	}()

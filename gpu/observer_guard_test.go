@@ -57,6 +57,38 @@ func TestObserverPanics(t *testing.T) {
 	})
 }
 
+// blockPanicky is an Observer whose BlockStart or BlockEnd panics for one
+// block.
+type blockPanicky struct {
+	recorder
+	end   bool
+	block int
+}
+
+func (p *blockPanicky) BlockStart(g *gpu.Grid, b int) { p.boom(false, b) }
+func (p *blockPanicky) BlockEnd(g *gpu.Grid, b int)   { p.boom(true, b) }
+
+func (p *blockPanicky) boom(end bool, b int) {
+	if end == p.end && b == p.block {
+		panic("observer bug")
+	}
+}
+
+// TestObserverBlockPanicNamesBlock: an Observer's panic in BlockStart or
+// BlockEnd names the launch and the block's coordinates, as a thread's
+// error does, not only the block's linear id.
+func TestObserverBlockPanicNamesBlock(t *testing.T) {
+	eachExecutor(t, func(t *testing.T, ex gpu.Executor) {
+		d := newDevice(t)
+		for _, end := range []bool{false, true} {
+			cfg := gpu.LaunchConfig{Name: "tiles", Grid: gpu.Dim3{X: 2, Y: 2}, Block: gpu.Dim3{X: 8}, Executor: ex,
+				Observer: &blockPanicky{end: end, block: 3}}
+			err := d.Launch(context.Background(), cfg, func(t *gpu.Thread) {})
+			require.ErrorContains(t, err, "gpu: tiles: block (1,1,0) (block id 3): gpu: Observer.Block", "end %v", end)
+		}
+	})
+}
+
 // TestObservedErrorsStayFlat: with an observer, Launch returns the same
 // flat list of thread errors as without one.
 func TestObservedErrorsStayFlat(t *testing.T) {
