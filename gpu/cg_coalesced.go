@@ -21,7 +21,7 @@ type Coalesced struct {
 //
 //go:noinline
 func CoalescedThreads(t *Thread) Coalesced {
-	t.markPoint() // convergence groups lanes by call site, in every mode
+	t.mark() // convergence groups lanes by call site, in every mode
 	return Coalesced{t, t.converge()}
 }
 

@@ -26,7 +26,8 @@ const (
 	// barrier site and block) among Launch's errors.
 	DivergenceWarn
 	// DivergenceAllow lets the launch go on silently, as the hardware
-	// does, and skips recording call sites at barriers.
+	// does. Lanes that name each other at different collectives, which
+	// can never meet, still fail the launch.
 	DivergenceAllow
 )
 
@@ -120,7 +121,9 @@ func (e *DivergenceError) place(l *launch) {
 type callSite [callsite.Len]uintptr
 
 // mark records the call site of the barrier or collective t is entering,
-// when the launch checks divergence. It must be called, and is inlined,
+// under every divergence mode: checking compares the sites of a round's
+// arrivals, a convergence point groups lanes by them, and a mismatch,
+// fatal under every mode, names them. It must be called, and is inlined,
 // directly in the exported function the kernel called, so that the frame
 // pointers it reads are that function's: two loads per arrival, where a
 // runtime.Callers walk would cost as much as the barrier. Every exported
@@ -131,16 +134,7 @@ type callSite [callsite.Len]uintptr
 // A Thread used after its kernel returned records nothing: most
 // collectives mark before their stop check, and such a Thread's
 // syncState may by then be a later launch's thread's (see statePool).
-// done sits beside checks, so the test costs nothing more.
 func (t *Thread) mark() {
-	if t.checks && !t.done {
-		callsite.Return((*[callsite.Len]uintptr)(&t.waitPC))
-	}
-}
-
-// markPoint is mark for a convergence point, which groups lanes by call
-// site whether or not the launch checks divergence.
-func (t *Thread) markPoint() {
 	if !t.done {
 		callsite.Return((*[callsite.Len]uintptr)(&t.waitPC))
 	}

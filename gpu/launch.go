@@ -33,9 +33,9 @@ type LaunchConfig struct {
 	// which [GridGroup.Sync] needs.
 	Cooperative bool
 	// Divergence chooses what a divergent barrier or collective does (see
-	// [DivergenceMode]); the zero value is DivergenceFail. Checking records
-	// each barrier arrival's call site from two frame pointers;
-	// DivergenceAllow skips it.
+	// [DivergenceMode]); the zero value is DivergenceFail. Every mode
+	// records each barrier arrival's call site from two frame pointers;
+	// DivergenceAllow skips comparing them.
 	Divergence DivergenceMode
 	// Watchdog is the livelock window (see [ErrLivelock]): a launch in
 	// which, for this long, every unfinished thread spins or waits and no

@@ -36,7 +36,7 @@ func newSlot(l *launch, index int) *slot {
 	for i := range s.threads {
 		t := &s.threads[i]
 		t.blk, t.obs, t.stop, t.rank, t.syncState, t.threadFaults = &s.blk, l.cfg.Observer, &l.stop, i, &s.sync[i], &s.faults[i]
-		t.checks, t.dev, t.seq = l.checks(), l.d, l.seq
+		t.dev, t.seq = l.d, l.seq
 	}
 	return s
 }

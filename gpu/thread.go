@@ -38,7 +38,6 @@ type Thread struct {
 	// fiber held in a hand-off chain (see fiber.await): it is in no run
 	// queue.
 	held     bool
-	checks   bool // the launch checks divergence: barriers record their call sites
 	progress bool // a strong write changed memory since the thread last yielded
 	// lastFail is the low half of the address of the thread's last failed
 	// CAS: enough to tell a retry at one address from a probe of others,

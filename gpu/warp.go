@@ -42,7 +42,7 @@ func (t *Thread) SyncWarp(mask uint64) {
 //
 //go:noinline
 func ActiveMask(t *Thread) uint64 {
-	t.markPoint() // convergence groups lanes by call site, in every mode
+	t.mark() // convergence groups lanes by call site, in every mode
 	return t.converge()
 }
 

@@ -269,3 +269,29 @@ func TestConvergenceAllocatesNothingPerPoint(t *testing.T) {
 	few, many := allocs(4), allocs(68)
 	require.LessOrEqual(t, many, few+1, "64 more convergence points in each of 8 warps allocated %.0f more objects", many-few)
 }
+
+// TestWarpMismatchNamesLines: lanes that name each other at different
+// collectives can never meet, which ends the launch under every
+// divergence mode, DivergenceAllow included; the error names the line of
+// each collective, where it once printed "at ?" under DivergenceAllow.
+func TestWarpMismatchNamesLines(t *testing.T) {
+	eachExecutor(t, func(t *testing.T, ex gpu.Executor) {
+		d := newDevice(t)
+		ballot := line() + 5
+		for _, mode := range []gpu.DivergenceMode{gpu.DivergenceFail, gpu.DivergenceWarn, gpu.DivergenceAllow} {
+			cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 2}, Executor: ex, Divergence: mode}
+			err := d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
+				if t.Lane() == 0 {
+					gpu.BallotSync(t, 0x3, true)
+				} else {
+					gpu.AnySync(t, 0x3, true)
+				}
+			})
+			var de *gpu.DivergenceError
+			require.ErrorAs(t, err, &de, mode)
+			require.ErrorContains(t, err, siteOf(int64(ballot)), mode)
+			require.ErrorContains(t, err, siteOf(int64(ballot+2)), mode)
+			require.NotContains(t, err.Error(), " at ?", mode)
+		}
+	})
+}
