@@ -97,12 +97,13 @@ func TestSwallowedStopAtBarrier(t *testing.T) {
 
 // TestSwallowedFault: an out-of-range load, an atomic with an invalid
 // scope and a fence with one, each in a helper that recovers, still fail
-// the thread: the error names the thread, and the launch does not return
-// nil.
+// the thread: the error names the thread and the kernel's line, and the
+// launch does not return nil.
 func TestSwallowedFault(t *testing.T) {
 	eachExecutor(t, func(t *testing.T, ex gpu.Executor) {
 		d := newDevice(t)
 		buf := gpu.Alloc[int32](d, "buf", 4)
+		load := line() + 4
 		err := launch1D(d, ex, 2, 4, func(t *gpu.Thread) {
 			switch t.GlobalID() {
 			case 5:
@@ -118,8 +119,8 @@ func TestSwallowedFault(t *testing.T) {
 		var re *gpu.RangeError
 		require.ErrorAs(t, err, &re)
 		require.Equal(t, 9, re.Index)
-		require.ErrorContains(t, err, "thread (1,0,0) of block (1,0,0) (global thread 5)")
-		require.ErrorContains(t, err, "thread (2,0,0) of block (1,0,0) (global thread 6): atomicAdd with invalid")
-		require.ErrorContains(t, err, "thread (3,0,0) of block (1,0,0) (global thread 7): fence with invalid")
+		require.ErrorContains(t, err, fmt.Sprintf("thread (1,0,0) of block (1,0,0) (global thread 5) at %s: load index 9", siteOf(int64(load))))
+		require.ErrorContains(t, err, fmt.Sprintf("thread (2,0,0) of block (1,0,0) (global thread 6) at %s: atomicAdd with invalid", siteOf(int64(load+2))))
+		require.ErrorContains(t, err, fmt.Sprintf("thread (3,0,0) of block (1,0,0) (global thread 7) at %s: fence with invalid", siteOf(int64(load+4))))
 	})
 }

@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"runtime"
 	"unsafe"
 
 	"github.com/warpguard/warpguard/scope"
@@ -13,31 +14,45 @@ import (
 // increment per access.
 const spinYield = 64
 
-// at returns the address of element i, ending the thread if the launch has
-// stopped, i is out of range, or another device allocated the memory. The
-// checks share one branch, and the slow path records the fault on the
-// thread and panics with a pointer to the record, with no call, so that at
-// costs little enough to inline into every access method (an access is
-// then one call) and the fast path keeps nothing for the slow one. The
-// device check follows the index check, which rules out the zero Buffer,
-// which has no memory; it compares the memory's device with the thread's
-// copy of the launch's, one load each.
-func (b Buffer[T]) at(t *Thread, i int, op Op) unsafe.Pointer {
+// at returns the address of element i, or nil if the launch has stopped,
+// i is out of range, or another device allocated the memory: the caller
+// then panics with the record fault makes. The checks share one branch,
+// and the slow path is the caller's, so that at inlines into every access
+// method (an access is then one call) and the fast path keeps nothing for
+// the slow one. The device check follows the index check, which rules
+// out the zero Buffer, which has no memory; it compares the memory's
+// device with the thread's copy of the launch's, one load each. The
+// address of an element in range is never nil.
+func (b Buffer[T]) at(t *Thread, i int) unsafe.Pointer {
 	if uint(i) >= uint(b.n) || b.m.dev != t.dev || t.stop.Load() {
-		t.flt = fault{t, b.m, i, b.n, op, scope.Thread, b.lo, elemSize[T]()}
-		panic(&t.flt)
+		return nil
 	}
 	return b.ptr(i)
 }
 
 // atScoped is at for operations that take a scope argument: an invalid
 // scope fails the same check.
-func (b Buffer[T]) atScoped(t *Thread, i int, op Op, s scope.Scope) unsafe.Pointer {
+func (b Buffer[T]) atScoped(t *Thread, i int, s scope.Scope) unsafe.Pointer {
 	if s > scope.System || uint(i) >= uint(b.n) || b.m.dev != t.dev || t.stop.Load() {
-		t.flt = fault{t, b.m, i, b.n, op, s, b.lo, elemSize[T]()}
-		panic(&t.flt)
+		return nil
 	}
 	return b.ptr(i)
+}
+
+// fault records on t the fault of an access of element i that failed at's
+// checks, and returns the record. For a fault that is an error, not the
+// launch's stop, it keeps the kernel's line, which the error names even if
+// the kernel recovers the panic and its thread returns normally.
+//
+//go:noinline
+func (b Buffer[T]) fault(t *Thread, i int, op Op, s scope.Scope) *fault {
+	t.flt = fault{t, b.m, i, b.n, op, s, b.lo, elemSize[T](), Site{}}
+	if t.flt.err() != errStopped {
+		var pcs stack
+		runtime.Callers(2, pcs[:])
+		t.flt.site = t.dev.sites.lookup(&pcs)
+	}
+	return &t.flt
 }
 
 // strong counts a strong access of element i and yields every spinYield
@@ -145,7 +160,10 @@ func (b Buffer[T]) notePoll(t *Thread, i int, op Op, old, arg uint64) {
 // package documentation's "Never a hang"): it yields as a spinning atomic
 // does, and a stall report says it polls a weak load.
 func (b Buffer[T]) Load(t *Thread, i int) T {
-	p := b.at(t, i, OpLoad)
+	p := b.at(t, i)
+	if p == nil {
+		panic(b.fault(t, i, OpLoad, scope.Thread))
+	}
 	v := loadBits[T](p)
 	if t.obs != nil {
 		return fromBits[T](b.observedLoad(t, i, p, v))
@@ -174,7 +192,10 @@ func (b Buffer[T]) observedLoad(t *Thread, i int, p unsafe.Pointer, v uint64) ui
 // Store sets element i to v with a weak (plain) store. It restarts the
 // thread's weak-load count (see weakSpin).
 func (b Buffer[T]) Store(t *Thread, i int, v T) {
-	p := b.at(t, i, OpStore)
+	p := b.at(t, i)
+	if p == nil {
+		panic(b.fault(t, i, OpStore, scope.Thread))
+	}
 	t.weakN = 0
 	if t.obs != nil {
 		b.observed(t, i, p, OpStore, Weak, scope.Thread, toBits(v), 0)
@@ -187,7 +208,10 @@ func (b Buffer[T]) Store(t *Thread, i int, v T) {
 // read (PTX ld.volatile, relaxed at system scope). It orders nothing by
 // itself; it guarantees the value is read from memory each time.
 func (b Buffer[T]) LoadVolatile(t *Thread, i int) T {
-	p := b.at(t, i, OpLoad)
+	p := b.at(t, i)
+	if p == nil {
+		panic(b.fault(t, i, OpLoad, scope.Thread))
+	}
 	var v uint64
 	if t.obs != nil {
 		v = b.observed(t, i, p, OpLoad, Volatile, scope.System, 0, 0)
@@ -201,7 +225,10 @@ func (b Buffer[T]) LoadVolatile(t *Thread, i int) T {
 // StoreVolatile sets element i to v with a strong relaxed store, CUDA's
 // volatile write.
 func (b Buffer[T]) StoreVolatile(t *Thread, i int, v T) {
-	p := b.at(t, i, OpStore)
+	p := b.at(t, i)
+	if p == nil {
+		panic(b.fault(t, i, OpStore, scope.Thread))
+	}
 	t.storeChanges(loadBits[T](p), toBits(v))
 	if t.obs != nil {
 		b.observed(t, i, p, OpStore, Volatile, scope.System, toBits(v), 0)
@@ -244,7 +271,10 @@ func (b Buffer[T]) LoadAcquire(t *Thread, i int, s scope.Scope) T {
 }
 
 func (b Buffer[T]) load(t *Thread, i int, o Order, s scope.Scope) T {
-	p := b.atScoped(t, i, OpLoad, s)
+	p := b.atScoped(t, i, s)
+	if p == nil {
+		panic(b.fault(t, i, OpLoad, s))
+	}
 	var v uint64
 	if t.obs != nil {
 		v = b.observed(t, i, p, OpLoad, o, s, 0, 0)
@@ -269,7 +299,10 @@ func (b Buffer[T]) StoreRelease(t *Thread, i int, v T, s scope.Scope) {
 }
 
 func (b Buffer[T]) store(t *Thread, i int, v T, o Order, s scope.Scope) {
-	p := b.atScoped(t, i, OpStore, s)
+	p := b.atScoped(t, i, s)
+	if p == nil {
+		panic(b.fault(t, i, OpStore, s))
+	}
 	// An observer learns of a release before its store takes effect (see
 	// observed): it must know the release (a fence, then a store) before
 	// any thread can see the value it publishes. Reported after, a reader

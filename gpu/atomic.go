@@ -22,7 +22,10 @@ func (b Buffer[T]) AtomicAdd(t *Thread, i int, v T, s scope.Scope) T {
 	if isFloat[T]() {
 		return b.rmw(t, i, OpAdd, v, s)
 	}
-	p := b.atScoped(t, i, OpAdd, s)
+	p := b.atScoped(t, i, s)
+	if p == nil {
+		panic(b.fault(t, i, OpAdd, s))
+	}
 	var old uint64
 	if t.obs != nil {
 		old = b.observed(t, i, p, OpAdd, Relaxed, s, toBits(v), 0)
@@ -43,7 +46,10 @@ func (b Buffer[T]) AtomicSub(t *Thread, i int, v T, s scope.Scope) T {
 
 // AtomicExch stores v into element i.
 func (b Buffer[T]) AtomicExch(t *Thread, i int, v T, s scope.Scope) T {
-	p := b.atScoped(t, i, OpExch, s)
+	p := b.atScoped(t, i, s)
+	if p == nil {
+		panic(b.fault(t, i, OpExch, s))
+	}
 	var old uint64
 	if t.obs != nil {
 		old = b.observed(t, i, p, OpExch, Relaxed, s, toBits(v), 0)
@@ -61,7 +67,10 @@ func (b Buffer[T]) AtomicExch(t *Thread, i int, v T, s scope.Scope) T {
 // as atomicCAS compares (so for floats -0 and +0 differ and NaN can match).
 // It returns the old value; the swap happened if that equals cmp.
 func (b Buffer[T]) AtomicCAS(t *Thread, i int, cmp, v T, s scope.Scope) T {
-	p := b.atScoped(t, i, OpCAS, s)
+	p := b.atScoped(t, i, s)
+	if p == nil {
+		panic(b.fault(t, i, OpCAS, s))
+	}
 	c, n := toBits(cmp), toBits(v)
 	var old uint64
 	if t.obs != nil {
@@ -139,7 +148,10 @@ func (b Buffer[T]) AtomicDec(t *Thread, i int, limit T, s scope.Scope) T {
 
 // rmw performs op with a compare-and-swap loop.
 func (b Buffer[T]) rmw(t *Thread, i int, op Op, v T, s scope.Scope) T {
-	p := b.atScoped(t, i, op, s)
+	p := b.atScoped(t, i, s)
+	if p == nil {
+		panic(b.fault(t, i, op, s))
+	}
 	if op >= OpAnd && isFloat[T]() {
 		t.failf("%v is not defined on %v buffer %q", op, b.m.Type, b.m.Name)
 	}

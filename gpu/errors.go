@@ -3,6 +3,7 @@ package gpu
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"runtime/debug"
 
 	"github.com/warpguard/warpguard/scope"
@@ -216,11 +217,17 @@ func (t *Thread) endedError(what string) *ThreadError {
 func (t *Thread) fail(err error) { t.failAt(err, Site{}) }
 
 // failAt is fail for an error whose kernel line is known: site, or the
-// zero Site to let the thread's root find it on the unwinding stack.
+// zero Site to find the line on the stack now, before a kernel that
+// recovers the panic unwinds it.
 func (t *Thread) failAt(err error, site Site) {
+	if site.IsZero() {
+		var pcs stack
+		runtime.Callers(2, pcs[:])
+		site = t.dev.sites.lookup(&pcs)
+	}
 	first := t.err == nil
 	if first {
-		t.err = err
+		t.err, t.errSite = err, site
 	}
 	panic(abort{t: t, err: err, site: site, recorded: first})
 }
@@ -243,8 +250,9 @@ type fault struct {
 	i, n int // the index given and the view's length
 	op   Op
 	s    scope.Scope
-	lo   int // the index in m of the view's element 0
-	size int // the element size of the view's type
+	lo   int  // the index in m of the view's element 0
+	size int  // the element size of the view's type
+	site Site // the kernel's line, for a fault that is an error
 }
 
 // err returns the fault's error: an invalid scope's, a *ForeignError if
@@ -302,6 +310,15 @@ func recovered(r any) error {
 // recorded reports whether the runtime recorded an error or fault on the
 // thread, which a thread that returns normally must still report.
 func (t *Thread) recorded() bool { return t.flt.t != nil || t.err != nil }
+
+// recordedSite returns the kernel line of the error recorded on t that
+// outcome puts first: its fault's, else its failure's.
+func (t *Thread) recordedSite() Site {
+	if t.flt.t != nil && t.flt.err() != errStopped {
+		return t.flt.site
+	}
+	return t.errSite
+}
 
 // raised reports whether r, the value a thread's root recovered, is the
 // fault or failure recorded on t.

@@ -170,7 +170,10 @@ func (r Ref[T]) rmw(op Op, v T, o Order) T {
 // at returns the element's address for op with order o, failing the
 // thread as Buffer's accesses do, or on an order op cannot take.
 func (r Ref[T]) at(op Op, o Order) unsafe.Pointer {
-	p := r.b.atScoped(r.t, r.i, op, r.s)
+	p := r.b.atScoped(r.t, r.i, r.s)
+	if p == nil {
+		panic(r.b.fault(r.t, r.i, op, r.s))
+	}
 	if !orderAllowed(op, o) {
 		r.t.failf("%v of %v buffer %q index %d with memory order %v: a load takes relaxed, acquire or seq_cst, a store relaxed, release or seq_cst, a read-modify-write any atomic order",
 			op, r.b.m.Type, r.b.m.Name, r.i, o)

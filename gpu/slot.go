@@ -57,7 +57,7 @@ func (s *slot) runBlock(id int) {
 		t := &s.threads[i]
 		t.gid, t.spins, t.obsState, t.fib = base+i, 0, nil, nil
 		t.done, t.progress, t.lastFail = false, false, 0
-		t.spinMem, t.yieldSeq, t.flt, t.err = nil, 0, fault{}, nil
+		t.spinMem, t.yieldSeq, t.flt, t.err, t.errSite = nil, 0, fault{}, nil, Site{}
 		t.weakN, t.weak = 0, weakPoll{}
 		t.stop = &s.l.stop // the last block's thread ended: see depart
 	}
@@ -117,6 +117,9 @@ func (s *slot) result(t *Thread, r any, normal bool) {
 		e := t.threadError(err)
 		if r != nil || !normal {
 			e.Site = s.l.errorSite(r)
+		}
+		if e.Site.IsZero() {
+			e.Site = t.recordedSite() // an error the kernel recovered from
 		}
 		s.l.record(e)
 		if halts(err) {

@@ -57,9 +57,11 @@ type threadFaults struct {
 	// recorded before the access panics with a pointer to it, so that a
 	// kernel that recovers the panic cannot lose the error. err is the
 	// first error the runtime failed the thread with otherwise (see
-	// fail). flt.t is nil while the thread has no fault.
-	flt fault
-	err error
+	// fail), and errSite its kernel line. flt.t is nil while the thread
+	// has no fault.
+	flt     fault
+	err     error
+	errSite Site
 }
 
 // syncState is the state of a thread that only barriers, collectives and

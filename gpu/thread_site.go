@@ -20,6 +20,9 @@ func (l *launch) errorSite(r any) Site {
 		}
 		return l.panicSite()
 	case *fault:
+		if !r.site.IsZero() {
+			return r.site
+		}
 		return l.panicSite()
 	}
 	var pcs [64]uintptr
