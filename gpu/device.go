@@ -34,6 +34,13 @@ type DeviceConfig struct {
 	// launches whose Config sets none; zero sets none, and a negative
 	// value is an error, as it is in Config.
 	Timeout time.Duration
+	// Deadline, if not zero, stops every launch on the device still
+	// running at it, as a context's deadline does: its *StallError wraps
+	// context.DeadlineExceeded and lists where each unfinished thread
+	// was. A launch made after it does not start. It bounds launches
+	// whose callers pass contexts without deadlines, as racetest.Device
+	// bounds them by the test's deadline.
+	Deadline time.Time
 	// Observer, if not nil, observes every launch on the device, as if
 	// each set it in LaunchConfig.Observer: attaching a race detector here
 	// checks code whose launches are out of reach, unchanged. A launch

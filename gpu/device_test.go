@@ -42,6 +42,37 @@ func TestDeviceTimeout(t *testing.T) {
 	}
 }
 
+// TestDeviceDeadline: DeviceConfig.Deadline stops a launch whose context
+// has no deadline, with the stall listing and an error that matches
+// context.DeadlineExceeded and names the device; a launch made after it
+// does not start.
+func TestDeviceDeadline(t *testing.T) {
+	t.Parallel()
+	for _, ex := range []gpu.Executor{gpu.Fibers, gpu.Goroutines} {
+		d, err := gpu.NewDevice(gpu.DeviceConfig{Name: "bounded", Deadline: time.Now().Add(100 * time.Millisecond)})
+		require.NoError(t, err)
+		closeAtEnd(t, d)
+		n := gpu.Alloc[int32](d, "n", 1)
+		cfg := gpu.LaunchConfig{Name: "spin", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 2}, Executor: ex}
+		start := time.Now()
+		err = d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
+			for {
+				n.AtomicAdd(t, 0, 1, scope.Device) // progress, so no livelock
+			}
+		})
+		require.Less(t, time.Since(start), 10*time.Second, ex)
+		require.ErrorIs(t, err, context.DeadlineExceeded, ex)
+		var se *gpu.StallError
+		require.ErrorAs(t, err, &se, ex)
+		require.Len(t, se.Threads, 4, ex)
+		require.ErrorContains(t, err, "device bounded's deadline", ex)
+		require.Contains(t, err.Error(), "device_test.go:", "the listing names the line the threads spin at")
+		err = d.Launch(context.Background(), cfg, func(t *gpu.Thread) {})
+		require.ErrorIs(t, err, context.DeadlineExceeded, ex)
+		require.ErrorContains(t, err, "gpu: spin: not started: context deadline exceeded: device bounded's deadline", ex)
+	}
+}
+
 // TestDeviceSizesOverflow: sizes whose products overflow an int, or make
 // more resident blocks or threads than the runtime can run at once, are
 // rejected by NewDevice with an error naming the field, so that no launch

@@ -154,13 +154,31 @@ func (d *Device) Launch(ctx context.Context, cfg LaunchConfig, k Kernel) error {
 	if err != nil {
 		return err
 	}
-	if err := ctx.Err(); err != nil {
+	if dl := d.cfg.Deadline; !dl.IsZero() {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadlineCause(ctx, dl, fmt.Errorf("%w: device %s's deadline, %v", context.DeadlineExceeded, d.cfg.Name, dl.Format(time.TimeOnly)))
+		defer cancel()
+	}
+	if err := notStarted(ctx); err != nil {
 		return fmt.Errorf("gpu: %s: not started: %w", l.g.Name, err)
 	}
 	if d.fibers.isClosed() {
 		return fmt.Errorf("gpu: %s: not started on %s: %w", l.g.Name, d.cfg.Name, ErrDeviceClosed)
 	}
 	return l.run(ctx)
+}
+
+// notStarted returns the error of a launch whose context ended before it
+// started, nil if the context has not ended: ctx's error, and its cause
+// where that says more.
+func notStarted(ctx context.Context) error {
+	err := ctx.Err()
+	switch cause := context.Cause(ctx); {
+	case err == nil || errors.Is(cause, err):
+		return cause
+	default:
+		return fmt.Errorf("%w: %w", err, cause)
+	}
 }
 
 func (l *launch) run(ctx context.Context) error {

@@ -23,6 +23,10 @@ import (
 //
 // The options set the detector, the device ([DeviceConfig]) and the
 // device's default launch timeout ([Timeout]); [Seed] does not apply.
+// Under a test with a deadline (go test -timeout), the device's launches
+// stop four seconds before it (gpu.DeviceConfig.Deadline), as [Launch]'s
+// do, whatever context their callers pass: the test fails with the stall
+// listing, not go test's timeout panic.
 // A device that cannot be made fails tb at once.
 func Device(tb testing.TB, opts ...Option) *gpu.Device {
 	tb.Helper()
@@ -32,6 +36,9 @@ func Device(tb testing.TB, opts ...Option) *gpu.Device {
 	cfg.Observer = det
 	if c.timeout > 0 && cfg.Timeout == 0 {
 		cfg.Timeout = c.timeout
+	}
+	if dl, ok := testDeadline(tb); ok && (cfg.Deadline.IsZero() || dl.Before(cfg.Deadline)) {
+		cfg.Deadline = dl
 	}
 	d, err := gpu.NewDevice(cfg)
 	if err != nil {

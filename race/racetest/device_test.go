@@ -132,6 +132,30 @@ func TestDeviceTimeout(t *testing.T) {
 	require.Empty(t, rec.errs)
 }
 
+// TestDeviceEndsBeforeTheTestsDeadline: a Device's launch whose caller
+// passes a context with no deadline still stops before the test's
+// deadline, as racetest.Launch does, so the test fails with the stall
+// listing rather than go test's timeout panic.
+func TestDeviceEndsBeforeTheTestsDeadline(t *testing.T) {
+	t.Parallel()
+	deadline := time.Now().Add(4500 * time.Millisecond) // the launches stop at half a second
+	tb := soonTB{record(t), deadline}
+	var err error
+	tb.run(func() {
+		d := racetest.Device(tb)
+		n := gpu.Alloc[int32](d, "n", 1)
+		err = d.Launch(context.Background(), gpu.LaunchConfig{Name: "spin", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}}, func(t *gpu.Thread) {
+			for {
+				n.AtomicAdd(t, 0, 1, scope.Device)
+			}
+		})
+	})
+	require.True(t, time.Now().Before(deadline), "stopped before the deadline")
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.ErrorContains(t, err, "device_test.go:", "the listing names the line the thread spins at")
+	require.Empty(t, tb.errs)
+}
+
 // TestDeviceHaltPrintsTheReportOnce: under HaltOnFirst the launch's error
 // names the racing line in one line, with no goroutine dump, and the
 // report itself is printed once, by the check at the test's end.

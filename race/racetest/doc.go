@@ -17,8 +17,9 @@
 // up on a thread it cannot stop, two seconds, and to report), so a kernel
 // that spins forever fails its test with the runtime's listing of where
 // each thread was; the [Timeout] option sets a shorter deadline. A
-// [Device]'s launches run under the context their caller passes: give
-// them the Timeout option, or a context with a deadline, to bound them.
+// [Device]'s launches run under the context their caller passes, and stop
+// at the same point before the test's deadline (gpu.DeviceConfig.Deadline)
+// whatever that context is; the Timeout option bounds each of them.
 //
 // # What -race costs
 //

@@ -61,12 +61,21 @@ const deadlineMargin = 4 * time.Second
 // test's deadline when tb has one.
 func testContext(tb testing.TB) (context.Context, context.CancelFunc) {
 	ctx := tb.Context()
-	if t, ok := tb.(interface{ Deadline() (time.Time, bool) }); ok {
-		if dl, ok := t.Deadline(); ok {
-			return context.WithDeadline(ctx, dl.Add(-deadlineMargin))
-		}
+	if dl, ok := testDeadline(tb); ok {
+		return context.WithDeadline(ctx, dl)
 	}
 	return context.WithCancel(ctx)
+}
+
+// testDeadline returns when tb's launches stop: deadlineMargin before the
+// test's deadline, if tb has one.
+func testDeadline(tb testing.TB) (time.Time, bool) {
+	if t, ok := tb.(interface{ Deadline() (time.Time, bool) }); ok {
+		if dl, ok := t.Deadline(); ok {
+			return dl.Add(-deadlineMargin), true
+		}
+	}
+	return time.Time{}, false
 }
 
 // LaunchFunc returns a function that launches kernels on d with executor
