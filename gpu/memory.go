@@ -296,49 +296,82 @@ func loadBits[T Elem](p unsafe.Pointer) uint64 {
 	return atomic.LoadUint64((*uint64)(p))
 }
 
+// The store and read-modify-write helpers below take a 4-byte element's
+// path inline and call out of line (the *Other functions) for 8-byte and
+// narrow elements: the inliner prices every branch on the element's size,
+// although the size is a constant in each instantiation, and a branch
+// with a compare-and-swap loop would keep the whole helper out of line, a
+// call on every access. The size is taken of *(*T)(nil), unevaluated, as
+// a zero T variable would cost the helper its inlining too.
+
 func storeBits[T Elem](p unsafe.Pointer, v uint64) {
-	var z T
-	switch unsafe.Sizeof(z) {
-	case 1, 2:
-		swapNarrow(p, unsafe.Sizeof(z), v)
-	case 4:
+	if unsafe.Sizeof(*(*T)(nil)) == 4 {
 		atomic.StoreUint32((*uint32)(p), uint32(v))
-	default:
-		atomic.StoreUint64((*uint64)(p), v)
+		return
 	}
+	storeOther[T](p, v)
+}
+
+// storeOther is storeBits for a T of 8, 2 or 1 bytes.
+//
+//go:noinline
+func storeOther[T Elem](p unsafe.Pointer, v uint64) {
+	if unsafe.Sizeof(*(*T)(nil)) == 8 {
+		atomic.StoreUint64((*uint64)(p), v)
+		return
+	}
+	swapNarrow(p, unsafe.Sizeof(*(*T)(nil)), v)
 }
 
 func casBits[T Elem](p unsafe.Pointer, old, new uint64) bool {
-	var z T
-	switch unsafe.Sizeof(z) {
-	case 1, 2:
-		return casNarrow(p, unsafe.Sizeof(z), old, new)
-	case 4:
+	if unsafe.Sizeof(*(*T)(nil)) == 4 {
 		return atomic.CompareAndSwapUint32((*uint32)(p), uint32(old), uint32(new))
 	}
-	return atomic.CompareAndSwapUint64((*uint64)(p), old, new)
+	return casOther[T](p, old, new)
+}
+
+// casOther is casBits for a T of 8, 2 or 1 bytes.
+//
+//go:noinline
+func casOther[T Elem](p unsafe.Pointer, old, new uint64) bool {
+	if unsafe.Sizeof(*(*T)(nil)) == 8 {
+		return atomic.CompareAndSwapUint64((*uint64)(p), old, new)
+	}
+	return casNarrow(p, unsafe.Sizeof(*(*T)(nil)), old, new)
 }
 
 func swapBits[T Elem](p unsafe.Pointer, v uint64) uint64 {
-	var z T
-	switch unsafe.Sizeof(z) {
-	case 1, 2:
-		return swapNarrow(p, unsafe.Sizeof(z), v)
-	case 4:
+	if unsafe.Sizeof(*(*T)(nil)) == 4 {
 		return uint64(atomic.SwapUint32((*uint32)(p), uint32(v)))
 	}
-	return atomic.SwapUint64((*uint64)(p), v)
+	return swapOther[T](p, v)
+}
+
+// swapOther is swapBits for a T of 8, 2 or 1 bytes.
+//
+//go:noinline
+func swapOther[T Elem](p unsafe.Pointer, v uint64) uint64 {
+	if unsafe.Sizeof(*(*T)(nil)) == 8 {
+		return atomic.SwapUint64((*uint64)(p), v)
+	}
+	return swapNarrow(p, unsafe.Sizeof(*(*T)(nil)), v)
 }
 
 func addBits[T Elem](p unsafe.Pointer, v uint64) uint64 {
-	var z T
-	switch unsafe.Sizeof(z) {
-	case 1, 2:
-		return addNarrow(p, unsafe.Sizeof(z), v)
-	case 4:
+	if unsafe.Sizeof(*(*T)(nil)) == 4 {
 		return uint64(atomic.AddUint32((*uint32)(p), uint32(v)) - uint32(v))
 	}
-	return atomic.AddUint64((*uint64)(p), v) - v
+	return addOther[T](p, v)
+}
+
+// addOther is addBits for a T of 8, 2 or 1 bytes.
+//
+//go:noinline
+func addOther[T Elem](p unsafe.Pointer, v uint64) uint64 {
+	if unsafe.Sizeof(*(*T)(nil)) == 8 {
+		return atomic.AddUint64((*uint64)(p), v) - v
+	}
+	return addNarrow(p, unsafe.Sizeof(*(*T)(nil)), v)
 }
 
 // isFloat reports whether T is a floating-point type: [Half], or a type
