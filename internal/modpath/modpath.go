@@ -17,9 +17,22 @@ import (
 // information (a program built outside module mode), or when file does
 // not lie where the package path says it should.
 func Rel(file, function string) string {
-	pkg := Package(function)
 	bi, ok := debug.ReadBuildInfo()
-	if !ok || pkg == "" {
+	if !ok {
+		return file
+	}
+	return rel(bi, file, function)
+}
+
+// rel is Rel under build information bi. A function of package main
+// (named "main.f" whatever its directory) belongs to the program's main
+// package, whose path bi gives, or a test binary's package under test.
+func rel(bi *debug.BuildInfo, file, function string) string {
+	pkg := Package(function)
+	if pkg == "main" {
+		pkg = mainPackage(bi)
+	}
+	if pkg == "" {
 		return file
 	}
 	mod := module(bi, pkg)
@@ -33,6 +46,17 @@ func Rel(file, function string) string {
 		return file
 	}
 	return rel
+}
+
+// mainPackage returns the import path of the program's main package: of
+// the package under test in a test binary, "" when the program was built
+// from files named on the command line (go run main.go).
+func mainPackage(bi *debug.BuildInfo) string {
+	p := strings.TrimSuffix(bi.Path, ".test")
+	if p == "command-line-arguments" {
+		return ""
+	}
+	return p
 }
 
 // module returns the longest path of a module of bi that holds package
