@@ -255,6 +255,21 @@ func TestCanceledBeforeStart(t *testing.T) {
 	require.False(t, ran)
 }
 
+// TestCanceledBeforeStartNamesTheCause: a launch whose context was
+// cancelled with a cause before it started returns an error matching
+// both context.Canceled and the cause.
+func TestCanceledBeforeStartNamesTheCause(t *testing.T) {
+	t.Parallel()
+	d := newDevice(t)
+	why := errors.New("the host gave up")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(why)
+	err := d.Launch(ctx, gpu.LaunchConfig{Name: "late", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}}, func(*gpu.Thread) {})
+	require.ErrorIs(t, err, context.Canceled)
+	require.ErrorIs(t, err, why)
+	require.EqualError(t, err, "gpu: late: not started: context canceled: the host gave up")
+}
+
 func TestCancelWeakSpin(t *testing.T) {
 	t.Parallel()
 	d := newDevice(t)
