@@ -1,7 +1,6 @@
 package gpu
 
 import (
-	"runtime"
 	"unsafe"
 
 	"github.com/warpguard/warpguard/scope"
@@ -48,9 +47,7 @@ func (b Buffer[T]) atScoped(t *Thread, i int, s scope.Scope) unsafe.Pointer {
 func (b Buffer[T]) fault(t *Thread, i int, op Op, s scope.Scope) *fault {
 	t.flt = fault{t, b.m, i, b.n, op, s, b.lo, elemSize[T](), Site{}}
 	if t.flt.err() != errStopped {
-		var pcs stack
-		runtime.Callers(2, pcs[:])
-		t.flt.site = t.dev.sites.lookup(&pcs)
+		t.flt.site = t.kernelSite()
 	}
 	return &t.flt
 }

@@ -221,15 +221,21 @@ func (t *Thread) fail(err error) { t.failAt(err, Site{}) }
 // recovers the panic unwinds it.
 func (t *Thread) failAt(err error, site Site) {
 	if site.IsZero() {
-		var pcs stack
-		runtime.Callers(2, pcs[:])
-		site = t.dev.sites.lookup(&pcs)
+		site = t.kernelSite()
 	}
 	first := t.err == nil
 	if first {
 		t.err, t.errSite = err, site
 	}
 	panic(abort{t: t, err: err, site: site, recorded: first})
+}
+
+// kernelSite returns the kernel line whose call into the runtime is on
+// the stack now: the first frame past this package's.
+func (t *Thread) kernelSite() Site {
+	var pcs stack
+	runtime.Callers(2, pcs[:])
+	return t.dev.sites.lookup(&pcs)
 }
 
 // failf ends the thread with a formatted error. It does not return.
