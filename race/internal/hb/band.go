@@ -12,12 +12,11 @@ const bandBits = 4
 
 // A band is a vclock's chunks for one run of chunk keys (see bandBits):
 // nonempty and sorted by key. Like a chunk it is immutable, and vclocks
-// that hold the same chunks for those keys share it. So a vclock that
-// differs from another in one thread's entry (the next link of a
-// fence.sc chain, see withEpoch) copies one chunk's entries, one band's
-// chunks and the list of bands, where one flat list would copy every
-// chunk's place; and a join or a covers check skips the bands its inputs
-// share, as it skips chunks.
+// that hold the same chunks for those keys share it. So a join that
+// changes one thread's entry (or folds a chain's tail, see tail.go)
+// copies one chunk's entries, one band's chunks and the list of bands,
+// where one flat list would copy every chunk's place; and a join or a
+// covers check skips the bands its inputs share, as it skips chunks.
 //
 // Bands are held by value in a vclock's list, as chunks are in a band's:
 // the first chunk, the chunks, the run's key and the epochs they hold.

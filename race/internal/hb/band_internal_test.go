@@ -21,31 +21,6 @@ func TestBandedSplitsByRun(t *testing.T) {
 	assert.Zero(t, v.threadC(2*bandSpan))
 }
 
-// TestWithEpochCopiesOneBand: the next link of a fence.sc chain over
-// many bands copies one chunk, its band's chunk list and the band list;
-// every other band, and every other chunk of the changed band, is
-// shared, and a covers check of the link against its input walks only
-// the changed chunk.
-func TestWithEpochCopiesOneBand(t *testing.T) {
-	t.Parallel()
-	big := wideClock(4*bandSpan, 1)
-	require.Len(t, big.bands, 4)
-	var n counters
-	tid := int32(2*bandSpan + 3<<chunkBits + 5)
-	link := withEpoch(big, at(tid, tid/64, 0, 2), &n)
-	assert.LessOrEqual(t, n.joins, uint64(1<<chunkBits+1<<bandBits+4), "one run and two short lists written")
-	for i, g := range link.bands {
-		assert.Equal(t, i != 2, big.bands[i].is(g), "band %d", i)
-	}
-	for i, c := range link.bands[2].c() {
-		assert.Equal(t, i != 3, big.bands[2].c()[i].is(c), "chunk %d of the changed band", i)
-	}
-	n = counters{}
-	require.True(t, link.covers(big, &n))
-	assert.Equal(t, uint64(1<<chunkBits), n.joins, "covers walked the changed run only")
-	assert.False(t, big.covers(link, nil))
-}
-
 // TestJoinKeepsUnchangedBands: a join that changes one band shares the
 // others, pruned or not; one whose block entries prune a band copies
 // that band alone.

@@ -144,75 +144,6 @@ func entriesCover(xs, ys []epoch) bool {
 	return true
 }
 
-// withEpoch returns a vclock above v that also knows e, which v does
-// not: v's entries with e set in its thread's chunk, which is copied
-// with its band's chunks and the list of bands, counting the entries
-// and chunks written in n. It continues v's lineage, as join would.
-func withEpoch(v *vclock, e epoch, n *counters) *vclock {
-	if v == nil {
-		return threadsClock([]epoch{e})
-	}
-	k := e.tid >> chunkBits
-	i, found := findBand(v.bands, k>>bandBits)
-	var g band
-	added, wrote := 1, 1
-	if found {
-		g, added, wrote = bandWith(v.bands[i], k, e)
-	} else {
-		g = bandOf(k>>bandBits, []chunk{runOf([]epoch{e})})
-	}
-	list := copyWith(v.bands, i, g, found)
-	out := &vclock{bands: list, b: v.b, ne: v.ne + added}
-	n.joined(wrote + len(list))
-	if n == nil || !n.flat {
-		out.descend(v, v)
-	}
-	return out
-}
-
-// bandWith returns a copy of band g, which holds chunk key k's run, with
-// e set in chunk k; 1 if e's entry is new, 0 if it replaced one; and the
-// entries and chunks it wrote.
-func bandWith(g band, k int32, e epoch) (band, int, int) {
-	old := g.c()
-	ci, found := findChunk(old, k)
-	if !found {
-		cs := copyWith(old, ci, runOf([]epoch{e}), false)
-		return bandOf(g.k, cs), 1, len(cs) + 1
-	}
-	es, added := setEpoch(old[ci].e(), e)
-	cs := copyWith(old, ci, runOf(es), true)
-	return bandOf(g.k, cs), added, len(cs) + len(es)
-}
-
-// setEpoch returns a copy of es, sorted by thread, with e's thread's
-// entry set to e, and 1 if that entry is new, 0 if it replaced one.
-func setEpoch(es []epoch, e epoch) ([]epoch, int) {
-	j, ok := slices.BinarySearchFunc(es, e.tid, func(x epoch, t int32) int { return cmp.Compare(x.tid, t) })
-	if ok {
-		return copyWith(es, j, e, true), 0
-	}
-	return copyWith(es, j, e, false), 1
-}
-
-// copyWith returns a copy of s with x at i, in place of s[i] when
-// replace is set, else inserted before it, in one allocation of the
-// copy's length: a fence's vclock copies a list of bands, a band's list
-// of chunks and a chunk's entries this way, and room for one more than
-// the copy holds would move many of them up a size class.
-func copyWith[T any](s []T, i int, x T, replace bool) []T {
-	rest := s[i:]
-	n := len(s) + 1
-	if replace {
-		rest, n = s[i+1:], len(s)
-	}
-	out := make([]T, n)
-	copy(out, s[:i])
-	out[i] = x
-	copy(out[i+1:], rest)
-	return out
-}
-
 // holds reports whether c is one of the chunks of *cs, a list sorted by
 // key, which it advances past the chunks of keys below c's: called with
 // chunks of rising keys, it walks *cs once.
@@ -278,6 +209,15 @@ func (c *runCursor) threadC(tid int32) uint64 {
 	if c.v == nil {
 		return 0
 	}
+	if len(c.v.tail) > 0 {
+		return max(c.bandC(tid), tailC(c.v.tail, tid))
+	}
+	return c.bandC(tid)
+}
+
+// bandC returns the clock of thread tid that the vclock's bands hold, 0
+// if none. tid is no lower than the last id asked.
+func (c *runCursor) bandC(tid int32) uint64 {
 	k := tid >> chunkBits
 	ps, pk := c.v.bands, k>>bandBits
 	for c.pi < len(ps) && ps[c.pi].k < pk {

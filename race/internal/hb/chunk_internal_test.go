@@ -9,11 +9,14 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// epochs returns v's thread entries in order.
+// epochs returns v's thread entries in order, its tail's among them.
 func (v *vclock) epochs() []epoch {
 	var out []epoch
 	for _, c := range v.chunks() {
 		out = append(out, c.e()...)
+	}
+	if len(v.tail) > 0 {
+		out = mergeThreads(out, latestOf(slices.Clone(v.tail)))
 	}
 	return out
 }
@@ -114,8 +117,8 @@ func TestRunCursorAgreesWithThreadC(t *testing.T) {
 }
 
 // TestWithEpochAgreesWithJoin: setting one epoch a vclock does not know
-// gives the entries a join with a clock of that epoch gives, copies only
-// that epoch's chunk, and leaves the input as it was.
+// gives the entries a join with a clock of that epoch gives, in a link
+// that shares every band of its input and leaves the input as it was.
 func TestWithEpochAgreesWithJoin(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(7, 8))
@@ -135,41 +138,13 @@ func TestWithEpochAgreesWithJoin(t *testing.T) {
 		want := join(v, threadsClock([]epoch{e}), nil)
 		require.Equal(t, want.epochs(), got.epochs(), "epoch %v", e)
 		require.Equal(t, want.b, got.b)
-		require.Equal(t, len(got.epochs()), got.ne)
+		requireWellFormed(t, got)
 		require.Equal(t, before, v.epochs(), "the input is immutable")
-		for _, c := range got.chunks() {
-			if c.key() != tid>>chunkBits {
-				k, _ := findChunk(v.chunks(), c.key())
-				assert.True(t, v.chunks()[k].is(c), "an unchanged run is shared")
-			}
-		}
-		for _, g := range got.bands {
-			if g.k != tid>>chunkBits>>bandBits {
-				k, _ := findBand(v.bands, g.k)
-				assert.True(t, v.bands[k].is(g), "an unchanged band is shared")
-			}
+		require.Equal(t, []epoch{e}, got.tail)
+		require.Equal(t, len(v.bands), len(got.bands))
+		for i, g := range got.bands {
+			assert.True(t, v.bands[i].is(g), "band %d is shared", i)
 		}
 	}
 	assert.Equal(t, []epoch{at(3, 0, 0, 1)}, withEpoch(nil, at(3, 0, 0, 1), nil).epochs())
-}
-
-// TestCopyWithCopiesToItsLength: copyWith replaces or inserts at the
-// start, the middle and the end, leaves its input as it was, and makes
-// a copy of exactly its length.
-func TestCopyWithCopiesToItsLength(t *testing.T) {
-	t.Parallel()
-	in := []int{1, 2, 3}
-	for _, c := range []struct {
-		i       int
-		replace bool
-		want    []int
-	}{
-		{0, true, []int{9, 2, 3}}, {1, true, []int{1, 9, 3}}, {2, true, []int{1, 2, 9}},
-		{0, false, []int{9, 1, 2, 3}}, {1, false, []int{1, 9, 2, 3}}, {3, false, []int{1, 2, 3, 9}},
-	} {
-		out := copyWith(in, c.i, 9, c.replace)
-		assert.Equal(t, c.want, out, "at %d, replace %v", c.i, c.replace)
-		assert.Equal(t, len(out), cap(out), "at %d, replace %v: no room beyond the copy", c.i, c.replace)
-	}
-	assert.Equal(t, []int{1, 2, 3}, in, "the input is unchanged")
 }

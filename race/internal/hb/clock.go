@@ -43,12 +43,20 @@ type bgen struct {
 // from thread to thread builds one chain: each holder's release covers
 // the release it acquired, and acquiring a later release of the chain
 // than one already known costs no walk of the holders before it.
+//
+// A vclock that one link of such a chain made may also hold a few thread
+// entries apart from its bands, its tail (see tail.go): the link shares
+// its bands with the vclock it extends and adds its epoch there.
 type vclock struct {
 	bands []band // sorted by key; no epoch implied by b
 	ne    int    // the epochs in bands
 	b     []bgen // sorted by blk
-	lin   *lineage
-	seq   uint64 // the vclock's place in lin
+	// tail holds thread entries beyond the bands': at most tailCap, of
+	// distinct threads, each later than the bands' entry of its thread
+	// (or its thread has none there) and implied by no block entry.
+	tail []epoch
+	lin  *lineage
+	seq  uint64 // the vclock's place in lin
 	// covered names vclocks of other lineages that this one is known to
 	// cover, by their places in their lineages (see coverMemo), so that
 	// joining one, or an earlier member of its lineage, costs no walk. A
@@ -66,7 +74,7 @@ type lineagePlace struct {
 }
 
 // size returns how many entries v has.
-func (v *vclock) size() int { return v.ne + len(v.b) }
+func (v *vclock) size() int { return v.ne + len(v.b) + len(v.tail) }
 
 // blockK returns the barrier count of block blk that v knows, 0 if none.
 // A short list, as a thread's of its own block and a few others, is
@@ -108,11 +116,20 @@ func searchBlocks(bs []bgen, blk int32) uint32 {
 }
 
 // threadC returns the clock of thread tid that v holds an entry for, 0 if
-// none. A chunk holding its whole run is indexed, not searched.
+// none.
 func (v *vclock) threadC(tid int32) uint64 {
 	if v == nil {
 		return 0
 	}
+	if len(v.tail) > 0 {
+		return max(v.bandC(tid), tailC(v.tail, tid))
+	}
+	return v.bandC(tid)
+}
+
+// bandC returns the clock of thread tid that v's bands hold, 0 if none.
+// A chunk holding its whole run is indexed, not searched.
+func (v *vclock) bandC(tid int32) uint64 {
 	es := v.run(tid >> chunkBits)
 	if len(es) == 1<<chunkBits {
 		return es[tid&(1<<chunkBits-1)].c
@@ -133,8 +150,9 @@ func (v *vclock) knows(e epoch) bool {
 
 // covers reports whether v knows everything w knows, counting the
 // entries it walks in n. An earlier member of v's lineage is covered
-// without a walk; otherwise it walks both in order: a thread's block
-// grows with its id, so epochs sorted by thread are sorted by block too.
+// without a walk; otherwise it walks both in order (a thread's block
+// grows with its id, so epochs sorted by thread are sorted by block
+// too), then asks for each epoch of w's tail.
 func (v *vclock) covers(w *vclock, n *counters) bool {
 	if w == nil || v == w {
 		return true
@@ -150,6 +168,9 @@ func (v *vclock) covers(w *vclock, n *counters) bool {
 		var j int
 		ok, j = v.coversThreads(w.bands)
 		k += j
+	}
+	if ok && len(w.tail) > 0 {
+		ok, k = v.knowsAll(w.tail), k+len(w.tail)
 	}
 	n.joined(k)
 	return ok
@@ -219,9 +240,10 @@ func (v *vclock) coversChunks(vc, ws []chunk, bi *int) (bool, int) {
 	return true, walked
 }
 
-// coversRun reports whether the thread entries ve, or v's block entries
-// from *bi on, know every epoch of es, and how many of es it walked.
-// Both lists are one chunk's run of threads, sorted; *bi advances.
+// coversRun reports whether the thread entries ve, v's tail, or v's
+// block entries from *bi on, know every epoch of es, and how many of es
+// it walked. Both lists are one chunk's run of threads, sorted; *bi
+// advances.
 func (v *vclock) coversRun(ve, es []epoch, bi *int) (bool, int) {
 	ei := 0
 	for j, e := range es {
@@ -229,6 +251,9 @@ func (v *vclock) coversRun(ve, es []epoch, bi *int) (bool, int) {
 			ei++
 		}
 		if ei < len(ve) && ve[ei].tid == e.tid && ve[ei].c >= e.c {
+			continue
+		}
+		if len(v.tail) > 0 && tailC(v.tail, e.tid) >= e.c {
 			continue
 		}
 		for *bi < len(v.b) && v.b[*bi].blk < e.blk {
@@ -243,7 +268,8 @@ func (v *vclock) coversRun(ve, es []epoch, bi *int) (bool, int) {
 
 // join returns the least vclock above a and b, reusing either when it
 // already covers the other, and counts in n the entries it walked and
-// wrote. A new vclock continues a's or b's lineage where it can.
+// wrote. A new vclock continues a's or b's lineage where it can; it has
+// no tail (inputs with one are merged as mergeAll merges them).
 func join(a, b *vclock, n *counters) *vclock {
 	switch {
 	case b == nil || a == b:
@@ -260,6 +286,8 @@ func join(a, b *vclock, n *counters) *vclock {
 		return a
 	case b.remembers(a, n):
 		return b
+	case len(a.tail) > 0 || len(b.tail) > 0:
+		return mergeAll(a, []*vclock{b}, n)
 	}
 	v := &vclock{b: mergeBlocks(a.b, b.b)}
 	bands, wrote := joinBands(a.bands, b.bands, v.b, cleanOf(a, b))

@@ -35,8 +35,8 @@ func joinAll(ins []*vclock, eps []epoch, n *counters) *vclock {
 	switch {
 	case len(rest) == 0 && len(unknown) == 0:
 		return acc
-	case len(rest) == 0 && len(unknown) == 1:
-		return withEpoch(acc, unknown[0], n)
+	case len(rest) == 0:
+		return withEpochs(acc, unknown, n)
 	case len(unknown) > 0:
 		ev := threadsClock(latestOf(unknown))
 		if acc == nil {
@@ -50,8 +50,14 @@ func joinAll(ins []*vclock, eps []epoch, n *counters) *vclock {
 // latestOf returns a new list of the epochs es, sorted by thread, with
 // each thread's latest only.
 func latestOf(es []epoch) []epoch {
+	return latestIn(slices.Clone(es))
+}
+
+// latestIn sorts es by thread and keeps each thread's latest only, in
+// place, returning the list kept.
+func latestIn(es []epoch) []epoch {
 	sortEpochs(es)
-	out := make([]epoch, 0, len(es))
+	out := es[:0]
 	for _, e := range es {
 		if n := len(out); n > 0 && out[n-1].tid == e.tid {
 			out[n-1].c = max(out[n-1].c, e.c)
@@ -96,9 +102,13 @@ func coverAll(ins []*vclock, rest []*vclock, n *counters) (*vclock, []*vclock) {
 
 // mergeAll returns the least vclock above acc and every vclock of rest,
 // none of which acc covers: their block entries merged, and their chunks
-// of each key merged into one, dropping the epochs the merged block
-// entries imply.
+// of each key, their tails' entries among them, merged into one,
+// dropping the epochs the merged block entries imply. The result has
+// no tail.
 func mergeAll(acc *vclock, rest []*vclock, n *counters) *vclock {
+	if t := tailsOf(acc, rest); len(t) > 0 {
+		rest = append(rest, threadsClock(latestIn(t)))
+	}
 	bs := acc.b
 	for _, x := range rest {
 		bs = mergeBlocks(bs, x.b)

@@ -37,7 +37,7 @@ func TestJoinAllAgreesWithJoins(t *testing.T) {
 		}
 		require.Equal(t, want.b, got.b)
 		require.Equal(t, want.epochs(), got.epochs())
-		require.Equal(t, len(got.epochs()), got.ne)
+		requireWellFormed(t, got)
 		for _, x := range ins {
 			require.True(t, got.covers(x, nil), "the result covers every input")
 		}
@@ -50,8 +50,14 @@ func randomClocks(r *rand.Rand, span int) []*vclock {
 	var out []*vclock
 	for range 1 + r.IntN(6) {
 		var v *vclock
-		switch r.IntN(5) {
+		switch r.IntN(6) {
 		case 0: // nil
+		case 2: // a chain of links from an earlier clock, folded or not
+			if len(out) > 0 {
+				v = chainOf(r, out[r.IntN(len(out))], 1+r.IntN(2*tailCap), span)
+				break
+			}
+			fallthrough
 		case 1:
 			if len(out) > 0 {
 				v = join(out[r.IntN(len(out))], threadsClock(randomGenEpochs(r, 1+r.IntN(4), span)), nil)
