@@ -199,8 +199,11 @@
 // thread ids, and its chunks in immutable bands, one per run of 16
 // chunks, each shared by the vclocks that hold the same entries there: a
 // join copies only the runs in which its inputs differ, with their bands'
-// lists of chunks (a release adds its holder's epoch: one run), and a
-// covers check skips the bands and runs both share. And a large vclock
+// lists of chunks, and a covers check skips the bands and runs both
+// share. A release or fence that adds only its holder's epoch to the
+// vclock it extends copies no run: the epoch goes to the new vclock's
+// tail of up to 16 entries, which shares the old one's bands, and a full
+// tail is folded into copies of the runs it touches. And a large vclock
 // belongs to a lineage, a chain of vclocks each covering the one before;
 // a lock's releases form one (each holder releases what it acquired and
 // its own epoch, and a thread's next release is built on its last), so a

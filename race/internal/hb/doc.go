@@ -12,7 +12,9 @@
 // (clock.go, thread.go), and, from its first fence or strong read on, its
 // fence views and pending acquires (pcold, in its block's states); the
 // vector clocks' thread entries in chunks, and the chunks in bands, that
-// vclocks share where their entries agree (chunk.go, band.go), large
+// vclocks share where their entries agree (chunk.go, band.go), with a
+// few more entries in a tail where a chain's link extends a vclock by
+// its epoch (tail.go), large
 // vector clocks in lineages whose members cover the earlier ones, and
 // the places their lineage forked from, without a walk (lineage.go), and
 // remember, for the vclocks built on them too, the places of other
