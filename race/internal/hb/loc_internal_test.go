@@ -1,6 +1,7 @@
 package hb
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -174,4 +175,44 @@ func TestStrongRepeatsAreTheSameAccessAtOneEpoch(t *testing.T) {
 	assert.Len(t, loc.wide.members, 1, "and recorded nothing")
 	weak := &prec{e: ths[2].self(), op: gpu.OpStore, order: gpu.Weak, write: true}
 	require.NotNil(t, ths[2].racer(loc, weak, false), "an unordered weak write races with the member")
+}
+
+// TestAReadsConflictIsAWrite: a read's check passes over the reads of a
+// location's list or of a set and finds the unordered write behind them;
+// a write's finds the first unordered read; and each record a walk looks
+// at counts as one pair compared, as when each was compared by a call.
+func TestAReadsConflictIsAWrite(t *testing.T) {
+	t.Parallel()
+	ths := blockThreads(8)
+	reads := []prec{*weakRead(&ths[1]), *weakRead(&ths[2]), *weakRead(&ths[3])}
+	write := prec{e: ths[4].self(), op: gpu.OpStore, order: gpu.Weak, write: true}
+	withWrite := append(slices.Clone(reads), write, *weakRead(&ths[5]))
+	th := &ths[0]
+
+	n := th.n.pairs
+	assert.Nil(t, th.racerIn(reads, weakRead(th)), "reads do not race")
+	assert.Equal(t, n+3, th.n.pairs, "three reads compared")
+	y := th.racerIn(withWrite, weakRead(th))
+	require.NotNil(t, y)
+	assert.Equal(t, ths[4].tid, y.e.tid, "the write behind the reads")
+	assert.Equal(t, n+3+4, th.n.pairs, "compared up to the write")
+	w := &prec{e: th.self(), op: gpu.OpStore, order: gpu.Weak, write: true}
+	y = th.racerIn(withWrite, w)
+	require.NotNil(t, y)
+	assert.Equal(t, ths[1].tid, y.e.tid, "a write races with the first read")
+
+	loc := &ploc{recs: withWrite}
+	n = th.n.pairs
+	y = th.racer(loc, weakRead(th), false)
+	require.NotNil(t, y, "a location's list")
+	assert.Equal(t, ths[4].tid, y.e.tid)
+	assert.Equal(t, n+4, th.n.pairs, "compared up to the write")
+
+	set := newThreadSet(setIndexAt, th.blockKeys())
+	for i := range withWrite {
+		require.True(t, set.put(&withWrite[i], false))
+	}
+	y = set.check(th, weakRead(th))
+	require.NotNil(t, y, "a set's walk finds the write too")
+	assert.Equal(t, ths[4].tid, y.e.tid)
 }

@@ -239,10 +239,8 @@ func (w *threadSet) check(th *pthread, x *prec) *prec {
 		return nil
 	}
 	if len(w.members) < chainAt || !w.followedBy(th) {
-		for i := range w.members {
-			if th.races(x, &w.members[i]) {
-				return &w.members[i]
-			}
+		if y := th.racerIn(w.members, x); y != nil {
+			return y
 		}
 	}
 	n := len(w.members)

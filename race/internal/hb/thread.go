@@ -260,6 +260,7 @@ const precLayout = unsafe.Sizeof(prec{}) == 24 && unsafe.Offsetof(prec{}.e) == 0
 // they are not a morally strong pair. A weak access has thread scope,
 // which covers no other thread, so a pair with a weak access is never
 // morally strong, and only a pair of strong ones pays for the scope test.
+// It counts the pair as compared.
 func (th *pthread) races(x, y *prec) bool {
 	th.n.pairs++
 	if y.e.tid == th.tid || !(x.write || y.write) {
