@@ -135,10 +135,8 @@ const readSetAt = 5
 // skipsBlockSet), but for a volatile one the members of its own warp's
 // lanes (see warpVolatile); only a write checks the weak reads.
 func (th *pthread) racer(loc *ploc, x *prec, wide bool) *prec {
-	// racerIn, with a write's walk and a read's of a short list inline:
-	// skipping one read costs less than the call to skip it.
-	var y *prec
-	if x.write || len(loc.recs) < 3 {
+	var y *prec // as racerIn, with conflict's walk inlined here
+	if walksInline(x, len(loc.recs)) {
 		y = th.conflict(loc.recs, x)
 	} else {
 		y = th.writeRacer(loc.recs, x)
@@ -292,11 +290,21 @@ func skipsBlockSet(x *prec, blk int32) bool {
 
 // racerIn returns the first access of recs that races with x, or nil.
 func (th *pthread) racerIn(recs []prec, x *prec) *prec {
-	if x.write {
+	if walksInline(x, len(recs)) {
 		return th.conflict(recs, x)
 	}
 	return th.writeRacer(recs, x)
 }
+
+// walksInline reports whether x's walk of n records compares each by a
+// call (see conflict): a write's, which every record may race with, and
+// a read's of fewer than readWalkAt records, where skipping a read costs
+// less than the call to writeRacer that would skip it.
+func walksInline(x *prec, n int) bool { return x.write || n < readWalkAt }
+
+// readWalkAt is the fewest records a read's walk passes over in
+// writeRacer.
+const readWalkAt = 3
 
 // conflict returns the first access of recs that races with x, or nil.
 func (th *pthread) conflict(recs []prec, x *prec) *prec {
