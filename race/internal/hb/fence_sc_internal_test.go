@@ -1,6 +1,8 @@
 package hb
 
 import (
+	"slices"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -74,4 +76,73 @@ func TestFencesAfterABarrierMakeNoVclock(t *testing.T) {
 	ths[3].fenceSC(scope.Block)
 	ths[5].fenceSC(scope.Block)
 	assert.True(t, ths[5].knows(after), "is published by its next fence")
+}
+
+// TestWideFenceJoinsWhatWasPublishedMeanwhile: a device fence.sc joins
+// what its slots held when it read them with no mutex held; if another
+// fence published there before it could, it does not publish what it
+// joined, but joins what was published too, and then publishes: the
+// later fence learns the earlier one's epoch, as if it had joined under
+// the mutexes.
+func TestWideFenceJoinsWhatWasPublishedMeanwhile(t *testing.T) {
+	t.Parallel()
+	ths := blockThreads(2)
+	ths[0].l.ss = newCohort()
+	a, b := &ths[0], &ths[1]
+	accessed(a)
+	accessed(b)
+	bAt := b.last()
+	a.l.ss.sc.slots(a, scope.Device, &a.coldState().sc)
+	slots := &a.cold.sc
+	seen := a.readViews(slots, scope.Device)
+	know, _ := a.joinViews([]*vclock{a.know}, seen, scope.Device, false)
+
+	b.fenceSC(scope.Device)
+	require.False(t, commit(a, slots, scope.Device, seen, know), "b published after a read the slots")
+	require.False(t, know.knows(bAt), "what a joined before b's fence")
+	assert.Same(t, b.know, seen[scope.Device].k, "a's failed commit read b's view")
+	know, _ = a.joinViews([]*vclock{know}, seen, scope.Device, false)
+	require.True(t, commit(a, slots, scope.Device, seen, know))
+	assert.True(t, know.knows(bAt), "a's fence follows b's and learns its epoch")
+	assert.Same(t, know, slots[scope.Device].v.k, "and is published")
+}
+
+// TestWideFencesAreTotallyOrdered: threads fence at device scope
+// concurrently, each after an access of its own. Fence-SC order is
+// total, so of any two fences of different threads, the later one
+// learns the earlier one's epoch: a fence that joined outside the
+// mutexes and published over a fence it had not seen would break that.
+func TestWideFencesAreTotallyOrdered(t *testing.T) {
+	t.Parallel()
+	const threads, rounds = 4, 100
+	ths := blockThreads(threads)
+	ths[0].l.ss = newCohort()
+	type fenced struct {
+		tid  int32
+		at   epoch
+		know *vclock
+	}
+	got := make([][]fenced, threads)
+	var wg sync.WaitGroup
+	for i := range ths {
+		wg.Go(func() {
+			th := &ths[i]
+			for range rounds {
+				th.c++
+				accessed(th)
+				at := th.last()
+				th.fenceSC(scope.Device)
+				got[i] = append(got[i], fenced{th.tid, at, th.know})
+			}
+		})
+	}
+	wg.Wait()
+	all := slices.Concat(got...)
+	for i, f := range all {
+		for _, g := range all[i+1:] {
+			if f.tid != g.tid && !g.know.knows(f.at) && !f.know.knows(g.at) {
+				t.Fatalf("fences of threads %d at %d and %d at %d each missed the other", f.tid, f.at.c, g.tid, g.at.c)
+			}
+		}
+	}
 }

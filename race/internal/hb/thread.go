@@ -108,6 +108,9 @@ type pcold struct {
 	// sc holds the fence.sc slots of the thread's instances, by scope,
 	// once a fence has found them (see scOrder.slots).
 	sc [scope.System + 1]*scSlot
+	// scSeen is what a fence.sc last read of its slots' views (see
+	// fenceWide): kept here, off a fiber's small stack.
+	scSeen scViews
 	// rmw is the thread's last release by a read-modify-write that is
 	// not itself a release (see repeatsRelease).
 	rmw releaseMemo
