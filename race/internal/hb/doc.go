@@ -47,7 +47,10 @@
 // striped mutexes, one at a time (a weak reread at the thread's epoch
 // takes none); a thread's state is its own calls' and
 // its barriers' (gpu.Observer holds a barrier's participants while Sync
-// runs); the engine's mutex guards only the lifecycle and cache misses.
+// runs); a fence.sc publishes under the mutexes of its scope instances'
+// slots, and one of device or system scope, whose slot every block
+// shares, joins before it takes them (fence_sc.go); the engine's mutex
+// guards only the lifecycle and cache misses.
 // The engine is a gpu.Sequencer (see [Engine.Sequence]): each element's
 // writes and strong reads are performed and checked under its page lock,
 // which the runtime takes for them, so reads-from is exact on every

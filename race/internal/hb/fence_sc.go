@@ -126,17 +126,25 @@ func (o *scOrder) fence(th *pthread, s scope.Scope, ins []*vclock) (know, mat *v
 // fence published and tries again. Its place in the Fence-SC order is
 // where it publishes, under every slot's mutex, and what it joins then
 // is every view those slots hold: the join under the mutexes, done
-// ahead.
+// ahead. A fence tries again only because another published, so the
+// fences of a cohort always progress; one that joined under the mutexes
+// after failing a few times made the others wait on its join, each of
+// them failing in turn.
 func fenceWide(th *pthread, slots *[scope.System + 1]*scSlot, s scope.Scope, ins []*vclock) (know, mat *vclock) {
 	seen := th.readViews(slots, s)
 	chained := false
 	for {
 		know, chained = th.joinViews(ins, seen, s, chained)
-		if commit(th, slots, s, seen, know) {
-			return know, matOf(know, chained)
+		lockSlots(slots, s)
+		if seen.hold(slots, s) {
+			break
 		}
+		viewsOf(slots, s, seen)
+		unlockSlots(slots, s)
 		ins = append(ins[:0], know) // know covers ins and what the slots held
 	}
+	publish(th, slots, s, know)
+	return know, matOf(know, chained)
 }
 
 // readViews returns the views th's slots of scopes warp to s hold, in
@@ -145,20 +153,6 @@ func (th *pthread) readViews(slots *[scope.System + 1]*scSlot, s scope.Scope) *s
 	lockSlots(slots, s)
 	defer unlockSlots(slots, s)
 	return viewsOf(slots, s, &th.cold.scSeen)
-}
-
-// commit publishes know, what a fence of th joined with seen, if th's
-// slots of scopes warp to s still hold seen, and reports whether it did;
-// if they do not, it copies what they hold into seen.
-func commit(th *pthread, slots *[scope.System + 1]*scSlot, s scope.Scope, seen *scViews, know *vclock) bool {
-	lockSlots(slots, s)
-	if seen.hold(slots, s) {
-		publish(th, slots, s, know)
-		return true
-	}
-	viewsOf(slots, s, seen)
-	unlockSlots(slots, s)
-	return false
 }
 
 // scViews are the views a fence's slots hold, by scope, warp to its own.
