@@ -127,9 +127,9 @@ func (o *scOrder) fence(th *pthread, s scope.Scope, ins []*vclock) (know, mat *v
 // where it publishes, under every slot's mutex, and what it joins then
 // is every view those slots hold: the join under the mutexes, done
 // ahead. A fence tries again only because another published, so the
-// fences of a cohort always progress; one that joined under the mutexes
-// after failing a few times made the others wait on its join, each of
-// them failing in turn.
+// fences of a cohort always progress. There is no bound on its tries: a
+// fence that joined under the mutexes after a few failures would make
+// the others wait on that join, and fail in turn.
 func fenceWide(th *pthread, slots *[scope.System + 1]*scSlot, s scope.Scope, ins []*vclock) (know, mat *vclock) {
 	seen := th.readViews(slots, s)
 	chained := false
@@ -179,11 +179,10 @@ func (vs *scViews) hold(slots *[scope.System + 1]*scSlot, s scope.Scope) bool {
 }
 
 // joinViews joins ins with vs, the views of th's instances of scopes
-// warp to s but those th
-// published itself (which it knows), and with th's epoch if the fence is
-// chained: if it was (chained), if it joins another thread's view, or if
-// th released the view of its last fence. It returns the join and
-// whether the fence is chained.
+// warp to s but those th published itself (which it knows), and with
+// th's epoch if the fence is chained: if it was (chained), if it joins
+// another thread's view, or if th released the view of its last fence.
+// It returns the join and whether the fence is chained.
 func (th *pthread) joinViews(ins []*vclock, vs *scViews, s scope.Scope, chained bool) (*vclock, bool) {
 	var eps [scopeEpochs]epoch
 	es := eps[:0]
