@@ -132,7 +132,7 @@ func (b Buffer[T]) fill(a *Access, i int, op Op, o Order, s scope.Scope, old, ar
 	size := unsafe.Sizeof(z)
 	a.Mem, a.Index, a.Offset = b.m, b.lo+i, uint64(uintptr(b.lo+i)*size)
 	a.Size, a.Op, a.Order, a.Scope = uint8(size), op, o, s
-	a.Old, a.Arg, a.Cmp, a.Sequenced = old, arg, cmp, held
+	a.Old, a.Arg, a.Cmp, a.Sequenced, a.ReadOnly = old, arg, cmp, held, false
 }
 
 // polls reports whether an access of op with order o may poll a flag:

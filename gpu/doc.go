@@ -30,7 +30,10 @@
 // 8-byte integers, float32, float64 and [Half]; narrow ones live in their
 // 4-byte word, which the runtime updates with compare-and-swap, so
 // neighbouring bytes never clobber each other. [Buffer.Slice] is a view (a
-// pointer plus an offset) and [Copy] a device-to-device copy. [Shared] and
+// pointer plus an offset), [Buffer.ReadOnly] a read-only view (a
+// const T* __restrict__ parameter, or loads through __ldg: nothing writes
+// it while a launch reads through it, a promise package race checks) and
+// [Copy] a device-to-device copy. [Shared] and
 // [DynamicShared] give per-block shared memory.
 // Memory belongs to the device that allocated it, whose number every
 // [Memory] carries: a thread that accesses another device's buffer ends

@@ -62,3 +62,21 @@ func Example_blockReduce() {
 	fmt.Println(err, total.Host()[0], n*(n-1)/2)
 	// Output: <nil> 8386560 8386560
 }
+
+// ExampleBuffer_ReadOnly translates a kernel whose input is a
+// const float* __restrict__ parameter: the kernel reads x through a
+// read-only view and writes only y.
+func ExampleBuffer_ReadOnly() {
+	d, _ := gpu.NewDevice(gpu.DeviceConfig{})
+	defer d.Close()
+	x := gpu.FromHost(d, "x", []float32{1, 2, 3, 4})
+	y := gpu.Alloc[float32](d, "y", 4)
+	in := x.ReadOnly() // __global__ void scale(const float* __restrict__ in, float* out)
+	cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 4}}
+	err := d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
+		i := t.GlobalID()
+		y.Store(t, i, 10*in.Load(t, i))
+	})
+	fmt.Println(err, y.Host())
+	// Output: <nil> [10 20 30 40]
+}

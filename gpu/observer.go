@@ -183,6 +183,13 @@ type Access struct {
 	// it is one of them. It is false for accesses the runtime does not
 	// sequence, and when no observer of the launch sequences.
 	Sequenced bool
+	// ReadOnly reports a weak load through a [ReadOnly] view of global
+	// memory, whose elements ViewLo to ViewLo+ViewLen-1 of Mem the kernel
+	// promises are not written while the launch runs (see [ReadOnly]). An
+	// observer that does not check the promise may take it as any weak
+	// load.
+	ReadOnly        bool
+	ViewLo, ViewLen int
 }
 
 // Addr returns the byte address of the accessed element in its space.

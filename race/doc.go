@@ -111,6 +111,19 @@
 // fence alone orders no other thread), a fence of scope S after the write
 // and an acquire of scope S by the reader, or a wider atomic scope.
 //
+// Read-only views (gpu.ReadOnly: CUDA's const T* __restrict__, or __ldg)
+// carry a promise: no element of the view is written while a launch that
+// reads through it runs. The family checks the promise instead of the
+// loads, which then cost a lookup of the launch's views and record
+// nothing. A write of an element of a view that does not happen before
+// the reading launch started (one of that launch, even after a barrier,
+// of a launch running beside it, or a host copy made meanwhile) is
+// [ReadOnlyWritten], whether the write or the first load comes first; a
+// write by a launch that started after the reading launch ended keeps
+// it. A read races with writes only, and every write that could race
+// with such a load breaks the promise, so no race is lost. The IGUARD
+// family checks these loads as plain loads.
+//
 // # Where the families disagree
 //
 // On purpose:
@@ -136,6 +149,8 @@
 //	  memory, no __syncwarp                                                calls it no race, Volta breaks it
 //	Dekker with acq_rel fences (FenceAcqRel): raise      clean    race     no fence follows the flag read
 //	  flag, fence, enter if the other's is 0                               before the critical section
+//	an element of a read-only view written, then a       clean    race     the view promises no write while
+//	  barrier, then read through the view                                  the launch runs (ReadOnlyWritten)
 //
 // Package kernels records, for every suite kernel where the families
 // differ, the Exact family's verdict and its reason.

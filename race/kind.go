@@ -14,6 +14,7 @@ const (
 	MissingDeviceFence = kind.MissingDeviceFence
 	MissingSyncwarp    = kind.MissingSyncwarp
 	ImproperLocking    = kind.ImproperLocking
+	ReadOnlyWritten    = kind.ReadOnlyWritten
 )
 
 // ParseKind returns the Kind named by s, a name Kind's String returns.

@@ -30,6 +30,11 @@ const (
 	// ImproperLocking: accesses protected by locks that do not intersect,
 	// or by a lock whose scope does not cover both threads (iGUARD R5).
 	ImproperLocking
+	// ReadOnlyWritten: an element of a read-only view (gpu.ReadOnly, CUDA's
+	// const __restrict__ or __ldg) written while a launch that reads
+	// through the view runs, which the view promises no thread and no host
+	// copy does. Only the exact family checks the promise.
+	ReadOnlyWritten
 )
 
 var names = [...]string{
@@ -38,11 +43,12 @@ var names = [...]string{
 	MissingDeviceFence: "missing-device-fence",
 	MissingSyncwarp:    "missing-syncwarp",
 	ImproperLocking:    "improper-locking",
+	ReadOnlyWritten:    "read-only-written",
 }
 
 // All returns every Kind, in order.
 func All() []Kind {
-	return []Kind{ScopedAtomic, MissingBlockFence, MissingDeviceFence, MissingSyncwarp, ImproperLocking}
+	return []Kind{ScopedAtomic, MissingBlockFence, MissingDeviceFence, MissingSyncwarp, ImproperLocking, ReadOnlyWritten}
 }
 
 // String returns the kind's name as the command line and JSON spell it,

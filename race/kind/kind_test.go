@@ -44,4 +44,5 @@ func ExampleKind_String() {
 	// missing-device-fence
 	// missing-syncwarp
 	// improper-locking
+	// read-only-written
 }

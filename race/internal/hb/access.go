@@ -24,10 +24,18 @@ func (p *Engine) Access(t *gpu.Thread, a *gpu.Access, b *Begun, site gpu.Site, p
 	// steps themselves.
 	var th *pthread
 	var first, last, seen uint64
+	if b != nil && b.ro {
+		p.readOnly(b.th, t, a, site, path)
+		return
+	}
 	if b != nil {
 		th, first, last, seen = b.th, b.first, b.last, b.seen
 	} else {
 		if th = p.thread(t); th == nil {
+			return
+		}
+		if a.ReadOnly {
+			p.readOnly(th, t, a, site, path)
 			return
 		}
 		first, last = p.granules(a)
@@ -55,6 +63,9 @@ func (p *Engine) Access(t *gpu.Thread, a *gpu.Access, b *Begun, site gpu.Site, p
 	for g := first; g <= last; g++ {
 		p.visit(&ac, sh, g, g == first)
 	}
+	if ac.x.write && a.Mem.Space == gpu.GlobalSpace {
+		p.checkViews(th, t, a, &ac.x)
+	}
 	if releasing(a) {
 		th.c++
 	}
@@ -72,6 +83,7 @@ type Begun struct {
 	th          *pthread
 	first, last uint64
 	seen        uint64
+	ro          bool // a load through a read-only view its launch has not registered
 }
 
 // Begin finds what b holds for access a of t and reports whether the
@@ -82,6 +94,14 @@ func (p *Engine) Begin(t *gpu.Thread, a *gpu.Access, b *Begun) bool {
 	th := p.thread(t)
 	if th == nil {
 		return false
+	}
+	if a.ReadOnly {
+		if th.l.ss.viewed(th.l, a) {
+			th.n.accesses, th.n.checks, th.n.repeats = th.n.accesses+1, th.n.checks+1, th.n.repeats+1
+			return false
+		}
+		b.th, b.ro = th, true
+		return true
 	}
 	b.th = th
 	b.first, b.last = p.granules(a)

@@ -18,6 +18,9 @@ import (
 type cohort struct {
 	all    atomic.Pointer[[]*plaunch]  // by first thread number, ended ones included; nil for none
 	global atomic.Pointer[[]devShadow] // the shadow of global memory, by device; nil for none
+	// ro holds the read-only views the cohort's launches read through,
+	// published as all is (see readonly.go); every write reads it.
+	ro atomic.Pointer[[]roView]
 	// first and firstDev are the lists of the first launch and device
 	// shadow, over oneLaunch and oneDev, which all and global point to
 	// until a second one is added: a cohort of one launch on one device

@@ -68,4 +68,7 @@ func (p *Engine) hostElement(th *pthread, a *gpu.Access) {
 	for g := first; g <= last; g++ {
 		p.visit(&ac, sh, g, g == first)
 	}
+	if ac.x.write && a.Mem.Space == gpu.GlobalSpace {
+		p.checkViews(th, nil, a, &ac.x)
+	}
 }
