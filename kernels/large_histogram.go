@@ -56,7 +56,7 @@ func (h *bigHistogram) kernel(t *gpu.Thread) {
 	local := gpu.Shared[uint32](t, "localBins", histBins)
 	local.Store(t, t.ThreadRank(), 0)
 	t.SyncThreads()
-	local.AtomicAdd(t, int(h.in.Load(t, t.GlobalID())), 1, scope.Block)
+	local.AtomicAdd(t, int(h.in.ReadOnly().Load(t, t.GlobalID())), 1, scope.Block)
 	t.SyncThreads()
 	h.merge(t, local)
 }

@@ -47,7 +47,7 @@ func setupBlockReduce(d *gpu.Device, p Params, n int) (*Run, error) {
 
 func (r *blockReduce) kernel(t *gpu.Thread) {
 	sums := gpu.Shared[int32](t, "sums", largeBlock)
-	sums.Store(t, t.ThreadRank(), r.in.Load(t, t.GlobalID()))
+	sums.Store(t, t.ThreadRank(), r.in.ReadOnly().Load(t, t.GlobalID()))
 	t.SyncThreads()
 	for half := largeBlock / 2; half > 0; half /= 2 {
 		r.step(t, sums, half)

@@ -53,8 +53,9 @@ func setupSAXPY(d *gpu.Device, p Params, n int) (*Run, error) {
 }
 
 func (s *saxpy) kernel(t *gpu.Thread) {
+	x := s.x.ReadOnly() // const float* __restrict__ x
 	for i := t.GlobalID(); i < s.n; i += s.stride {
-		s.y.Store(t, i, axpy(s.x.Load(t, i), s.y.Load(t, i)))
+		s.y.Store(t, i, axpy(x.Load(t, i), s.y.Load(t, i)))
 	}
 }
 

@@ -13,8 +13,8 @@ const injInPlace = "in-place"
 // largeStencil is one Jacobi step of a 2D 5-point stencil over a grid of
 // 2^log2 float32s, one point per thread in 16×16 blocks: each point
 // becomes the mean of itself and its four neighbors (zero beyond the
-// edges), read from one buffer and written to another, so that no thread
-// writes what another reads.
+// edges), read from one buffer through a read-only view and written to
+// another, so that no thread writes what another reads.
 func largeStencil(log2 int) *Entry {
 	w, h := side2D(log2)
 	return &Entry{
@@ -23,7 +23,8 @@ func largeStencil(log2 int) *Entry {
 		Injections: []Injection{
 			{Name: injInPlace, Doc: "the step writes its result over its input, which neighboring threads, warps and blocks still read",
 				Expect: []kind.Kind{kind.MissingSyncwarp, kind.MissingBlockFence, kind.MissingDeviceFence},
-				Where:  where((*stencil2D).kernel), Corrupts: true},
+				Where:  where((*stencil2D).kernel), Corrupts: true,
+				Precise: &Verdict{Expect: []kind.Kind{kind.ReadOnlyWritten}, Why: whyReadOnly}},
 		},
 		Setup: func(d *gpu.Device, p Params) (*Run, error) { return setupStencil2D(d, p, w, h) },
 	}
@@ -53,11 +54,12 @@ func setupStencil2D(d *gpu.Device, p Params, w, h int) (*Run, error) {
 func (s *stencil2D) kernel(t *gpu.Thread) {
 	b, th := t.BlockIdx(), t.ThreadIdx()
 	x, y := b.X*largeTile+th.X, b.Y*largeTile+th.Y
+	in := s.in.ReadOnly() // const float* __restrict__ in
 	at := func(x, y int) float32 {
 		if !s.inside(x, y) {
 			return 0
 		}
-		return s.in.Load(t, y*s.w+x)
+		return in.Load(t, y*s.w+x)
 	}
 	s.out.Store(t, y*s.w+x, mean5(at(x, y), at(x-1, y), at(x+1, y), at(x, y-1), at(x, y+1)))
 }

@@ -48,7 +48,7 @@ func (tr *transpose) kernel(t *gpu.Thread) {
 	tile := gpu.Shared[int32](t, "tile", largeTile*(largeTile+1))
 	b, th := t.BlockIdx(), t.ThreadIdx()
 	x, y := b.X*largeTile+th.X, b.Y*largeTile+th.Y
-	tile.Store(t, th.Y*(largeTile+1)+th.X, tr.in.Load(t, y*tr.w+x))
+	tile.Store(t, th.Y*(largeTile+1)+th.X, tr.in.ReadOnly().Load(t, y*tr.w+x))
 	tr.storeTile(t, tile)
 }
 

@@ -83,10 +83,11 @@ func (b *bfs) launch(ctx context.Context, launch LaunchFunc) error {
 
 // expand visits the neighbours of the frontier's vertices.
 func (b *bfs) expand(t *gpu.Thread, front, next gpu.Buffer[int32], n int, level int32) {
+	off, adj := b.off.ReadOnly(), b.adj.ReadOnly() // const int* __restrict__
 	for i := t.GlobalID(); i < n; i += b.blocks * b.threads {
 		u := front.Load(t, i)
-		for e := b.off.Load(t, int(u)); e < b.off.Load(t, int(u)+1); e++ {
-			b.visit(t, next, int(b.adj.Load(t, int(e))), level+1)
+		for e := off.Load(t, int(u)); e < off.Load(t, int(u)+1); e++ {
+			b.visit(t, next, int(adj.Load(t, int(e))), level+1)
 		}
 	}
 }

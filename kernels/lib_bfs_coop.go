@@ -99,11 +99,12 @@ func (b *coopBFS) level(t *gpu.Thread, lvl int32) bool {
 		return false
 	}
 	front, next := b.queues[lvl%2], b.queues[(lvl+1)%2]
+	off, adj := b.off.ReadOnly(), b.adj.ReadOnly() // const int* __restrict__
 	for i := t.GlobalID(); i < n; i += b.blocks * b.threads {
 		u := int(front.Load(t, i))
-		lo, hi := int(b.off.Load(t, u)), int(b.off.Load(t, u+1))
+		lo, hi := int(off.Load(t, u)), int(off.Load(t, u+1))
 		for e := lo; e < hi; e++ {
-			v := b.adj.Load(t, e)
+			v := adj.Load(t, e)
 			if slot := b.claim(t, v, lvl+1); slot >= 0 {
 				next.Store(t, int(slot), v)
 			}

@@ -60,13 +60,14 @@ func setupHistogram(d *gpu.Device, p Params) (*Run, error) {
 }
 
 func (h *histogram) kernel(t *gpu.Thread) {
+	in := h.in.ReadOnly() // const int* __restrict__ in
 	local := gpu.Shared[uint32](t, "localBins", histBins)
 	for b := t.ThreadRank(); b < histBins; b += h.threads {
 		local.Store(t, b, 0)
 	}
 	t.SyncThreads()
 	for i := t.GlobalID(); i < h.n; i += h.blocks * h.threads {
-		local.AtomicAdd(t, int(h.in.Load(t, i)), 1, scope.Block)
+		local.AtomicAdd(t, int(in.Load(t, i)), 1, scope.Block)
 	}
 	h.merge(t, local)
 }

@@ -97,8 +97,8 @@ func (m *tiledMatMul) kernel(t *gpu.Thread) {
 // theirs.
 func (m *tiledMatMul) loadTiles(t *gpu.Thread, as, bs gpu.Buffer[int32], row, col, k0 int) {
 	th := t.ThreadIdx()
-	as.Store(t, th.Y*matTile+th.X, m.a.Load(t, row*m.n+k0+th.X))
-	bs.Store(t, th.Y*matTile+th.X, m.b.Load(t, (k0+th.Y)*m.n+col))
+	as.Store(t, th.Y*matTile+th.X, m.a.ReadOnly().Load(t, row*m.n+k0+th.X))
+	bs.Store(t, th.Y*matTile+th.X, m.b.ReadOnly().Load(t, (k0+th.Y)*m.n+col))
 	if m.inject != injNoSyncAfterLoad {
 		t.SyncThreads()
 	}

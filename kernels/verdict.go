@@ -32,6 +32,9 @@ const (
 	whyCumulative    = "causality is transitive through the barrier: the leader's fence after __syncthreads releases every write its block made before it"
 	whyPollNoAcquire = "the reader polls with atomics and then fences at block scope only, which does not include the releasing block: " +
 		"nothing acquires the release, and a block-scope atomic does not include the other block"
+	// whyReadOnly: a kernel writes what it reads through a read-only view.
+	whyReadOnly = "the kernel reads its input through a read-only view (const __restrict__), which promises that nothing writes it while the launch runs: " +
+		"each write of the input breaks that promise, whatever orders it"
 )
 
 // withPrecise sets the precise mode's verdict on k's clean configuration:
