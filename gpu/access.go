@@ -163,7 +163,7 @@ func (b Buffer[T]) Load(t *Thread, i int) T {
 	}
 	v := loadBits[T](p)
 	if t.obs != nil {
-		return fromBits[T](b.observedLoad(t, i, p, v))
+		return fromBits[T](b.observedLoad(t, i, p, v, false))
 	}
 	if t.weakN++; t.weakN&(weakSpin-1) == 0 {
 		return fromBits[T](t.weakPolled(b.m, b.lo+i, uintptr(p), v))
@@ -173,11 +173,15 @@ func (b Buffer[T]) Load(t *Thread, i int) T {
 
 // observedLoad reports a weak load of element i, at p, that read v, and
 // counts it as Load does; it returns v. Out of line, and returning v, it
-// leaves Load's unobserved path nothing to keep across a call.
+// leaves Load's unobserved path nothing to keep across a call. ro says
+// the load is through a read-only view of b's elements (see ReadOnly).
 //
 //go:noinline
-func (b Buffer[T]) observedLoad(t *Thread, i int, p unsafe.Pointer, v uint64) uint64 {
+func (b Buffer[T]) observedLoad(t *Thread, i int, p unsafe.Pointer, v uint64, ro bool) uint64 {
 	b.fill(&t.acc, i, OpLoad, Weak, scope.Thread, v, 0, 0, false)
+	if ro {
+		t.acc.ReadOnly, t.acc.ViewLo, t.acc.ViewLen = b.m.Space == GlobalSpace, b.lo, b.n
+	}
 	t.obs.Access(t, &t.acc)
 	t.pollAt = 0 // a weak load does not poll (see polls)
 	if t.weakN++; t.weakN&(weakSpin-1) == 0 {

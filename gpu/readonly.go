@@ -1,10 +1,6 @@
 package gpu
 
-import (
-	"unsafe"
-
-	"github.com/warpguard/warpguard/scope"
-)
+import "github.com/warpguard/warpguard/scope"
 
 // ReadOnly is a read-only view of a buffer of global memory: CUDA's
 // const T* __restrict__ kernel parameter, or a load through __ldg. Its
@@ -48,25 +44,10 @@ func (r ReadOnly[T]) Load(t *Thread, i int) T {
 	}
 	v := loadBits[T](p)
 	if t.obs != nil {
-		return fromBits[T](b.observedReadOnly(t, i, p, v))
+		return fromBits[T](b.observedLoad(t, i, p, v, true))
 	}
 	if t.weakN++; t.weakN&(weakSpin-1) == 0 {
 		return fromBits[T](t.weakPolled(b.m, b.lo+i, uintptr(p), v))
 	}
 	return fromBits[T](v)
-}
-
-// observedReadOnly reports a read-only load of element i, as
-// observedLoad reports a load, with the view's range.
-//
-//go:noinline
-func (b Buffer[T]) observedReadOnly(t *Thread, i int, p unsafe.Pointer, v uint64) uint64 {
-	b.fill(&t.acc, i, OpLoad, Weak, scope.Thread, v, 0, 0, false)
-	t.acc.ReadOnly, t.acc.ViewLo, t.acc.ViewLen = b.m.Space == GlobalSpace, b.lo, b.n
-	t.obs.Access(t, &t.acc)
-	t.pollAt = 0
-	if t.weakN++; t.weakN&(weakSpin-1) == 0 {
-		return t.weakPolled(b.m, b.lo+i, uintptr(p), v)
-	}
-	return v
 }
