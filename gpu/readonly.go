@@ -7,9 +7,9 @@ import "github.com/warpguard/warpguard/scope"
 // loads are weak loads, with a promise the kernel makes, as CUDA's
 // read-only data cache requires: no element of the view is written while
 // a launch that reads through it runs, by that launch's threads or any
-// other's, or by the host. A write before the launch started, in a
-// launch that ended before it started, or after it ended, by a launch
-// that started after, keeps the promise.
+// other's, or by the host. A write made before the launch started (by
+// the host, or by a launch that had ended), or made by a launch that
+// starts after it ended, keeps the promise.
 //
 // The runtime does not check the promise; an [Observer] sees each load
 // as a weak load with [Access].ReadOnly set and the view's range, and
