@@ -47,6 +47,10 @@ func TestReadOnlyLoads(t *testing.T) {
 		require.ErrorContains(t, err, `load index 3 out of range [0:3] of view [2,5) of global "x"`)
 		require.ErrorContains(t, err, "block (1,0,0)")
 		require.ErrorContains(t, err, "thread (1,0,0)")
+
+		var zero gpu.ReadOnly[int32]
+		err = launch1D(d, ex, 1, 1, func(t *gpu.Thread) { zero.Load(t, 0) })
+		require.ErrorContains(t, err, "load index 0 of a zero Buffer", "the zero view has no element")
 	}
 }
 

@@ -96,7 +96,7 @@ func (p *Engine) Begin(t *gpu.Thread, a *gpu.Access, b *Begun) bool {
 		return false
 	}
 	if a.ReadOnly {
-		if th.l.ss.viewed(th.l, a) {
+		if th.l.ss.viewed(th.l, a.Mem, a.ViewLo, a.ViewLen) {
 			th.n.accesses, th.n.checks, th.n.repeats = th.n.accesses+1, th.n.checks+1, th.n.repeats+1
 			return false
 		}

@@ -52,11 +52,11 @@ func (ss *cohort) views() []roView {
 	return nil
 }
 
-// viewed reports whether launch l registered the view of a, a load
-// through a read-only view.
-func (ss *cohort) viewed(l *plaunch, a *gpu.Access) bool {
+// viewed reports whether launch l registered the view of elements lo to
+// lo+n-1 of m.
+func (ss *cohort) viewed(l *plaunch, m *gpu.Memory, lo, n int) bool {
 	for i, vs := 0, ss.views(); i < len(vs); i++ {
-		if v := &vs[i]; v.l == l && v.m == a.Mem && v.lo == a.ViewLo && v.n == a.ViewLen {
+		if v := &vs[i]; v.l == l && v.m == m && v.lo == lo && v.n == n {
 			return true
 		}
 	}
@@ -69,7 +69,7 @@ func (ss *cohort) viewed(l *plaunch, a *gpu.Access) bool {
 func (p *Engine) readOnly(th *pthread, t *gpu.Thread, a *gpu.Access, site gpu.Site, path *shared.SiteSlot) {
 	th.n.accesses, th.n.checks, th.n.repeats = th.n.accesses+1, th.n.checks+1, th.n.repeats+1
 	ss := th.l.ss
-	if ss.viewed(th.l, a) {
+	if ss.viewed(th.l, a.Mem, a.ViewLo, a.ViewLen) {
 		return
 	}
 	v := roView{m: a.Mem, lo: a.ViewLo, n: a.ViewLen, l: th.l, at: a.Index}
@@ -87,7 +87,7 @@ func (p *Engine) readOnly(th *pthread, t *gpu.Thread, a *gpu.Access, site gpu.Si
 func (p *Engine) register(ss *cohort, v *roView) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if ss.viewed(v.l, &gpu.Access{Mem: v.m, ViewLo: v.lo, ViewLen: v.n}) {
+	if ss.viewed(v.l, v.m, v.lo, v.n) {
 		return false
 	}
 	old := ss.views()
