@@ -102,14 +102,17 @@ func (h *hashTable) insert(t *gpu.Thread, key, val int32) {
 }
 
 // lookupAll looks up every query: the value if the key is present, -1 if
-// not. (Values are non-negative.)
+// not. (Values are non-negative.) The table and the queries are not
+// written while lookups run, so they are read as a CUDA lookup kernel
+// takes them: const int* __restrict__.
 func (h *hashTable) lookupAll(t *gpu.Thread) {
+	qs, keys, vals := h.qs.ReadOnly(), h.keys.ReadOnly(), h.vals.ReadOnly()
 	for q := t.GlobalID(); q < h.queries; q += h.blocks * h.threads {
-		key, res := h.qs.Load(t, q), int32(-1)
+		key, res := qs.Load(t, q), int32(-1)
 		for i := h.slot(key); ; i = (i + 1) % h.capacity {
-			k := h.keys.Load(t, i)
+			k := keys.Load(t, i)
 			if k == key {
-				res = h.vals.Load(t, i)
+				res = vals.Load(t, i)
 			}
 			if k == key || k == 0 {
 				break
