@@ -70,7 +70,7 @@ func (c *compact) launch(ctx context.Context, launch LaunchFunc) error {
 // flag returns the thread's element and whether it is kept.
 func (c *compact) flag(t *gpu.Thread) (v int32, kept int32) {
 	if i := t.GlobalID(); i < c.n {
-		if v = c.in.Load(t, i); keep(v) {
+		if v = c.in.ReadOnly().Load(t, i); keep(v) { // const int* __restrict__ in
 			return v, 1
 		}
 	}

@@ -63,8 +63,9 @@ func (c *components) launch(ctx context.Context, launch LaunchFunc) error {
 	for round := 0; ; round++ {
 		c.flag.Fill(0)
 		k := func(t *gpu.Thread) {
+			u, v := c.u.ReadOnly(), c.v.ReadOnly() // const int* __restrict__
 			for e := t.GlobalID(); e < len(c.g.eu); e += c.blocks * c.threads {
-				c.relax(t, int(c.u.Load(t, e)), int(c.v.Load(t, e)))
+				c.relax(t, int(u.Load(t, e)), int(v.Load(t, e)))
 			}
 		}
 		if err := launch(ctx, launchCfg(fmt.Sprintf("cc-round%d", round), c.blocks, c.threads), k); err != nil {

@@ -101,7 +101,7 @@ func (s *radixSort) launch(ctx context.Context, launch LaunchFunc) error {
 // thread past the end.
 func (s *radixSort) digit(t *gpu.Thread, src gpu.Buffer[uint32], shift int) (uint32, int) {
 	if i := t.GlobalID(); i < s.n {
-		k := src.Load(t, i)
+		k := src.ReadOnly().Load(t, i) // const unsigned* __restrict__ keys_in
 		return k, int(k>>shift) & (radixDigits - 1)
 	}
 	return 0, radixDigits

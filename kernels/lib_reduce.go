@@ -63,8 +63,9 @@ func setupReduce(d *gpu.Device, p Params) (*Run, error) {
 
 func (r *reduce) kernel(t *gpu.Thread) {
 	var sum int32
+	in := r.in.ReadOnly() // const int* __restrict__ in
 	for i := t.GlobalID(); i < r.n; i += r.blocks * r.threads {
-		sum += r.in.Load(t, i)
+		sum += in.Load(t, i)
 	}
 	sum = gpu.ReduceAddSync(t, gpu.FullMask, sum)
 	if sum = r.blockSum(t, sum); t.ThreadRank() == 0 {

@@ -95,7 +95,7 @@ func (s *scan) kernel(t *gpu.Thread) {
 	var sum int32
 	for k := range items {
 		if i := first + k; i < s.n {
-			items[k] = s.in.Load(t, i)
+			items[k] = s.in.ReadOnly().Load(t, i) // const int* __restrict__ in
 			sum += items[k]
 		}
 	}
