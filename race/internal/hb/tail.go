@@ -29,20 +29,52 @@ func withEpochs(v *vclock, es []epoch, n *counters) *vclock {
 	if v == nil {
 		return threadsClock(latestOf(es))
 	}
-	if !fits(v.tail, es) {
+	size := tailSize(v.tail, es)
+	if size > tailCap {
 		return folded(v, es, n)
 	}
-	l := &link{v: vclock{bands: v.bands, ne: v.ne, b: v.b}}
-	t := append(l.room[:0], v.tail...)
+	out, t := newLink(size)
+	out.bands, out.ne, out.b = v.bands, v.ne, v.b
+	t = append(t, v.tail...)
 	for _, e := range es {
 		t = setTail(t, e)
 	}
-	l.v.tail = t
+	out.tail = t
 	n.joined(len(t))
 	if n == nil || !n.flat {
-		l.v.descend(v, v)
+		out.descend(v, v)
 	}
-	return &l.v
+	return out
+}
+
+// newLink returns a zero vclock and, in the same allocation, room for a
+// tail of n entries: the smallest of 2, 4, 8 and tailCap that holds n. A
+// chain's tail grows by an entry a link, so most links are made with
+// less than tailCap entries, and the collector then has that much less
+// to sweep and to pace its cycles by.
+func newLink(n int) (*vclock, []epoch) {
+	switch {
+	case n <= 2:
+		l := new(struct {
+			v    vclock
+			room [2]epoch
+		})
+		return &l.v, l.room[:0]
+	case n <= 4:
+		l := new(struct {
+			v    vclock
+			room [4]epoch
+		})
+		return &l.v, l.room[:0]
+	case n <= 8:
+		l := new(struct {
+			v    vclock
+			room [8]epoch
+		})
+		return &l.v, l.room[:0]
+	}
+	l := new(link)
+	return &l.v, l.room[:0]
 }
 
 // folded returns a vclock with no tail above v that also knows es,
@@ -119,16 +151,16 @@ func withEpoch(v *vclock, e epoch, n *counters) *vclock {
 	return withEpochs(v, []epoch{e}, n)
 }
 
-// fits reports whether the tail t with the epochs es set in it holds at
-// most tailCap entries.
-func fits(t, es []epoch) bool {
+// tailSize returns how many entries the tail t holds with the epochs es
+// set in it.
+func tailSize(t, es []epoch) int {
 	n := len(t)
 	for i, e := range es {
 		if !hasThread(t, e.tid) && !hasThread(es[:i], e.tid) {
 			n++
 		}
 	}
-	return n <= tailCap
+	return n
 }
 
 // hasThread reports whether es holds an epoch of thread tid.

@@ -57,6 +57,7 @@ func TestLinkSharesBandsUntilItFolds(t *testing.T) { // not parallel: it counts 
 		tid := int32(2*bandSpan + i)
 		v = withEpoch(v, at(tid, tid/64, 0, 2), &n)
 		require.Len(t, v.tail, i+1)
+		assert.Equal(t, roomFor(i+1), cap(v.tail), "link %d's room is the smallest that holds its tail", i)
 		for j, g := range v.bands {
 			require.True(t, big.bands[j].is(g), "link %d shares band %d", i, j)
 		}
@@ -84,6 +85,15 @@ func TestLinkSharesBandsUntilItFolds(t *testing.T) { // not parallel: it counts 
 		assert.Equal(t, uint64(2), folded.threadC(int32(2*bandSpan+j)))
 	}
 	requireWellFormed(t, folded)
+}
+
+// roomFor returns the room newLink gives a tail of n entries.
+func roomFor(n int) int {
+	r := 2
+	for r < n {
+		r *= 2
+	}
+	return r
 }
 
 // TestLinksAgreeWithFlatClocks: chains of links, joins of links with
