@@ -272,15 +272,18 @@
 // after all of it (host order), even while a third runs, and after
 // everything its threads were ordered after, the third's events
 // included; what a thread knows of it passes on through the thread's
-// releases. Memories
-// of different devices never alias. A run of overlapping launches (from
-// one that started while none ran) numbers at most 2^30 threads in all; a
-// launch past that fails with an error. A host copy or fill (CopyIn,
-// CopyOut, Fill) of a device's memory made while a launch runs, seen by a
-// Detector set as the device's observer ([gpu.HostObserver]), is the
-// access of a host thread that only host order orders with launches: it
-// races with a running launch's unordered accesses to the same words. A
-// thread that exits before a barrier is counted as a participant.
+// releases. Memories of different devices never alias. A run of
+// overlapping launches (from one that started while none ran) numbers at
+// most 2^30 threads in all: a launch past that waits for the run's
+// launches to end and starts a new run, and a launch that starts while
+// one waits waits too; a wait that lasts a minute (a running launch waits
+// for the waiting one) fails the waiting launch with an error naming the
+// launches it waited for. A host copy or fill (CopyIn, CopyOut, Fill) of a
+// device's memory made while a launch runs, seen by a Detector set as the
+// device's observer ([gpu.HostObserver]), is the access of a host thread
+// that only host order orders with launches: it races with a running
+// launch's unordered accesses to the same words. A thread that exits
+// before a barrier is counted as a participant.
 //
 // # The IGUARD family
 //

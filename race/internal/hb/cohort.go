@@ -30,8 +30,10 @@ type cohort struct {
 	oneLaunch [1]*plaunch
 	oneDev    [1]devShadow
 	running   int
-	hosts     int   // host accesses checking against the cohort now (see HostAccess)
-	threads   int32 // numbers handed out: threads, warps, blocks
+	closed    bool          // a launch waits for the cohort's launches to end (see awaitRoom)
+	drained   chan struct{} // closed when no launch runs, if one waits (see drain)
+	hosts     int           // host accesses checking against the cohort now (see HostAccess)
+	threads   int32         // numbers handed out: threads, warps, blocks
 	warps     int32
 	blocks    int32
 	sc        scOrder // the cohort's fence.sc order and what each fence.sc published
@@ -223,18 +225,21 @@ func (l *plaunch) cached(b int) *pblock {
 // LaunchStart starts launch g in the current cohort, or in a new one if
 // no launch runs. Its threads know every block of the cohort's launches
 // that ended before it started, and nothing of those that run. A launch
-// that would number more than cohortThreads threads in its cohort fails
-// with a panic, which the runtime returns as the launch's error.
+// that would number more than cohortThreads threads in the running cohort
+// waits for its launches to end and starts a new one (see cohort_room.go);
+// one that waits in vain, or that has more threads than a cohort numbers,
+// fails with a panic, which the runtime returns as the launch's error.
 func (p *Engine) LaunchStart(g *gpu.Grid) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.awaitRoom(g)
 	if p.coh.running == 0 {
 		p.coh = newCohort()
 	}
 	ss := p.coh
-	if int64(ss.threads)+int64(g.Threads) > cohortThreads {
-		panic(fmt.Sprintf("race: launch %q has %d threads, and the launches running with it (and those that ran since none did) %d: the precise mode numbers a run of overlapping launches' threads in 31 bits, two keys each, at most %d in all",
-			g.Name, g.Threads, ss.threads, cohortThreads))
+	if int64(ss.threads)+int64(g.Threads) > p.roomThreads {
+		panic(fmt.Sprintf("race: launch %q has %d threads: the exact family numbers the threads of overlapping launches in 31 bits, two keys each, at most %d in all",
+			g.Name, g.Threads, p.roomThreads))
 	}
 	l := &plaunch{p: p, ss: ss, g: g, cache: make([]atomic.Pointer[pblock], max(1, min(g.Blocks, blockCache))),
 		tid0: ss.threads, warp0: ss.warps, blk0: ss.blocks, base: ss.endedBlocks(), dev: g.Device.ID()}
@@ -306,6 +311,7 @@ func (p *Engine) LaunchEnd(g *gpu.Grid) {
 		p.keepBlocks(l)
 	}
 	if p.coh.running == 0 { // the next launch starts a new cohort: its shadow goes
+		p.coh.drain()
 		for _, d := range p.coh.shadows() {
 			p.free(d.sh)
 			if p.coh.hosts == 0 { // a host access still running may record in it

@@ -3,6 +3,7 @@ package hb
 import (
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/warpguard/warpguard/gpu"
 	"github.com/warpguard/warpguard/race/internal/shared"
@@ -52,6 +53,11 @@ type Engine struct {
 	spares   []spareShadow // shadows of ended cohorts, for the next (see reuse.go)
 	blocks   []spareBatch  // ended launches' blocks' states (see keepBlocks)
 	totals   totals
+	// roomThreads is the most threads a cohort numbers (cohortThreads),
+	// and roomWait how long a launch waits for room (cohortWait); tests
+	// lower both.
+	roomThreads int64
+	roomWait    time.Duration
 	// stripes guard the shadow's pages (see pageLock) and sequence each
 	// element's strong reads and writes with their checks (see Sequence).
 	stripes [stripeCount]stripe
@@ -76,7 +82,8 @@ type stripe struct {
 // that owns the engine and answers the runtime's Sequence calls with the
 // engine's (see Sequence).
 func New(shift uint, full, flat bool, sites *shared.Sites, sink *shared.Sink, self gpu.Sequencer) *Engine {
-	return &Engine{shift: shift, full: full, flat: flat, sites: sites, sink: sink, self: self, launches: map[*gpu.Grid]*plaunch{}, coh: newCohort()}
+	return &Engine{shift: shift, full: full, flat: flat, sites: sites, sink: sink, self: self, launches: map[*gpu.Grid]*plaunch{}, coh: newCohort(),
+		roomThreads: cohortThreads, roomWait: cohortWait}
 }
 
 // Sequence returns the mutex under which the runtime performs and reports

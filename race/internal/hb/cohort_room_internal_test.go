@@ -1,0 +1,114 @@
+package hb
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/warpguard/warpguard/gpu"
+)
+
+// roomGrid returns a grid of one block of n threads named name.
+func roomGrid(name string, n int) *gpu.Grid {
+	one := gpu.Dim3{X: 1, Y: 1, Z: 1}
+	return &gpu.Grid{Name: name, Device: &gpu.Device{}, GridDim: one, BlockDim: gpu.Dim3{X: n, Y: 1, Z: 1},
+		Blocks: 1, BlockSize: n, Threads: n, WarpSize: 32, Warps: (n + 31) / 32}
+}
+
+// roomEngine returns an engine whose cohorts number at most threads
+// threads, and whose launches wait at most wait for room.
+func roomEngine(threads int64, wait time.Duration) *Engine {
+	p := New(2, false, false, nil, nil, nil)
+	p.roomThreads, p.roomWait = threads, wait
+	return p
+}
+
+// startAsync starts launch g on p on a goroutine, sending LaunchStart's
+// panic, or nil, when it returns.
+func startAsync(p *Engine, g *gpu.Grid) <-chan any {
+	done := make(chan any, 1)
+	go func() {
+		defer func() { done <- recover() }()
+		p.LaunchStart(g)
+	}()
+	return done
+}
+
+// cohortOf returns the cohort of running launch g.
+func cohortOf(p *Engine, g *gpu.Grid) *cohort {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if l := p.launches[g]; l != nil {
+		return l.ss
+	}
+	return nil
+}
+
+// TestLaunchWaitsForRoom: a launch that does not fit in the running
+// cohort's numbering waits until its launches end and starts a new
+// cohort; a launch that fits but starts while it waits waits too, and
+// joins the new cohort; neither fails.
+func TestLaunchWaitsForRoom(t *testing.T) {
+	t.Parallel()
+	p := roomEngine(64, time.Minute)
+	a := roomGrid("a", 32)
+	p.LaunchStart(a)
+	b, c := roomGrid("b", 48), roomGrid("c", 8)
+	bDone := startAsync(p, b)
+	require.Eventually(t, func() bool {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return p.coh.closed
+	}, 10*time.Second, time.Millisecond, "b closes the cohort")
+	cDone := startAsync(p, c)
+	select {
+	case r := <-bDone:
+		t.Fatalf("b started beside a, which leaves it no room: %v", r)
+	case r := <-cDone:
+		t.Fatalf("c started while b waits: %v", r)
+	case <-time.After(50 * time.Millisecond):
+	}
+	old := cohortOf(p, a)
+	p.LaunchEnd(a)
+	assert.Nil(t, <-bDone, "b's start")
+	assert.Nil(t, <-cDone, "c's start")
+	nb, nc := cohortOf(p, b), cohortOf(p, c)
+	require.NotNil(t, nb)
+	assert.NotSame(t, old, nb, "b starts a new cohort")
+	assert.Same(t, nb, nc, "c joins it")
+	assert.False(t, nb.closed, "the new cohort is open")
+	assert.Equal(t, int32(56), nb.threads, "b's and c's threads numbered anew")
+	p.LaunchEnd(b)
+	p.LaunchEnd(c)
+}
+
+// TestLaunchWaitsForRoomInVain: a launch whose cohort's launches do not
+// end within the engine's wait fails, naming them, and a launch that
+// fits starts once they have ended.
+func TestLaunchWaitsForRoomInVain(t *testing.T) {
+	t.Parallel()
+	p := roomEngine(64, 20*time.Millisecond)
+	a := roomGrid("spinner", 40)
+	p.LaunchStart(a)
+	r := <-startAsync(p, roomGrid("setter", 32))
+	require.NotNil(t, r, "the start of a launch with no room fails")
+	msg := fmt.Sprint(r)
+	assert.Contains(t, msg, `launch "setter" (32 threads) waited 20ms for the launches running beside it to end ("spinner")`)
+	assert.Contains(t, msg, "at most 64, and 40 are numbered")
+	p.LaunchEnd(a)
+	g := roomGrid("next", 64)
+	assert.Nil(t, <-startAsync(p, g), "a launch after the cohort ended")
+	p.LaunchEnd(g)
+}
+
+// TestLaunchLargerThanACohort: a launch with more threads than a cohort
+// numbers fails at once, with no launch running.
+func TestLaunchLargerThanACohort(t *testing.T) {
+	t.Parallel()
+	p := roomEngine(64, time.Minute)
+	assert.PanicsWithValue(t, `race: launch "huge" has 96 threads: the exact family numbers the threads of overlapping launches in 31 bits, two keys each, at most 64 in all`,
+		func() { p.LaunchStart(roomGrid("huge", 96)) })
+}
