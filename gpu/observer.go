@@ -18,7 +18,11 @@ import (
 //
 // With no observer configured, an access costs the runtime one nil check.
 type Observer interface {
-	// LaunchStart is called once before any thread of the launch runs.
+	// LaunchStart is called once before any thread of the launch runs, on
+	// the goroutine that called Launch. It may make the launch wait there
+	// (package race does, for room among the launches running beside it);
+	// the launches running meanwhile go on. A panic fails the launch,
+	// which then runs no thread and gets no LaunchEnd.
 	LaunchStart(g *Grid)
 	// LaunchEnd is called once after every thread has finished, with the
 	// error Launch is about to return.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -206,4 +207,74 @@ func TestReleaseReportedBeforeItsStore(t *testing.T) {
 	}))
 	require.Equal(t, map[gpu.Order]uint32{gpu.Release: 0, gpu.Relaxed: 8, gpu.Weak: 9}, obs.seen)
 	require.Equal(t, []uint32{7, 8, 9}, x.Host())
+}
+
+// waitingStart is an Observer whose LaunchStart of the launch named
+// "second" waits for the end of the launch named "first".
+type waitingStart struct {
+	recorder
+	entered, firstEnded chan struct{}
+}
+
+func (w *waitingStart) LaunchStart(g *gpu.Grid) {
+	w.recorder.LaunchStart(g)
+	if g.Name == "second" {
+		close(w.entered)
+		<-w.firstEnded
+	}
+}
+
+func (w *waitingStart) LaunchEnd(g *gpu.Grid, err error) {
+	w.recorder.LaunchEnd(g, err)
+	if g.Name == "first" {
+		close(w.firstEnded)
+	}
+}
+
+// TestLaunchStartMayWait: an Observer's LaunchStart may make its launch
+// wait for another launch on the device to end, as package race's does
+// for room among overlapping launches: the launch running meanwhile
+// starts its blocks and ends, and the waiting launch then runs.
+func TestLaunchStartMayWait(t *testing.T) {
+	eachExecutor(t, func(t *testing.T, ex gpu.Executor) {
+		d := newDevice(t)
+		x := gpu.Alloc[int32](d, "x", 1)
+		w := &waitingStart{entered: make(chan struct{}), firstEnded: make(chan struct{})}
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		first := make(chan error, 1)
+		go func() {
+			// Each of first's 64 blocks starts after second's LaunchStart began.
+			cfg := gpu.LaunchConfig{Name: "first", Grid: gpu.Dim3{X: 64}, Block: gpu.Dim3{X: 32}, Executor: ex, Observer: w}
+			first <- d.Launch(ctx, cfg, func(t *gpu.Thread) {
+				<-w.entered
+				x.AtomicAdd(t, 0, 1, scope.Device)
+			})
+		}()
+		cfg := gpu.LaunchConfig{Name: "second", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Executor: ex, Observer: w}
+		require.NoError(t, d.Launch(ctx, cfg, func(t *gpu.Thread) { x.AtomicAdd(t, 0, 1, scope.Device) }))
+		require.NoError(t, <-first)
+		require.Equal(t, []int32{64*32 + 1}, x.Host())
+	})
+}
+
+// startPanicky is a recorder whose LaunchStart panics.
+type startPanicky struct{ recorder }
+
+func (p *startPanicky) LaunchStart(g *gpu.Grid) { panic("observer bug in LaunchStart") }
+
+// TestLaunchStartPanicSkipsLaunchEnd: a launch whose LaunchStart panics
+// fails with the panic, runs no thread, and gets no LaunchEnd.
+func TestLaunchStartPanicSkipsLaunchEnd(t *testing.T) {
+	eachExecutor(t, func(t *testing.T, ex gpu.Executor) {
+		d := newDevice(t)
+		x := gpu.Alloc[int32](d, "x", 1)
+		p := &startPanicky{}
+		cfg := gpu.LaunchConfig{Name: "refused", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 32}, Executor: ex, Observer: p}
+		err := d.Launch(context.Background(), cfg, func(t *gpu.Thread) { x.AtomicAdd(t, 0, 1, scope.Device) })
+		var pe *gpu.PanicError
+		require.ErrorAs(t, err, &pe)
+		require.Equal(t, []int32{0}, x.Host(), "no thread ran")
+		require.Empty(t, p.events, "no event, LaunchEnd included")
+	})
 }
