@@ -30,8 +30,8 @@ type cohort struct {
 	oneLaunch [1]*plaunch
 	oneDev    [1]devShadow
 	running   int
-	closed    bool          // a launch waits for the cohort's launches to end (see awaitRoom)
-	drained   chan struct{} // closed when no launch runs, if one waits (see drain)
+	waiting   int           // launches that do not fit, waiting for the cohort to end (see awaitRoom)
+	wake      chan struct{} // closed at the next signal, if a launch waits (see signal)
 	hosts     int           // host accesses checking against the cohort now (see HostAccess)
 	threads   int32         // numbers handed out: threads, warps, blocks
 	warps     int32
@@ -311,7 +311,7 @@ func (p *Engine) LaunchEnd(g *gpu.Grid) {
 		p.keepBlocks(l)
 	}
 	if p.coh.running == 0 { // the next launch starts a new cohort: its shadow goes
-		p.coh.drain()
+		p.coh.signal()
 		for _, d := range p.coh.shadows() {
 			p.free(d.sh)
 			if p.coh.hosts == 0 { // a host access still running may record in it

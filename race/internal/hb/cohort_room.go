@@ -15,44 +15,65 @@ import (
 // for as long as they launch, and its numbers would run out (see
 // cohortThreads). So a launch that does not fit in the running cohort
 // waits for the cohort's launches to end, and then starts a new cohort;
-// a launch that starts while one waits waits too (the cohort is closed),
-// so that launches that fit do not keep the cohort running past the one
-// waiting. A launch that waits on one that has not started, as a spin on
-// a flag the other sets does, cannot end, so the wait is bounded: past
-// the engine's roomWait, the waiting launch fails, naming the launches
-// it waited for.
+// while such a launch waits, a launch that fits waits too, so that
+// launches that fit do not keep the cohort running past the one waiting.
+// A launch that waits on one that has not started, as a spin on a flag
+// the other sets does, cannot end, so the wait is bounded: past the
+// engine's roomWait, the waiting launch fails, naming the launches it
+// waited for, and those that fit go on.
 
 // cohortWait is how long a launch waits, by default, for the launches of
 // a cohort it does not fit in to end.
 const cohortWait = time.Minute
 
-// awaitRoom returns, with p.mu held as on entry, once launch g fits in
-// the running cohort, or no launch runs (g then starts a new cohort). It
-// closes the cohort when g does not fit, and waits while it is closed;
-// it panics, as LaunchStart fails, if the cohort still runs after
-// p.roomWait.
+// awaitRoom returns, with p.mu held as on entry, once launch g has room
+// (see hasRoom), counting itself among the running cohort's waiting
+// launches while it does not fit. It panics, as LaunchStart fails, if g
+// still has no room after p.roomWait.
 func (p *Engine) awaitRoom(g *gpu.Grid) {
+	var in *cohort // the cohort g counts itself a waiting launch of
+	defer func() {
+		if in != nil {
+			in.waiting--
+			in.signal()
+		}
+	}()
 	var timeout <-chan time.Time
-	for ss := p.coh; ss.running > 0 && (ss.closed || int64(ss.threads)+int64(g.Threads) > p.roomThreads); ss = p.coh {
-		ss.closed = true
-		if ss.drained == nil {
-			ss.drained = make(chan struct{})
+	for ss := p.coh; !p.hasRoom(ss, g); ss = p.coh {
+		if in != ss && !p.fits(ss, g) {
+			in = ss
+			ss.waiting++
 		}
 		if timeout == nil {
 			t := time.NewTimer(p.roomWait)
 			defer t.Stop()
 			timeout = t.C
 		}
-		drained := ss.drained
+		wake := ss.wakeup()
 		p.mu.Unlock()
 		select {
-		case <-drained:
+		case <-wake:
 			p.mu.Lock()
 		case <-timeout:
 			p.mu.Lock()
-			panic(p.noRoom(g, ss))
+			if !p.hasRoom(p.coh, g) {
+				panic(p.noRoom(g, p.coh))
+			}
+			return
 		}
 	}
+}
+
+// hasRoom reports whether launch g may start now beside the launches of
+// cohort ss: none runs (g starts a new cohort), or g fits and no launch
+// that does not waits.
+func (p *Engine) hasRoom(ss *cohort, g *gpu.Grid) bool {
+	return ss.running == 0 || p.fits(ss, g) && ss.waiting == 0
+}
+
+// fits reports whether launch g's threads can be numbered in cohort ss.
+func (p *Engine) fits(ss *cohort, g *gpu.Grid) bool {
+	return int64(ss.threads)+int64(g.Threads) <= p.roomThreads
 }
 
 // noRoom is the error of launch g, which waited for the launches of the
@@ -69,11 +90,19 @@ func (p *Engine) noRoom(g *gpu.Grid, ss *cohort) string {
 		g.Name, g.Threads, p.roomWait, strings.Join(names, ", "), p.roomThreads, ss.threads)
 }
 
-// drain notes that cohort ss has no launch running: launches waiting for
-// room go on.
-func (ss *cohort) drain() {
-	if ss.drained != nil {
-		close(ss.drained)
-		ss.drained = nil
+// wakeup returns a channel closed at the cohort's next signal.
+func (ss *cohort) wakeup() <-chan struct{} {
+	if ss.wake == nil {
+		ss.wake = make(chan struct{})
+	}
+	return ss.wake
+}
+
+// signal wakes the launches waiting for room in the cohort: its last
+// launch ended, or a launch that did not fit stopped waiting.
+func (ss *cohort) signal() {
+	if ss.wake != nil {
+		close(ss.wake)
+		ss.wake = nil
 	}
 }

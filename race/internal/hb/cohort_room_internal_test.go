@@ -61,8 +61,8 @@ func TestLaunchWaitsForRoom(t *testing.T) {
 	require.Eventually(t, func() bool {
 		p.mu.Lock()
 		defer p.mu.Unlock()
-		return p.coh.closed
-	}, 10*time.Second, time.Millisecond, "b closes the cohort")
+		return p.coh.waiting == 1
+	}, 10*time.Second, time.Millisecond, "b waits")
 	cDone := startAsync(p, c)
 	select {
 	case r := <-bDone:
@@ -79,7 +79,7 @@ func TestLaunchWaitsForRoom(t *testing.T) {
 	require.NotNil(t, nb)
 	assert.NotSame(t, old, nb, "b starts a new cohort")
 	assert.Same(t, nb, nc, "c joins it")
-	assert.False(t, nb.closed, "the new cohort is open")
+	assert.Zero(t, nb.waiting, "no launch waits in the new cohort")
 	assert.Equal(t, int32(56), nb.threads, "b's and c's threads numbered anew")
 	p.LaunchEnd(b)
 	p.LaunchEnd(c)
@@ -102,6 +102,32 @@ func TestLaunchWaitsForRoomInVain(t *testing.T) {
 	g := roomGrid("next", 64)
 	assert.Nil(t, <-startAsync(p, g), "a launch after the cohort ended")
 	p.LaunchEnd(g)
+}
+
+// TestWaitInVainLetsOthersThrough: a launch that fits, waiting behind
+// one that does not, starts in the running cohort once that one has
+// given up.
+func TestWaitInVainLetsOthersThrough(t *testing.T) {
+	t.Parallel()
+	p := roomEngine(64, 30*time.Millisecond)
+	a := roomGrid("a", 40)
+	p.LaunchStart(a)
+	bDone := startAsync(p, roomGrid("b", 32))
+	require.Eventually(t, func() bool {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return p.coh.waiting == 1
+	}, 10*time.Second, time.Millisecond, "b waits")
+	p.mu.Lock()
+	p.roomWait = time.Minute // c's wait outlasts b's
+	p.mu.Unlock()
+	c := roomGrid("c", 8)
+	cDone := startAsync(p, c)
+	assert.NotNil(t, <-bDone, "b gives up")
+	assert.Nil(t, <-cDone, "c starts")
+	assert.Same(t, cohortOf(p, a), cohortOf(p, c), "beside a")
+	p.LaunchEnd(a)
+	p.LaunchEnd(c)
 }
 
 // TestLaunchLargerThanACohort: a launch with more threads than a cohort
