@@ -26,6 +26,15 @@ func roomEngine(threads int64, wait time.Duration) *Engine {
 	return p
 }
 
+// roomRunning returns a roomEngine of 64 threads that waits at most wait,
+// running a launch of n threads named name, and that launch.
+func roomRunning(wait time.Duration, name string, n int) (*Engine, *gpu.Grid) {
+	p := roomEngine(64, wait)
+	g := roomGrid(name, n)
+	p.LaunchStart(g)
+	return p, g
+}
+
 // startAsync starts launch g on p on a goroutine, sending LaunchStart's
 // panic, or nil, when it returns.
 func startAsync(p *Engine, g *gpu.Grid) <-chan any {
@@ -47,22 +56,27 @@ func cohortOf(p *Engine, g *gpu.Grid) *cohort {
 	return nil
 }
 
+// awaitWaiting waits until n launches that do not fit wait in p's
+// running cohort.
+func awaitWaiting(t *testing.T, p *Engine, n int) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return p.coh.waiting == n
+	}, 10*time.Second, time.Millisecond, "%d launches waiting", n)
+}
+
 // TestLaunchWaitsForRoom: a launch that does not fit in the running
 // cohort's numbering waits until its launches end and starts a new
 // cohort; a launch that fits but starts while it waits waits too, and
 // joins the new cohort; neither fails.
 func TestLaunchWaitsForRoom(t *testing.T) {
 	t.Parallel()
-	p := roomEngine(64, time.Minute)
-	a := roomGrid("a", 32)
-	p.LaunchStart(a)
+	p, a := roomRunning(time.Minute, "a", 32)
 	b, c := roomGrid("b", 48), roomGrid("c", 8)
 	bDone := startAsync(p, b)
-	require.Eventually(t, func() bool {
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		return p.coh.waiting == 1
-	}, 10*time.Second, time.Millisecond, "b waits")
+	awaitWaiting(t, p, 1)
 	cDone := startAsync(p, c)
 	select {
 	case r := <-bDone:
@@ -90,9 +104,7 @@ func TestLaunchWaitsForRoom(t *testing.T) {
 // fits starts once they have ended.
 func TestLaunchWaitsForRoomInVain(t *testing.T) {
 	t.Parallel()
-	p := roomEngine(64, 20*time.Millisecond)
-	a := roomGrid("spinner", 40)
-	p.LaunchStart(a)
+	p, a := roomRunning(20*time.Millisecond, "spinner", 40)
 	r := <-startAsync(p, roomGrid("setter", 32))
 	require.NotNil(t, r, "the start of a launch with no room fails")
 	msg := fmt.Sprint(r)
@@ -109,15 +121,9 @@ func TestLaunchWaitsForRoomInVain(t *testing.T) {
 // given up.
 func TestWaitInVainLetsOthersThrough(t *testing.T) {
 	t.Parallel()
-	p := roomEngine(64, 30*time.Millisecond)
-	a := roomGrid("a", 40)
-	p.LaunchStart(a)
+	p, a := roomRunning(30*time.Millisecond, "a", 40)
 	bDone := startAsync(p, roomGrid("b", 32))
-	require.Eventually(t, func() bool {
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		return p.coh.waiting == 1
-	}, 10*time.Second, time.Millisecond, "b waits")
+	awaitWaiting(t, p, 1)
 	p.mu.Lock()
 	p.roomWait = time.Minute // c's wait outlasts b's
 	p.mu.Unlock()
