@@ -193,9 +193,12 @@ func (l *launch) run(ctx context.Context) error {
 	halted := make(chan struct{})
 	cancelWatch := context.AfterFunc(ctx, func() { l.reporting.Store(true); l.halt(); close(halted) })
 	if l.cfg.Observer != nil {
+		l.g.Done = ctx.Done()
 		if err := l.launchObserved(true, nil); err != nil {
-			cancelWatch()
-			return err
+			if !cancelWatch() {
+				<-halted
+			}
+			return l.refused(ctx, err)
 		}
 	}
 	l.await(l.startSlots())
@@ -207,6 +210,17 @@ func (l *launch) run(ctx context.Context) error {
 		if perr := l.launchObserved(false, err); perr != nil {
 			err = errors.Join(err, perr)
 		}
+	}
+	return err
+}
+
+// refused returns the error of a launch whose Observer's LaunchStart
+// failed with err (launchObserved's): err, and the launch's context's
+// error before the panic's where the context had ended, as a LaunchStart
+// that waits stops waiting then.
+func (l *launch) refused(ctx context.Context, err error) error {
+	if cerr := notStarted(ctx); cerr != nil {
+		return fmt.Errorf("gpu: %s: not started: %w: %w", l.g.Name, cerr, errors.Unwrap(err))
 	}
 	return err
 }

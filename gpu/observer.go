@@ -21,8 +21,10 @@ type Observer interface {
 	// LaunchStart is called once before any thread of the launch runs, on
 	// the goroutine that called Launch. It may make the launch wait there
 	// (package race does, for room among the launches running beside it);
-	// the launches running meanwhile go on. A panic fails the launch,
-	// which then runs no thread and gets no LaunchEnd.
+	// the launches running meanwhile go on, and a wait should end when
+	// g.Done is closed. A panic fails the launch, which then runs no
+	// thread and gets no LaunchEnd; if the launch's context had ended by
+	// then, its error wraps the context's too.
 	LaunchStart(g *Grid)
 	// LaunchEnd is called once after every thread has finished, with the
 	// error Launch is about to return.
@@ -75,6 +77,10 @@ type Grid struct {
 	WarpSize    int
 	Warps       int // warps per block, the last one possibly partial
 	Cooperative bool
+	// Done is closed when the launch's context ends: cancelled, or past
+	// its deadline, the device's or LaunchConfig.Timeout. It is nil for a
+	// launch that nothing can stop so.
+	Done <-chan struct{}
 }
 
 // An Op is the operation of an [Access].

@@ -258,6 +258,44 @@ func TestLaunchStartMayWait(t *testing.T) {
 	})
 }
 
+// doneStart is a recorder whose LaunchStart waits until its launch's
+// context ends, then panics.
+type doneStart struct{ recorder }
+
+func (w *doneStart) LaunchStart(g *gpu.Grid) {
+	<-g.Done
+	panic("gave up waiting")
+}
+
+// TestLaunchStartWaitEndsWithContext: a LaunchStart that waits can end
+// its wait when the launch's context ends (Grid.Done), by cancellation,
+// deadline or LaunchConfig.Timeout; the launch then fails with the
+// Observer's panic and the context's error, runs no thread and gets no
+// LaunchEnd.
+func TestLaunchStartWaitEndsWithContext(t *testing.T) {
+	eachExecutor(t, func(t *testing.T, ex gpu.Executor) {
+		d := newDevice(t)
+		x := gpu.Alloc[int32](d, "x", 1)
+		k := func(t *gpu.Thread) { x.AtomicAdd(t, 0, 1, scope.Device) }
+		w := &doneStart{}
+		cfg := gpu.LaunchConfig{Name: "waiting", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 32}, Executor: ex, Observer: w}
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(20*time.Millisecond, cancel)
+		err := d.Launch(ctx, cfg, k)
+		require.ErrorIs(t, err, context.Canceled)
+		var pe *gpu.PanicError
+		require.ErrorAs(t, err, &pe)
+		require.Equal(t, "gave up waiting", pe.Value)
+		require.Contains(t, err.Error(), "gpu: waiting: not started: context canceled")
+		cfg.Timeout = 20 * time.Millisecond
+		err = d.Launch(context.Background(), cfg, k)
+		require.ErrorIs(t, err, gpu.ErrTimeout)
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		require.Equal(t, []int32{0}, x.Host(), "no thread ran")
+		require.Empty(t, w.events, "no event, LaunchEnd included")
+	})
+}
+
 // startPanicky is a recorder whose LaunchStart panics.
 type startPanicky struct{ recorder }
 

@@ -277,8 +277,9 @@
 // most 2^30 threads in all: a launch past that waits for the run's
 // launches to end and starts a new run, and a launch that starts while
 // one waits waits too; a wait that lasts a minute (a running launch waits
-// for the waiting one) fails the waiting launch with an error naming the
-// launches it waited for. A host copy or fill (CopyIn, CopyOut, Fill) of a
+// for the waiting one), or that its launch's context ends, fails the
+// waiting launch with an error naming the launches it waited for (and
+// wrapping the context's error). A host copy or fill (CopyIn, CopyOut, Fill) of a
 // device's memory made while a launch runs, seen by a Detector set as the
 // device's observer ([gpu.HostObserver]), is the access of a host thread
 // that only host order orders with launches: it races with a running

@@ -19,8 +19,9 @@ import (
 // launches that fit do not keep the cohort running past the one waiting.
 // A launch that waits on one that has not started, as a spin on a flag
 // the other sets does, cannot end, so the wait is bounded: past the
-// engine's roomWait, the waiting launch fails, naming the launches it
-// waited for, and those that fit go on.
+// engine's roomWait, or once the waiting launch's context ends
+// (gpu.Grid.Done), it fails, naming the launches it waited for, and
+// those that fit go on.
 
 // cohortWait is how long a launch waits, by default, for the launches of
 // a cohort it does not fit in to end.
@@ -29,7 +30,7 @@ const cohortWait = time.Minute
 // awaitRoom returns, with p.mu held as on entry, once launch g has room
 // (see hasRoom), counting itself among the running cohort's waiting
 // launches while it does not fit. It panics, as LaunchStart fails, if g
-// still has no room after p.roomWait.
+// still has no room after p.roomWait or once g.Done is closed.
 func (p *Engine) awaitRoom(g *gpu.Grid) {
 	var in *cohort // the cohort g counts itself a waiting launch of
 	defer func() {
@@ -39,28 +40,40 @@ func (p *Engine) awaitRoom(g *gpu.Grid) {
 		}
 	}()
 	var timeout <-chan time.Time
+	var waited time.Duration
 	for ss := p.coh; !p.hasRoom(ss, g); ss = p.coh {
 		if in != ss && !p.fits(ss, g) {
 			in = ss
 			ss.waiting++
 		}
 		if timeout == nil {
-			t := time.NewTimer(p.roomWait)
+			waited = p.roomWait
+			t := time.NewTimer(waited)
 			defer t.Stop()
 			timeout = t.C
 		}
-		wake := ss.wakeup()
-		p.mu.Unlock()
-		select {
-		case <-wake:
-			p.mu.Lock()
-		case <-timeout:
-			p.mu.Lock()
+		if how := p.sleep(ss.wakeup(), timeout, g.Done, waited); how != "" {
 			if !p.hasRoom(p.coh, g) {
-				panic(p.noRoom(g, p.coh))
+				panic(p.noRoom(g, p.coh, how))
 			}
 			return
 		}
+	}
+}
+
+// sleep releases p.mu until wake is closed, and returns "", or until
+// timeout fires, after waited, or done is closed, and returns how the
+// wait ended, in noRoom's words. p.mu is held again on return.
+func (p *Engine) sleep(wake <-chan struct{}, timeout <-chan time.Time, done <-chan struct{}, waited time.Duration) string {
+	p.mu.Unlock()
+	defer p.mu.Lock()
+	select {
+	case <-wake:
+		return ""
+	case <-timeout:
+		return fmt.Sprintf("waited %v", waited)
+	case <-done:
+		return "stopped waiting, its context ended,"
 	}
 }
 
@@ -77,8 +90,8 @@ func (p *Engine) fits(ss *cohort, g *gpu.Grid) bool {
 }
 
 // noRoom is the error of launch g, which waited for the launches of the
-// running cohort ss to end, in vain.
-func (p *Engine) noRoom(g *gpu.Grid, ss *cohort) string {
+// running cohort ss to end, in vain; how says how its wait ended.
+func (p *Engine) noRoom(g *gpu.Grid, ss *cohort, how string) string {
 	var names []string
 	for _, l := range ss.launches() {
 		if !l.ended {
@@ -86,8 +99,8 @@ func (p *Engine) noRoom(g *gpu.Grid, ss *cohort) string {
 		}
 	}
 	slices.Sort(names)
-	return fmt.Sprintf("race: launch %q (%d threads) waited %v for the launches running beside it to end (%s): launches that overlap, and those that started while they ran, number their threads together, at most %d, and %d are numbered; a launch that waits for one that has not started cannot end",
-		g.Name, g.Threads, p.roomWait, strings.Join(names, ", "), p.roomThreads, ss.threads)
+	return fmt.Sprintf("race: launch %q (%d threads) %s for the launches running beside it to end (%s): launches that overlap, and those that started while they ran, number their threads together, at most %d, and %d are numbered; a launch that waits for one that has not started cannot end",
+		g.Name, g.Threads, how, strings.Join(names, ", "), p.roomThreads, ss.threads)
 }
 
 // wakeup returns a channel closed at the cohort's next signal.

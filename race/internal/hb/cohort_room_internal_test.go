@@ -116,6 +116,32 @@ func TestLaunchWaitsForRoomInVain(t *testing.T) {
 	p.LaunchEnd(g)
 }
 
+// TestRoomWaitEndsWithContext: a launch waiting for room stops waiting
+// when its context ends (gpu.Grid.Done), long before the engine's wait,
+// and fails naming the launches it waited for; it no longer counts as
+// waiting, so a launch that fits starts.
+func TestRoomWaitEndsWithContext(t *testing.T) {
+	t.Parallel()
+	p, a := roomRunning(time.Minute, "spinner", 40)
+	g, done := roomGrid("setter", 32), make(chan struct{})
+	g.Done = done
+	gDone := startAsync(p, g)
+	awaitWaiting(t, p, 1)
+	close(done)
+	select {
+	case r := <-gDone:
+		require.NotNil(t, r, "the start of a launch whose context ended fails")
+		assert.Contains(t, fmt.Sprint(r), `launch "setter" (32 threads) stopped waiting, its context ended, for the launches running beside it to end ("spinner")`)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the waiting launch did not see its context end")
+	}
+	c := roomGrid("c", 8)
+	assert.Nil(t, <-startAsync(p, c), "a launch that fits starts beside the spinner")
+	assert.Same(t, cohortOf(p, a), cohortOf(p, c))
+	p.LaunchEnd(a)
+	p.LaunchEnd(c)
+}
+
 // TestWaitInVainLetsOthersThrough: a launch that fits, waiting behind
 // one that does not, starts in the running cohort once that one has
 // given up.
