@@ -16,11 +16,21 @@ import (
 // may miss those of a launch still running.
 func Check(tb testing.TB, det *race.Detector) {
 	tb.Helper()
+	present(tb, "Check", det)
 	e, err := race.ParseEnv(os.Getenv(race.EnvVar))
 	if err != nil {
 		tb.Errorf("racetest: %v", err)
 	}
 	check(tb, det, e)
+}
+
+// present fails tb, naming the function fn that was given it, if det is
+// nil, as DetectorOf returns for a device [Device] did not make.
+func present(tb testing.TB, fn string, det *race.Detector) {
+	tb.Helper()
+	if det == nil {
+		tb.Fatalf("racetest: %s: nil detector (DetectorOf returns nil for a device that racetest.Device did not make)", fn)
+	}
 }
 
 // check is Check with c's environment, read when c was made.

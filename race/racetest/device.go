@@ -55,8 +55,11 @@ func Device(tb testing.TB, opts ...Option) *gpu.Device {
 }
 
 // DetectorOf returns the detector attached to d, as [Device] attaches it,
-// or nil if d has none.
+// or nil if d is nil or has none.
 func DetectorOf(d *gpu.Device) *race.Detector {
+	if d == nil {
+		return nil
+	}
 	det, _ := d.Config().Observer.(*race.Detector)
 	return det
 }

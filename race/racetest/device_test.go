@@ -62,6 +62,26 @@ func TestDetectorOfAPlainDevice(t *testing.T) {
 	d, err := gpu.NewDevice(gpu.DeviceConfig{})
 	require.NoError(t, err)
 	require.Nil(t, racetest.DetectorOf(d))
+	require.Nil(t, racetest.DetectorOf(nil))
+}
+
+// TestNilDetector: Check and Expect given DetectorOf's nil for a plain
+// device fail the test, saying so, rather than crash the test binary.
+func TestNilDetector(t *testing.T) {
+	t.Parallel()
+	d, err := gpu.NewDevice(gpu.DeviceConfig{})
+	require.NoError(t, err)
+	x := gpu.Alloc[int32](d, "x", 1)
+	const nilDet = ": nil detector (DetectorOf returns nil for a device that racetest.Device did not make)"
+	rec := record(t)
+	rec.run(func() { racetest.Check(rec, racetest.DetectorOf(d)) })
+	require.Equal(t, []string{"racetest: Check" + nilDet}, rec.errs)
+	rec = record(t)
+	rec.run(func() { racetest.Expect(rec, racetest.DetectorOf(d), race.MissingDeviceFence, x) })
+	require.Equal(t, []string{"racetest: Expect" + nilDet}, rec.errs)
+	rec = record(t)
+	rec.run(func() { racetest.Expect(rec, racetest.New(), race.MissingDeviceFence, nil) })
+	require.Equal(t, []string{"racetest: Expect: nil memory"}, rec.errs)
 }
 
 // TestDeviceChecksConcurrentLaunches: two launches running at once, each
@@ -130,6 +150,26 @@ func TestDeviceTimeout(t *testing.T) {
 		require.ErrorIs(t, err, gpu.ErrTimeout)
 	})
 	require.Empty(t, rec.errs)
+}
+
+// TestNegativeTimeout: a negative Timeout fails the test before anything
+// is made or launched, as gpu.LaunchConfig.Timeout rejects one.
+func TestNegativeTimeout(t *testing.T) {
+	t.Parallel()
+	d, err := gpu.NewDevice(gpu.DeviceConfig{})
+	require.NoError(t, err)
+	ran := false
+	const want = "racetest: Timeout(-1s): a launch's timeout must not be negative"
+	rec := record(t)
+	rec.run(func() {
+		racetest.Launch(rec, d, gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}}, func(*gpu.Thread) { ran = true },
+			racetest.Timeout(-time.Second))
+	})
+	require.Equal(t, []string{want}, rec.errs)
+	require.False(t, ran)
+	rec = record(t)
+	rec.run(func() { racetest.Device(rec, racetest.Timeout(-time.Second)) })
+	require.Equal(t, []string{want}, rec.errs)
 }
 
 // TestDeviceEndsBeforeTheTestsDeadline: a Device's launch whose caller

@@ -24,6 +24,10 @@ import (
 // returns, so its races cannot be expected.
 func Expect(tb testing.TB, det *race.Detector, k race.Kind, mem interface{ Memory() *gpu.Memory }) []race.Report {
 	tb.Helper()
+	present(tb, "Expect", det)
+	if mem == nil {
+		tb.Fatalf("racetest: Expect: nil memory")
+	}
 	m := mem.Memory()
 	taken := det.Take(func(r race.Report) bool { return r.Kind == k && sameMemory(r.Mem, m) })
 	if len(taken) == 0 {

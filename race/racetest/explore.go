@@ -16,9 +16,11 @@ import (
 // interleaving exactly: a failing seed, given to [Seed] or to
 // gpu.LaunchConfig.Seed with Deterministic set, replays the failure.
 //
-// The seeds are 1 to n, or n seeds from the [Seed] option's on; seed 0 is
-// never tried, so that Explore's result is unambiguous. Explore returns
-// the seed that failed, or 0 if none did.
+// The seeds are 1 to n, or n seeds from the [Seed] option's on (past the
+// largest uint64, from 1 again); seed 0 is never tried, so that Explore's
+// result is unambiguous. Explore returns the seed that failed, or 0 if
+// none did. An n below 1 fails tb at once: a test that explores nothing
+// would pass for nothing.
 //
 // Global memory keeps what each run leaves in it. A kernel whose course
 // depends on it, as a flag another thread sets does, needs the [Setup]
@@ -33,14 +35,20 @@ import (
 // end does not report them again.
 func Explore(tb testing.TB, n int, d *gpu.Device, cfg gpu.LaunchConfig, k gpu.Kernel, opts ...Option) uint64 {
 	tb.Helper()
-	c := configure(tb, opts)
-	first := uint64(1)
-	if c.seeded && c.seed > 0 {
-		first = c.seed
+	if n < 1 {
+		tb.Fatalf("racetest: Explore: %d schedules: want at least 1", n)
 	}
-	for seed := first; seed < first+uint64(n); seed++ {
+	c := configure(tb, opts)
+	seed := uint64(1)
+	if c.seeded && c.seed > 0 {
+		seed = c.seed
+	}
+	for range n {
 		if !c.explore(tb, d, seeded(cfg, seed), k) {
 			return seed
+		}
+		if seed++; seed == 0 {
+			seed = 1
 		}
 	}
 	return 0

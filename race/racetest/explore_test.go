@@ -2,6 +2,7 @@ package racetest_test
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -149,4 +150,39 @@ func TestExploreOnADeviceObservesOnce(t *testing.T) {
 	all := strings.Join(rec.errs, "\n")
 	require.Equal(t, 1, strings.Count(all, "WARNING: SCOPED RACE"), "reported once:\n%s", all)
 	require.Contains(t, rec.errs[0], "seed 1")
+}
+
+// TestExploreRejectsNoSchedules: n below 1 fails the test at once, naming
+// n, and launches nothing: a test that explored nothing would pass.
+func TestExploreRejectsNoSchedules(t *testing.T) {
+	t.Parallel()
+	d, err := gpu.NewDevice(gpu.DeviceConfig{})
+	require.NoError(t, err)
+	x := gpu.Alloc[int32](d, "x", 1)
+	cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}}
+	for _, n := range []int{0, -1, -2} {
+		rec := record(t)
+		rec.run(func() { racetest.Explore(rec, n, d, cfg, func(t *gpu.Thread) { x.AtomicAdd(t, 0, 1, scope.Device) }) })
+		require.Equal(t, []string{fmt.Sprintf("racetest: Explore: %d schedules: want at least 1", n)}, rec.errs)
+	}
+	require.Equal(t, []int32{0}, x.Host(), "nothing launched")
+}
+
+// TestExploreSeedsWrapPastZero: seeds counted from near the largest
+// uint64 go on from 1, skipping 0, and each of the n runs: a kernel that
+// fails under every schedule fails at the first, and one that passes runs
+// n times.
+func TestExploreSeedsWrapPastZero(t *testing.T) {
+	t.Parallel()
+	d, err := gpu.NewDevice(gpu.DeviceConfig{})
+	require.NoError(t, err)
+	n := gpu.Alloc[int32](d, "n", 1)
+	cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 32}}
+	start := racetest.Seed(math.MaxUint64 - 1)
+	require.Zero(t, racetest.Explore(t, 5, d, cfg, func(t *gpu.Thread) { n.AtomicAdd(t, 0, 1, scope.Device) }, start))
+	require.Equal(t, []int32{5 * 32}, n.Host(), "five schedules ran")
+	rec := record(t)
+	seed := racetest.Explore(rec, 5, d, cfg, func(t *gpu.Thread) { panic("always") }, start)
+	require.Equal(t, uint64(math.MaxUint64-1), seed)
+	require.NotEmpty(t, rec.errs)
 }

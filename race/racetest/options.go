@@ -58,6 +58,7 @@ func Seed(seed uint64) Option {
 // Timeout stops a launch still running after d, failing the test with the
 // runtime's listing of where every unfinished thread was. For a [Device]
 // it is the device's default launch timeout (gpu.DeviceConfig.Timeout).
+// A negative d fails the test, as gpu.LaunchConfig.Timeout rejects one.
 func Timeout(d time.Duration) Option { return func(c *config) { c.timeout = d } }
 
 // Setup has [Explore] call setup before each seed's launch, on the test's
@@ -81,6 +82,9 @@ func configure(tb testing.TB, opts []Option) config {
 	c.opt = c.env.Apply(c.opt)
 	for _, o := range opts {
 		o(&c)
+	}
+	if c.timeout < 0 {
+		tb.Fatalf("racetest: Timeout(%v): a launch's timeout must not be negative", c.timeout)
 	}
 	return c
 }
