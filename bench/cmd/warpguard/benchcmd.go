@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -61,15 +62,19 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	if err == nil && *prof != "" {
 		_, err = profileMode(*prof)
 	}
+	if err == nil {
+		err = errors.Join(atLeast("runs", *runs, 1), atLeast("warmup", *warmup, 0),
+			atLeast("prime", *prime, 0), atLeast("mintime", *minTime, 0))
+	}
 	if err != nil {
 		return fs.usageError(err)
 	}
-	m.Runs, m.Warmup, m.Seed, m.Executor, m.Progress = *runs, max(*warmup, -1), *seed, ex.Executor, stderr
+	m.Runs, m.Warmup, m.Seed, m.Executor, m.Progress = *runs, *warmup, *seed, ex.Executor, stderr
 	if *warmup == 0 {
 		m.Warmup = -1
 	}
 	m.MinTime, m.Prime = *minTime, *prime
-	if *minTime <= 0 {
+	if *minTime == 0 {
 		m.MinTime = -1
 	}
 	if *prof != "" {

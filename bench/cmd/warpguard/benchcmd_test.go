@@ -122,6 +122,11 @@ func TestBenchErrors(t *testing.T) {
 		{"-profile", "gpu"},
 		{"-bogus"},
 		{"extra"},
+		{"-runs", "0"},
+		{"-runs", "-1"},
+		{"-warmup", "-1"},
+		{"-prime", "-1s"},
+		{"-mintime", "-1ms"},
 	} {
 		code, _, errOut := benchRun(args...)
 		require.Equal(t, exitUsage, code, "%q", args)

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"time"
 
 	"github.com/warpguard/warpguard/gpu"
 )
@@ -27,4 +28,13 @@ func addExecutor(fs *flag.FlagSet) *executorFlag {
 	e := &executorFlag{gpu.Fibers}
 	fs.Var(e, "executor", "how blocks' threads run: fibers, or goroutines (one per thread, finer interleaving)")
 	return e
+}
+
+// atLeast is a usage error naming flag name when its value v is below
+// least.
+func atLeast[T int | time.Duration](name string, v, least T) error {
+	if v < least {
+		return fmt.Errorf("-%s %v: want at least %v", name, v, least)
+	}
+	return nil
 }

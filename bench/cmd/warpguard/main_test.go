@@ -50,6 +50,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"suite", "-kernels", "nosuch*"}, exitUsage},
 		{[]string{"suite", "-kernels", "["}, exitUsage},
 		{[]string{"suite", "extra"}, exitUsage},
+		{[]string{"suite", "-kernels", "scor/1dconv", "-attempts", "0"}, exitUsage},
 		{[]string{"list", "extra"}, exitUsage},
 		{[]string{"bench", "-kernels", "micro/norace_interblock_atom", "-configs", "off", "-runs", "1", "-warmup", "0", "-prime", "0"}, exitOK},
 		{[]string{"frobnicate"}, exitUsage},

@@ -52,6 +52,9 @@ func suite(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		opt, err = detectorConfig(*config)
 	}
+	if err == nil {
+		err = atLeast("attempts", *attempts, 1)
+	}
 	if err != nil {
 		return c.usageError(err)
 	}
