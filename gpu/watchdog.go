@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"cmp"
+	"container/heap"
 	"errors"
 	"fmt"
 	"runtime"
@@ -34,8 +35,8 @@ type StallError struct {
 	Cause error
 	// Err is the context's error when the context ended the launch.
 	Err     error
-	Threads []Stuck // unfinished threads in global order, at most 4096
-	More    int     // unfinished threads beyond those listed
+	Threads []Stuck // the first unfinished threads in global order, at most 4096
+	More    int     // unfinished threads after those listed, in global order
 	// NotStarted counts threads of started blocks that never started.
 	NotStarted int
 	// LeftRunning are blocks Launch returned without: a thread of each
@@ -85,7 +86,7 @@ func (e *StallError) Error() string {
 		i = j
 	}
 	if e.More > 0 {
-		fmt.Fprintf(&b, "\n\t... and %d more", e.More)
+		fmt.Fprintf(&b, "\n\t... and %d more unfinished threads after these", e.More)
 	}
 	if e.NotStarted > 0 {
 		fmt.Fprintf(&b, "\n\t%d threads of started blocks never started", e.NotStarted)
@@ -145,12 +146,48 @@ func (l *launch) noteStuck(t *Thread, at waitInfo, r any) {
 	}
 	l.report.mu.Lock()
 	defer l.report.mu.Unlock()
-	if len(l.report.threads) >= maxStuck {
-		l.report.more++
+	if l.report.keeps(s.GlobalID) {
+		s.Site = l.panicSite()
+		l.report.keep(s)
+	}
+}
+
+// keeps reports whether the thread of global id gid is among the first
+// maxStuck unfinished threads in global order noted so far; once the list
+// is full it counts one more thread unlisted, gid's or the one it pushes
+// out.
+func (r *stallReport) keeps(gid int) bool {
+	if len(r.threads) < maxStuck {
+		return true
+	}
+	r.more++
+	return gid < r.threads[0].GlobalID
+}
+
+// keep lists s, in place of the last listed in global order once the list
+// is full.
+func (r *stallReport) keep(s Stuck) {
+	if len(r.threads) < maxStuck {
+		heap.Push(stuckHeap{r}, s)
 		return
 	}
-	s.Site = l.panicSite()
-	l.report.threads = append(l.report.threads, s)
+	r.threads[0] = s
+	heap.Fix(stuckHeap{r}, 0)
+}
+
+// stuckHeap orders a stall report's listed threads as a heap whose root
+// is the last in global order, so that the report keeps the first
+// maxStuck unfinished threads in global order whichever note first.
+type stuckHeap struct{ r *stallReport }
+
+func (h stuckHeap) Len() int           { return len(h.r.threads) }
+func (h stuckHeap) Less(i, j int) bool { return h.r.threads[i].GlobalID > h.r.threads[j].GlobalID }
+func (h stuckHeap) Swap(i, j int)      { h.r.threads[i], h.r.threads[j] = h.r.threads[j], h.r.threads[i] }
+func (h stuckHeap) Push(x any)         { h.r.threads = append(h.r.threads, x.(Stuck)) }
+func (h stuckHeap) Pop() any {
+	t := h.r.threads
+	h.r.threads = t[:len(t)-1]
+	return t[len(t)-1]
 }
 
 // noteNotStarted counts threads a stopped block never started.

@@ -80,6 +80,33 @@ func TestWatchdogContext(t *testing.T) {
 	})
 }
 
+// TestStallListsFirstThreads: past 4096 unfinished threads, the listing
+// holds the first 4096 in global order, whichever stopped first, and
+// counts the rest; its text says they come after those listed.
+func TestStallListsFirstThreads(t *testing.T) {
+	eachExecutor(t, func(t *testing.T, ex gpu.Executor) {
+		d := newDevice(t)
+		flag := gpu.Alloc[int32](d, "flag", 1)
+		const blocks, size = 8, 1024
+		cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: blocks}, Block: gpu.Dim3{X: size}, Executor: ex, Timeout: 300 * time.Millisecond}
+		err := d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
+			t.SyncThreads() // every thread has started
+			for flag.AtomicLoad(t, 0, scope.Device) == 0 {
+			}
+		})
+		require.ErrorIs(t, err, gpu.ErrTimeout)
+		var se *gpu.StallError
+		require.ErrorAs(t, err, &se)
+		require.Zero(t, se.NotStarted)
+		require.Len(t, se.Threads, 4096)
+		for i, s := range se.Threads {
+			require.Equal(t, i, s.GlobalID, "listed in global order from the first")
+		}
+		require.Equal(t, blocks*size-4096, se.More)
+		require.ErrorContains(t, err, fmt.Sprintf("... and %d more unfinished threads after these", blocks*size-4096))
+	})
+}
+
 // TestWatchdogCancelledWithCause keeps the caller's cancellation cause.
 func TestWatchdogCancelledWithCause(t *testing.T) {
 	t.Parallel()
