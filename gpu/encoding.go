@@ -123,8 +123,10 @@ func (s *Site) UnmarshalJSON(b []byte) error {
 
 // ModuleFile returns the site's file as a slash-separated path relative
 // to the root of the Go module holding its function's package, such as
-// "race/racetest/example_test.go", or File unchanged when that module is
-// not part of the running program's build.
+// "race/racetest/example_test.go": a module of the running program's
+// build information or, where that lists none holding it (a test binary
+// lists no dependencies), the module whose go.mod is the first above the
+// file. It returns File unchanged when neither holds the package.
 func (s Site) ModuleFile() string {
 	if s.f == nil {
 		return ""

@@ -4,6 +4,7 @@
 package modpath
 
 import (
+	"os"
 	"path"
 	"path/filepath"
 	"runtime/debug"
@@ -12,22 +13,24 @@ import (
 
 // Rel returns file, the source file of function (a fully qualified name
 // as runtime.Frame.Function gives it), as a slash-separated path relative
-// to the root of the module holding function's package. It returns file
-// unchanged when that module is not among the program's build
-// information (a program built outside module mode), or when file does
-// not lie where the package path says it should.
+// to the root of the module holding function's package. The module is
+// the longest of the program's build information that holds the package
+// or, where none does (a test binary lists no dependencies), the one
+// whose go.mod is the first found above file, if it holds the package.
+// Rel returns file unchanged when no module holds the package, or when
+// file does not lie where the package path says it should.
 func Rel(file, function string) string {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
-		return file
+		bi = &debug.BuildInfo{}
 	}
-	return rel(bi, file, function)
+	return rel(bi, file, function, os.ReadFile)
 }
 
 // rel is Rel under build information bi. A function of package main
 // (named "main.f" whatever its directory) belongs to the program's main
 // package, whose path bi gives, or a test binary's package under test.
-func rel(bi *debug.BuildInfo, file, function string) string {
+func rel(bi *debug.BuildInfo, file, function string, read func(string) ([]byte, error)) string {
 	pkg := Package(function)
 	if pkg == "main" {
 		pkg = mainPackage(bi)
@@ -37,7 +40,7 @@ func rel(bi *debug.BuildInfo, file, function string) string {
 	}
 	mod := module(bi, pkg)
 	if mod == "" {
-		return file
+		return relAbove(file, pkg, read)
 	}
 	dir := strings.TrimPrefix(strings.TrimPrefix(pkg, mod), "/")
 	slashed := filepath.ToSlash(file)
@@ -91,4 +94,50 @@ func Package(function string) string {
 		return ""
 	}
 	return strings.TrimSuffix(function[:slash+1+dot], "_test")
+}
+
+// relAbove returns file's path relative to the directory of the first
+// go.mod above it, looking up at most as many directories as package pkg
+// has elements, if that go.mod's module holds pkg and file lies where pkg
+// says it should; else file. read reads a file.
+func relAbove(file, pkg string, read func(string) ([]byte, error)) string {
+	dir := filepath.Dir(file)
+	for range strings.Count(pkg, "/") + 1 {
+		if data, err := read(filepath.Join(dir, "go.mod")); err == nil {
+			return relTo(dir, modulePath(data), file, pkg)
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			break
+		}
+		dir = up
+	}
+	return file
+}
+
+// relTo returns file's path relative to root, the directory of module
+// mod, if mod holds package pkg and file is in pkg's directory; else
+// file.
+func relTo(root, mod, file, pkg string) string {
+	if mod == "" || pkg != mod && !strings.HasPrefix(pkg, mod+"/") {
+		return file
+	}
+	r, err := filepath.Rel(root, file)
+	want := path.Join(strings.TrimPrefix(strings.TrimPrefix(pkg, mod), "/"), filepath.Base(file))
+	if err != nil || filepath.ToSlash(r) != want {
+		return file
+	}
+	return want
+}
+
+// modulePath returns the path a go.mod file's module directive names, or
+// "" if it has none.
+func modulePath(gomod []byte) string {
+	for line := range strings.Lines(string(gomod)) {
+		f := strings.Fields(line)
+		if len(f) >= 2 && f[0] == "module" {
+			return strings.Trim(f[1], `"`+"`")
+		}
+	}
+	return ""
 }
