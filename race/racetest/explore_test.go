@@ -64,12 +64,20 @@ func TestExploreNamesTheSeedAndItReplays(t *testing.T) {
 // and each seed runs it once.
 func TestExplorePassesCleanKernels(t *testing.T) {
 	t.Parallel()
+	d, n, count := counter(t)
+	cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 4}, Block: gpu.Dim3{X: 32}}
+	require.Zero(t, racetest.Explore(t, 8, d, cfg, count, racetest.Seed(100)))
+	require.Equal(t, []int32{8 * 4 * 32}, n.Host())
+}
+
+// counter returns a new device, a word on it and a kernel whose every
+// thread adds one to the word.
+func counter(t *testing.T) (*gpu.Device, gpu.Buffer[int32], gpu.Kernel) {
+	t.Helper()
 	d, err := gpu.NewDevice(gpu.DeviceConfig{})
 	require.NoError(t, err)
 	n := gpu.Alloc[int32](d, "n", 1)
-	cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 4}, Block: gpu.Dim3{X: 32}}
-	require.Zero(t, racetest.Explore(t, 8, d, cfg, func(t *gpu.Thread) { n.AtomicAdd(t, 0, 1, scope.Device) }, racetest.Seed(100)))
-	require.Equal(t, []int32{8 * 4 * 32}, n.Host())
+	return d, n, func(t *gpu.Thread) { n.AtomicAdd(t, 0, 1, scope.Device) }
 }
 
 // TestExploreNeverTriesSeedZero: with Seed(0), a failure still names a
@@ -156,13 +164,11 @@ func TestExploreOnADeviceObservesOnce(t *testing.T) {
 // n, and launches nothing: a test that explored nothing would pass.
 func TestExploreRejectsNoSchedules(t *testing.T) {
 	t.Parallel()
-	d, err := gpu.NewDevice(gpu.DeviceConfig{})
-	require.NoError(t, err)
-	x := gpu.Alloc[int32](d, "x", 1)
+	d, x, count := counter(t)
 	cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}}
 	for _, n := range []int{0, -1, -2} {
 		rec := record(t)
-		rec.run(func() { racetest.Explore(rec, n, d, cfg, func(t *gpu.Thread) { x.AtomicAdd(t, 0, 1, scope.Device) }) })
+		rec.run(func() { racetest.Explore(rec, n, d, cfg, count) })
 		require.Equal(t, []string{fmt.Sprintf("racetest: Explore: %d schedules: want at least 1", n)}, rec.errs)
 	}
 	require.Equal(t, []int32{0}, x.Host(), "nothing launched")
@@ -174,12 +180,10 @@ func TestExploreRejectsNoSchedules(t *testing.T) {
 // n times.
 func TestExploreSeedsWrapPastZero(t *testing.T) {
 	t.Parallel()
-	d, err := gpu.NewDevice(gpu.DeviceConfig{})
-	require.NoError(t, err)
-	n := gpu.Alloc[int32](d, "n", 1)
+	d, n, count := counter(t)
 	cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 32}}
 	start := racetest.Seed(math.MaxUint64 - 1)
-	require.Zero(t, racetest.Explore(t, 5, d, cfg, func(t *gpu.Thread) { n.AtomicAdd(t, 0, 1, scope.Device) }, start))
+	require.Zero(t, racetest.Explore(t, 5, d, cfg, count, start))
 	require.Equal(t, []int32{5 * 32}, n.Host(), "five schedules ran")
 	rec := record(t)
 	seed := racetest.Explore(rec, 5, d, cfg, func(t *gpu.Thread) { panic("always") }, start)
