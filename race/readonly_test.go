@@ -90,10 +90,7 @@ func TestReadOnlyBrokenInLaunch(t *testing.T) {
 	t.Parallel()
 	for _, ex := range executors() {
 		for _, writeFirst := range []bool{true, false} {
-			det := race.New(race.Options{History: true})
-			d, _ := detectedDevice(t, det, true)
-			in := gpu.Alloc[int32](d, "in", 64)
-			view := in.ReadOnly()
+			det, d, in, view := viewed(t, race.Options{History: true}, 64)
 			roLaunchBlocks(t, d, ex, "kernel", 1, func(t *gpu.Thread) {
 				if writeFirst && t.GlobalID() == 0 {
 					in.Store(t, 5, 1) // line A
@@ -133,10 +130,7 @@ func TestReadOnlyBrokenInLaunch(t *testing.T) {
 func TestReadOnlyBrokenAcrossLaunches(t *testing.T) {
 	t.Parallel()
 	for _, writeFirst := range []bool{true, false} {
-		det := race.New(race.Options{})
-		d, _ := detectedDevice(t, det, true)
-		in := gpu.Alloc[int32](d, "in", 8)
-		view := in.ReadOnly()
+		det, d, in, view := viewed(t, race.Options{}, 8)
 		var wrote, read sync.WaitGroup
 		wrote.Add(1)
 		read.Add(1)
@@ -145,32 +139,33 @@ func TestReadOnlyBrokenAcrossLaunches(t *testing.T) {
 		started.Add(2)
 		cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}}
 		errs := make(chan error, 2)
-		go func() {
+		// start launches body as name on its own goroutine; both launches'
+		// threads start before either runs body.
+		start := func(name string, body gpu.Kernel) {
 			c := cfg
-			c.Name = "reader"
-			errs <- d.Launch(context.Background(), c, func(t *gpu.Thread) {
-				started.Done()
-				<-both
-				if writeFirst {
-					wrote.Wait()
-				}
-				view.Load(t, 3)
-				read.Done()
-			})
-		}()
-		go func() {
-			c := cfg
-			c.Name = "writer"
-			errs <- d.Launch(context.Background(), c, func(t *gpu.Thread) {
-				started.Done()
-				<-both
-				if !writeFirst {
-					read.Wait()
-				}
-				in.Store(t, 3, 7)
-				wrote.Done()
-			})
-		}()
+			c.Name = name
+			go func() {
+				errs <- d.Launch(context.Background(), c, func(t *gpu.Thread) {
+					started.Done()
+					<-both
+					body(t)
+				})
+			}()
+		}
+		start("reader", func(t *gpu.Thread) {
+			if writeFirst {
+				wrote.Wait()
+			}
+			view.Load(t, 3)
+			read.Done()
+		})
+		start("writer", func(t *gpu.Thread) {
+			if !writeFirst {
+				read.Wait()
+			}
+			in.Store(t, 3, 7)
+			wrote.Done()
+		})
 		started.Wait()
 		close(both)
 		require.NoError(t, <-errs)
@@ -187,10 +182,7 @@ func TestReadOnlyBrokenAcrossLaunches(t *testing.T) {
 func TestReadOnlyBrokenByHost(t *testing.T) {
 	t.Parallel()
 	for _, hostFirst := range []bool{true, false} {
-		det := race.New(race.Options{})
-		d, _ := detectedDevice(t, det, true)
-		in := gpu.Alloc[int32](d, "in", 4)
-		view := in.ReadOnly()
+		det, d, in, view := viewed(t, race.Options{}, 4)
 		load := func(t *gpu.Thread) { view.Load(t, 1) }
 		none := func(*gpu.Thread) {}
 		before, after := load, none
@@ -210,10 +202,7 @@ func TestReadOnlyBrokenByHost(t *testing.T) {
 // the promise is clean.
 func TestReadOnlyIGUARD(t *testing.T) {
 	t.Parallel()
-	det := race.New(race.Options{Family: race.IGUARD})
-	d, _ := detectedDevice(t, det, true)
-	in := gpu.Alloc[int32](d, "in", 256)
-	view := in.ReadOnly()
+	det, d, in, view := viewed(t, race.Options{Family: race.IGUARD}, 256)
 	roLaunch(t, d, gpu.Fibers, "kernel", func(t *gpu.Thread) {
 		if t.GlobalID() == 0 {
 			in.Store(t, 100, 1)
@@ -223,4 +212,14 @@ func TestReadOnlyIGUARD(t *testing.T) {
 	rs := det.Reports()
 	require.NotEmpty(t, rs)
 	require.NotEqual(t, race.ReadOnlyWritten, rs[0].Kind)
+}
+
+// viewed returns a detector with options opt, a device it observes, a
+// buffer of n elements on it named "in" and the buffer's read-only view.
+func viewed(t *testing.T, opt race.Options, n int) (*race.Detector, *gpu.Device, gpu.Buffer[int32], gpu.ReadOnly[int32]) {
+	t.Helper()
+	det := race.New(opt)
+	d, _ := detectedDevice(t, det, true)
+	in := gpu.Alloc[int32](d, "in", n)
+	return det, d, in, in.ReadOnly()
 }
