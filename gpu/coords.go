@@ -47,10 +47,11 @@ func rankName(dim Dim3) func(int) string {
 }
 
 // gridThreads formats sorted global thread ids of a launch of grid blocks
-// of block threads, block by block: "threads (0,0,0)-(39,0,0) of block
-// (0,0,0), threads (0,0,0) of block (1,0,0)". With the extents unknown it
-// writes "global threads 0-39,41".
-func gridThreads(ids []int, grid, block Dim3) string {
+// of block threads, warp threads a warp, block by block, each block's as
+// threadList names them: "threads (0,0,0)-(39,0,0) of block (0,0,0),
+// threads (0,0,0) of block (1,0,0)". Blocks past maxListedBlocks are
+// counted. With the extents unknown it writes "global threads 0-39,41".
+func gridThreads(ids []int, grid, block Dim3, warp int) string {
 	if block.X == 0 || grid.X == 0 {
 		return "global threads " + ranges(ids)
 	}
@@ -61,12 +62,29 @@ func gridThreads(ids []int, grid, block Dim3) string {
 		for j < len(ids) && ids[j]/n == ids[i]/n {
 			j++
 		}
+		if len(parts) == maxListedBlocks {
+			return strings.Join(parts, ", ") + fmt.Sprintf(" and %d threads of %d more blocks", len(ids)-i, blocksIn(ids[i:], n))
+		}
 		ranks := make([]int, j-i)
 		for k := range ranks {
 			ranks[k] = ids[i+k] % n
 		}
-		parts = append(parts, fmt.Sprintf("threads %s of block %v", coordRanges(ranks, rankName(block)), grid.index(ids[i]/n)))
+		parts = append(parts, fmt.Sprintf("%s of block %v", threadList(ranks, block, warp), grid.index(ids[i]/n)))
 		i = j
 	}
 	return strings.Join(parts, ", ")
+}
+
+// maxListedBlocks is how many blocks a list of a grid's threads names.
+const maxListedBlocks = 8
+
+// blocksIn counts the blocks of n threads that sorted global ids fall in.
+func blocksIn(ids []int, n int) int {
+	c := 0
+	for i, id := range ids {
+		if i == 0 || id/n != ids[i-1]/n {
+			c++
+		}
+	}
+	return c
 }

@@ -62,6 +62,7 @@ type DivergenceError struct {
 	Warn      bool // DivergenceWarn: the launch went on
 
 	grid, block Dim3 // the launch's extents, for coordinates
+	warp        int  // the launch's warp size, for naming many threads per warp
 }
 
 // A Divergent is a group of threads that reached a barrier at a different
@@ -101,17 +102,18 @@ func (e *DivergenceError) Error() string {
 }
 
 // threads names the threads of ids, ranks in the block or, for a grid
-// sync, global ids, by their coordinates.
+// sync, global ids: by their coordinates while that stays short, as a
+// stall listing names them, else per warp.
 func (e *DivergenceError) threads(ids []int) string {
 	if e.Block < 0 {
-		return gridThreads(ids, e.grid, e.block)
+		return gridThreads(ids, e.grid, e.block, e.warp)
 	}
-	return "threads " + coordRanges(ids, rankName(e.block))
+	return threadList(ids, e.block, e.warp)
 }
 
 // place records the launch e was found in, for its coordinates.
 func (e *DivergenceError) place(l *launch) {
-	e.Launch, e.grid, e.block = l.g.Name, l.g.GridDim, l.g.BlockDim
+	e.Launch, e.grid, e.block, e.warp = l.g.Name, l.g.GridDim, l.g.BlockDim, l.g.WarpSize
 }
 
 // A callSite is the return address of the exported gpu function a kernel

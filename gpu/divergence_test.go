@@ -64,6 +64,20 @@ var divergenceShapes = []divergenceShape{
 		want: []string{"divergence_test.go:%d in block (0,0,0): threads (0,0,0)-(31,0,0) wait there; threads (32,0,0)-(63,0,0) are at syncthreads at"},
 	},
 	{
+		name: "syncthreads at two sites, ranks interleaved", threads: 64, warnOK: true,
+		kernel: func(site *atomic.Int64) gpu.Kernel {
+			return func(t *gpu.Thread) {
+				if t.ThreadRank()%2 == 0 {
+					site.Store(int64(line() + 1))
+					t.SyncThreads()
+				} else {
+					t.SyncThreads()
+				}
+			}
+		},
+		want: []string{"divergence_test.go:%d in block (0,0,0): 32 threads [warp 0: 16 lanes; warp 1: 16 lanes] wait there; 32 threads [warp 0: 16 lanes; warp 1: 16 lanes] are at syncthreads at"},
+	},
+	{
 		name: "exit at syncwarp", threads: 32, warnOK: true,
 		kernel: func(site *atomic.Int64) gpu.Kernel {
 			return func(t *gpu.Thread) {
@@ -154,6 +168,28 @@ func TestDivergence(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestDivergenceGridListsFirstBlocks has one thread of a 12-block grid
+// exit at a grid sync: the error names the waiting threads of the first
+// eight blocks and counts the rest, so that it stays short for any grid.
+func TestDivergenceGridListsFirstBlocks(t *testing.T) {
+	eachExecutor(t, func(t *testing.T, ex gpu.Executor) {
+		d := newDevice(t)
+		cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: 12}, Block: gpu.Dim3{X: 32}, Executor: ex, Cooperative: true}
+		err := d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
+			if t.GlobalID() == 0 {
+				return
+			}
+			gpu.ThisGrid(t).Sync()
+		})
+		var de *gpu.DivergenceError
+		require.ErrorAs(t, err, &de)
+		require.Contains(t, err.Error(), "threads (1,0,0)-(31,0,0) of block (0,0,0), threads (0,0,0)-(31,0,0) of block (1,0,0),")
+		require.Contains(t, err.Error(), "threads (0,0,0)-(31,0,0) of block (7,0,0) and 128 threads of 4 more blocks wait there; threads (0,0,0) of block (0,0,0) exited")
+		require.NotContains(t, err.Error(), "block (8,0,0)")
+		require.Len(t, de.Waiting, 12*32-1, "the error keeps every waiting thread")
+	})
 }
 
 // TestDivergenceDeadlock makes threads wait at different kinds of barrier,
