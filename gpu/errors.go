@@ -102,7 +102,10 @@ func (e *RangeError) Error() string {
 // A PanicError is a panic raised by kernel code, recovered by the runtime.
 type PanicError struct {
 	Value any
-	Stack []byte // the panicking goroutine's stack
+	// Stack is the panicking goroutine's stack from the panic call down
+	// to the kernel's frame: the frames of the runtime's recovery above
+	// it and of the executor below the kernel are left out.
+	Stack []byte
 }
 
 // Error gives the panic value and the stack of the panicking thread.
@@ -309,7 +312,7 @@ func recovered(r any) error {
 	case *fault:
 		return r.err()
 	default:
-		return &PanicError{Value: r, Stack: debug.Stack()}
+		return &PanicError{Value: r, Stack: kernelStack(debug.Stack())}
 	}
 }
 
