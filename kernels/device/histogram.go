@@ -17,7 +17,8 @@ const rowBins = 1024
 // HistogramEven counts the elements of in into hist.Len() bins of equal
 // width over [lower, upper), CUB's HistogramEven: x falls into bin
 // (x-lower)*bins/(upper-lower), computed in float64; elements outside the
-// range are not counted. hist is overwritten.
+// range are not counted. hist is overwritten, and must not share memory
+// with in.
 //
 // Each thread counts its items with block-scope atomic adds into its
 // warp's row of bins in a zeroed scratch buffer, which no other warp
@@ -32,6 +33,9 @@ func HistogramEven[T gpu.Elem, C gpu.Integer](ctx context.Context, d *gpu.Device
 		return err
 	}
 	if err := r.atLeast("hist", hist.Len(), 1); err != nil {
+		return err
+	}
+	if err := r.apart(argOf("in", in), argOf("hist", hist)); err != nil {
 		return err
 	}
 	if !(lower < upper) {

@@ -7,7 +7,8 @@ import (
 )
 
 // Reduce stores in out[0] op folded over init and every element of in, in
-// index order: init alone if in is empty. Each thread folds its items to
+// index order: init alone if in is empty. out must not share memory with
+// in. Each thread folds its items to
 // one partial, and the partials, items times fewer, are reduced the same
 // way until one thread holds them all.
 func Reduce[T gpu.Elem](ctx context.Context, d *gpu.Device, cfg gpu.LaunchConfig, in, out gpu.Buffer[T], init T, op func(a, b T) T) error {
@@ -19,6 +20,9 @@ func Reduce[T gpu.Elem](ctx context.Context, d *gpu.Device, cfg gpu.LaunchConfig
 		return err
 	}
 	if err := r.atLeast("out", out.Len(), 1); err != nil {
+		return err
+	}
+	if err := r.apart(argOf("in", in), argOf("out", out)); err != nil {
 		return err
 	}
 	return reduce(r, in, out, init, op)

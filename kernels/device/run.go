@@ -127,3 +127,41 @@ func foldSpan[T gpu.Elem](t *gpu.Thread, in gpu.Buffer[T], lo, hi int, op func(a
 	}
 	return acc
 }
+
+// An arg is a buffer argument of a primitive, by name, for the checks
+// that two arguments do not share memory.
+type arg struct {
+	name   string
+	m      *gpu.Memory
+	lo, hi int // the elements of m it views
+}
+
+// argOf names buffer b as the argument name.
+func argOf[T gpu.Elem](name string, b gpu.Buffer[T]) arg {
+	return arg{name: name, m: b.Memory(), lo: b.Offset(), hi: b.Offset() + b.Len()}
+}
+
+// overlaps reports whether a and b view an element in common.
+func (a arg) overlaps(b arg) bool {
+	return a.m != nil && a.m == b.m && a.lo < b.hi && b.lo < a.hi
+}
+
+// apart returns an error naming both arguments if they share an element:
+// a primitive that reads one while it writes the other would read what
+// its own threads overwrite, in no defined order.
+func (r *run) apart(a, b arg) error {
+	if !a.overlaps(b) {
+		return nil
+	}
+	return fmt.Errorf("%s: %s and %s overlap (elements %d-%d and %d-%d of %v); they must not share memory (called at %s)",
+		r.fn, a.name, b.name, a.lo, a.hi-1, b.lo, b.hi-1, a.m, r.caller)
+}
+
+// inPlaceOrApart is apart for an output that may also be the input
+// itself, the same elements from the same first one.
+func (r *run) inPlaceOrApart(in, out arg) error {
+	if in.m == out.m && in.lo == out.lo {
+		return nil
+	}
+	return r.apart(in, out)
+}

@@ -10,7 +10,8 @@ import (
 // CUB's DeviceRunLengthEncode::Encode: it stores each run's value in
 // unique and its length in counts, in order, and returns the number of
 // runs. unique and counts must hold them; if either is too short it
-// returns an error naming the lengths and writes nothing to them.
+// returns an error naming the lengths and writes nothing to them. They may
+// share memory neither with in nor with each other.
 // Elements compare with ==, so every NaN is a run of its own.
 //
 // An element starts a run if it is the first or differs from the one
@@ -21,6 +22,15 @@ import (
 // every element is read at most once more.
 func RunLengthEncode[T gpu.Elem](ctx context.Context, d *gpu.Device, cfg gpu.LaunchConfig, in, unique gpu.Buffer[T], counts gpu.Buffer[int32]) (int, error) {
 	r, err := newRun(ctx, d, cfg, "device.RunLengthEncode")
+	if err == nil {
+		err = r.apart(argOf("in", in), argOf("unique", unique))
+	}
+	if err == nil {
+		err = r.apart(argOf("in", in), argOf("counts", counts))
+	}
+	if err == nil {
+		err = r.apart(argOf("unique", unique), argOf("counts", counts))
+	}
 	if err != nil || in.Len() == 0 {
 		return 0, err
 	}

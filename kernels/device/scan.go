@@ -7,7 +7,8 @@ import (
 )
 
 // InclusiveScan stores in out[i] op folded over in[0] to in[i]. out must
-// hold at least in.Len() elements and may be in itself.
+// hold at least in.Len() elements and may be in itself, from the same
+// first element; it must share no other memory with in.
 //
 // It is reduce-then-scan: each thread folds its items to a partial, the
 // partials, items times fewer, are scanned by the same algorithm (by one
@@ -21,7 +22,7 @@ func InclusiveScan[T gpu.Elem](ctx context.Context, d *gpu.Device, cfg gpu.Launc
 	if err := needOp(r, op); err != nil {
 		return err
 	}
-	if err := r.atLeast("out", out.Len(), in.Len()); err != nil {
+	if err := scanArgs(r, in, out); err != nil {
 		return err
 	}
 	return scan(r, in, out, nil, op)
@@ -29,7 +30,7 @@ func InclusiveScan[T gpu.Elem](ctx context.Context, d *gpu.Device, cfg gpu.Launc
 
 // ExclusiveScan stores in out[i] op folded over init and in[0] to in[i-1]:
 // init in out[0]. out must hold at least in.Len() elements and may be in
-// itself. The algorithm is InclusiveScan's.
+// itself, as for [InclusiveScan]. The algorithm is InclusiveScan's.
 func ExclusiveScan[T gpu.Elem](ctx context.Context, d *gpu.Device, cfg gpu.LaunchConfig, in, out gpu.Buffer[T], init T, op func(a, b T) T) error {
 	r, err := newRun(ctx, d, cfg, "device.ExclusiveScan")
 	if err != nil {
@@ -38,10 +39,20 @@ func ExclusiveScan[T gpu.Elem](ctx context.Context, d *gpu.Device, cfg gpu.Launc
 	if err := needOp(r, op); err != nil {
 		return err
 	}
-	if err := r.atLeast("out", out.Len(), in.Len()); err != nil {
+	if err := scanArgs(r, in, out); err != nil {
 		return err
 	}
 	return scan(r, in, out, &init, op)
+}
+
+// scanArgs returns an error naming what is wrong with a scan's in and out:
+// an out shorter than in, or one that shares memory with in other than
+// being in itself, from its first element.
+func scanArgs[T gpu.Elem](r *run, in, out gpu.Buffer[T]) error {
+	if err := r.atLeast("out", out.Len(), in.Len()); err != nil {
+		return err
+	}
+	return r.inPlaceOrApart(argOf("in", in), argOf("out", out))
 }
 
 // scan is the exclusive scan from *init, or the inclusive one if init is

@@ -1,6 +1,7 @@
 package device_test
 
 import (
+	"errors"
 	"math/rand/v2"
 	"testing"
 
@@ -43,5 +44,7 @@ func TestSegmentedReduceBadOffsets(t *testing.T) {
 	offsets := gpu.FromHost(d, "offsets", []int32{0, 4, 3, 10})
 	err := device.SegmentedReduce(ctx, d, gpu.LaunchConfig{}, in, offsets, gpu.Alloc[int32](d, "out", 3), 0, gpu.Add[int32])
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "device.SegmentedReduce: segment 1 is offsets[1:3] = [4, 3); want 0 <= begin <= end <= 10, the length of in")
+	assert.Contains(t, err.Error(), "device.SegmentedReduce: segment 1 is offsets[1:3] = [4, 3); want 0 <= begin <= end <= 10, the length of in (called at kernels/device/segmented_test.go:")
+	var pe *gpu.PanicError
+	assert.False(t, errors.As(err, &pe), "found before any launch, not a kernel's panic: %v", err)
 }

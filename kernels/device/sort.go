@@ -40,13 +40,16 @@ func SortKeys[K gpu.Integer](ctx context.Context, d *gpu.Device, cfg gpu.LaunchC
 
 // SortPairs sorts keys in place in ascending order and moves values with
 // them, stably: pairs with equal keys keep their order. keys and values
-// must have the same length. The algorithm is [SortKeys]'.
+// must have the same length and share no memory. The algorithm is [SortKeys]'.
 func SortPairs[K gpu.Integer, V gpu.Elem](ctx context.Context, d *gpu.Device, cfg gpu.LaunchConfig, keys gpu.Buffer[K], values gpu.Buffer[V]) error {
 	r, err := newRun(ctx, d, cfg, "device.SortPairs")
 	if err != nil {
 		return err
 	}
 	if err := r.same("keys", keys.Len(), "values", values.Len()); err != nil {
+		return err
+	}
+	if err := r.apart(argOf("keys", keys), argOf("values", values)); err != nil {
 		return err
 	}
 	return radixSort(r, keys, values, true)
