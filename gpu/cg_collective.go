@@ -31,7 +31,8 @@ func Shfl[T Elem, G WarpGroup](g G, v T, srcRank int) T {
 }
 
 // ShflDown is group.shfl_down(v, delta): every thread receives the v of
-// the thread delta ranks above it, or keeps its own past the group's end.
+// the thread delta ranks above it, or keeps its own past the group's end,
+// the last thread that exists in a tile of a partial last warp.
 //
 //go:noinline
 func ShflDown[T Elem, G WarpGroup](g G, v T, delta int) T {
@@ -53,7 +54,8 @@ func ShflUp[T Elem, G WarpGroup](g G, v T, delta int) T {
 }
 
 // ShflXor is group.shfl_xor(v, laneMask): every thread receives the v of
-// rank (its rank xor laneMask), or keeps its own past the group's end.
+// rank (its rank xor laneMask), or keeps its own past the group's end, as
+// for [ShflDown].
 //
 //go:noinline
 func ShflXor[T Elem, G WarpGroup](g G, v T, laneMask int) T {
@@ -64,12 +66,17 @@ func ShflXor[T Elem, G WarpGroup](g G, v T, laneMask int) T {
 }
 
 // groupSource returns the lane of rank src, or the caller's own lane when
-// src is outside the group.
+// src is outside the group or names a lane past the end of a partial last
+// warp, which no thread holds (a tile there counts its Size in ranks that
+// do not exist).
 func groupSource[G WarpGroup](g G, t *Thread, src int) int {
 	if src < 0 || src >= g.Size() {
 		return t.Lane()
 	}
-	return g.fromRank(src)
+	if l := g.fromRank(src); t.rank-t.Lane()+l < t.blk.l.g.BlockSize {
+		return l
+	}
+	return t.Lane()
 }
 
 // Ballot is group.ballot(pred): bit i is set for the group's thread of

@@ -122,6 +122,35 @@ func TestTilePartitionOfTile(t *testing.T) {
 	}
 }
 
+// TestTileShufflesInPartialWarp reduces a 16-thread tile of a 40-thread
+// block by ShflDown and by ShflXor: the tile of ranks 32-47 holds only
+// 32-39, and a shuffle from a rank past them keeps the caller's own
+// value, as past the tile's end, so both agree with Reduce.
+func TestTileShufflesInPartialWarp(t *testing.T) {
+	eachExecutor(t, func(t *testing.T, ex gpu.Executor) {
+		d := newDevice(t)
+		down, xor, red := gpu.Alloc[int32](d, "down", 40), gpu.Alloc[int32](d, "xor", 40), gpu.Alloc[int32](d, "reduce", 40)
+		require.NoError(t, launch1D(d, ex, 1, 40, func(t *gpu.Thread) {
+			tile := gpu.TiledPartition(t, 16)
+			v := int32(100 + t.ThreadRank())
+			dv, xv := v, v
+			for s := tile.Size() / 2; s > 0; s /= 2 {
+				dv = min(dv, gpu.ShflDown(tile, dv, s))
+				xv = min(xv, gpu.ShflXor(tile, xv, s))
+			}
+			down.Store(t, t.ThreadRank(), dv)
+			xor.Store(t, t.ThreadRank(), xv)
+			red.Store(t, t.ThreadRank(), gpu.Reduce(tile, v, gpu.Min[int32]))
+		}))
+		require.Equal(t, int32(132), down.Host()[32], "the tile's first thread holds the minimum")
+		for r := 32; r < 40; r++ {
+			require.Equal(t, int32(132), xor.Host()[r], "rank %d", r)
+			require.Equal(t, int32(132), red.Host()[r], "rank %d", r)
+		}
+		require.Equal(t, int32(116), down.Host()[16], "a whole tile is unchanged")
+	})
+}
+
 func TestLargeTiles(t *testing.T) {
 	eachExecutor(t, func(t *testing.T, ex gpu.Executor) {
 		d := newDevice(t)
