@@ -26,7 +26,8 @@
 //
 // The Exact family ("exact" in [Config], the zero Options; "precise" is
 // its earlier name) decides by a model: PTX's notion of a data race, cut
-// down to the operations package gpu has. On the execution it observes,
+// down to the operations package gpu has and less one term of its
+// causality order (below). On the execution it observes,
 // it reports a race on a granule if and only if the execution has one
 // there, up to the first race on each granule (after a race the granule
 // is checked no more: the state a race leaves may hide later ones). So
@@ -73,6 +74,18 @@
 // that ran in the other order would order the other way. A scope includes two
 // threads as [scope.Scope.Covers] says. Volatile accesses are strong and
 // relaxed at system scope; weak accesses are not strong.
+//
+// One term of PTX's causality order is left out: its observation order.
+// PTX also orders a strong write before whatever a morally strong read of
+// its value (or of a read-modify-write chain that continued it) happens
+// before, so a thread that read a counter with an atomic may then write
+// it plainly. The model orders only through the patterns above, and such
+// a pair is reported: the plain reset of the counter in the CUDA
+// Programming Guide's __threadfence() example (count = 0 after the last
+// block's atomicInc read it) is a MissingDeviceFence, whose evidence says
+// so. Reset with a strong write whose scope includes the incrementing
+// threads (AtomicExch, AtomicStore, or StoreVolatile), which is morally
+// strong with their atomics and right under both.
 //
 // The warp-synchronous rule: two volatile accesses of lanes of one warp
 // are not morally strong. PTX calls the pair morally strong, but the
@@ -151,6 +164,11 @@
 //	  flag, fence, enter if the other's is 0                               before the critical section
 //	an element of a read-only view written, then a       clean    race     the view promises no write while
 //	  barrier, then read through the view                                  the launch runs (ReadOnlyWritten)
+//
+// And one the model leaves out (above):
+//
+//	blocks atomicInc a counter; the one whose increment  clean    race     PTX orders it through the last
+//	  read the last resets it with a plain store                           atomicInc's read (observation)
 //
 // Package kernels records, for every suite kernel where the families
 // differ, the Exact family's verdict and its reason.

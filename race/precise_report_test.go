@@ -69,6 +69,21 @@ func TestPreciseEvidenceNamesTheFix(t *testing.T) {
 		{name: "acquire", blocks: 2, block: 1, expect: kinds(race.MissingDeviceFence),
 			evidence: "Read the flag with an acquire load of device scope (LoadAcquire), or put a fence of device scope after the read (__threadfence())",
 			kernel:   flagPass(false)},
+		// The CUDA Programming Guide's __threadfence() example resets its
+		// counter with a plain store after the last atomicInc: PTX orders
+		// it through that read, the model does not, and the evidence says
+		// so and names the reset that is right under both.
+		{name: "observed reset", blocks: 4, block: 1, expect: kinds(race.MissingDeviceFence),
+			evidence: "PTX orders the pair through that read (its observation order), which warpguard's model leaves out: make this access strong instead, AtomicExch or AtomicStore of device scope or StoreVolatile",
+			kernel: func(d *gpu.Device) gpu.Kernel {
+				count := gpu.Alloc[uint32](d, "count", 1)
+				return func(t *gpu.Thread) {
+					t.ThreadFence()
+					if count.AtomicInc(t, 0, 100, scope.Device) == 3 {
+						count.Store(t, 0, 0)
+					}
+				}
+			}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.run(t) })

@@ -96,8 +96,22 @@ func (th *pthread) evidence(k kind.Kind, cur, prev report.Side, x, y *prec) stri
 		return fmt.Sprintf("%s acquired nothing after reading %s at %s: no acquire load, and no fence of a scope that includes the writer followed that read, so %s is not ordered before this %s. Read the flag with an acquire load of %v scope (LoadAcquire), or put a fence of %v scope after the read (%s).",
 			who, flag.Element(), at.Where(), first, cur.Op, max(common, scope.Block), max(common, scope.Block), fenceName(max(common, scope.Block)))
 	}
-	return fmt.Sprintf("Nothing orders %s before this %s: no barrier both threads passed, and no release of the first thread (a release store, or a fence then a strong write) reached the second through an acquire (an acquire load, or a strong read then a fence) with scopes that include both threads, directly or through a chain of such pairs. %s",
-		first, cur.Op, fix(common))
+	return fmt.Sprintf("Nothing orders %s before this %s: no barrier both threads passed, and no release of the first thread (a release store, or a fence then a strong write) reached the second through an acquire (an acquire load, or a strong read then a fence) with scopes that include both threads, directly or through a chain of such pairs. %s%s",
+		first, cur.Op, fix(common), unobserved(x, y, common))
+}
+
+// unobserved says, for a weak access x after a strong write y of the
+// same element, what PTX would order that the model does not: if x's
+// thread read y's value with a strong read first (a counter reset after
+// the last atomicInc read it), PTX's causality order orders y before x
+// through that observation, a term the model leaves out (see package
+// race's doc). It names the fix that is right under both: making x a
+// strong access of a scope that includes both threads.
+func unobserved(x, y *prec, common scope.Scope) string {
+	if x.strong() || !y.strong() || !y.write {
+		return ""
+	}
+	return fmt.Sprintf(" If this thread read the element's value with a strong read before this access (a counter reset after the last atomicInc read it), PTX orders the pair through that read (its observation order), which warpguard's model leaves out: make this access strong instead, AtomicExch or AtomicStore of %v scope or StoreVolatile, which is morally strong with the earlier one.", max(common, scope.Block))
 }
 
 // fix names the synchronization that orders two threads whose narrowest
