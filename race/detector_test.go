@@ -62,6 +62,33 @@ func TestDedupeAndMaxReports(t *testing.T) {
 	require.Zero(t, det.Dropped())
 }
 
+// TestRepeatedCountsGranulesNotListed: two granules racing through the
+// same two lines are one report, as under go test -race, and the Exact
+// family counts the second in Stats.Repeated, once: a granule is checked
+// no more after its race.
+func TestRepeatedCountsGranulesNotListed(t *testing.T) {
+	t.Parallel()
+	d := newDevice(t)
+	x := gpu.Alloc[int32](d, "x", 4)
+	det := race.New(race.Options{})
+	cfg := gpu.LaunchConfig{Name: "k", Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 1}, Observer: det}
+	require.NoError(t, d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
+		for i := range 3 {
+			if t.BlockRank() == 0 {
+				x.Store(t, i, 1)
+			} else {
+				x.Load(t, i)
+			}
+		}
+	}))
+	require.Len(t, det.Reports(), 1, "one pair of lines")
+	st := det.Stats()
+	require.Equal(t, 2, st.Repeated, "x[1] and x[2] raced through the same lines as x[0]")
+	require.Zero(t, st.Dropped)
+	det.Reset()
+	require.Zero(t, det.Stats().Repeated)
+}
+
 func TestReportsAccumulateAcrossLaunches(t *testing.T) {
 	t.Parallel()
 	d := newDevice(t)

@@ -31,7 +31,10 @@
 // it reports a race on a granule if and only if the execution has one
 // there, up to the first race on each granule (after a race the granule
 // is checked no more: the state a race leaves may hide later ones). So
-// the set of granules it reports is the set the model gives. Package
+// the set of granules on which it finds a race is the set the model
+// gives; [Detector.Reports] lists each race's kind and pair of lines
+// once, as `go test -race` does, and Stats.Repeated counts the races on
+// other granules that it did not list again. Package
 // race/oracle decides the same by the definition alone, and the
 // differential tests hold the family to it on thousands of generated
 // kernels, run deterministically and in parallel.

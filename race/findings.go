@@ -49,7 +49,7 @@ func (d *Detector) Take(match func(Report) bool) []Report {
 
 // Dropped returns how many distinct races were found past MaxReports.
 func (d *Detector) Dropped() int {
-	_, dropped := d.sink.Counts()
+	_, dropped, _ := d.sink.Counts()
 	return dropped
 }
 

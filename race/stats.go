@@ -8,8 +8,14 @@ package race
 // settles alone), its shadow's pages, and the vector clock work of its
 // joins (Joins); the other counters are the IGUARD family's.
 type Stats struct {
-	Reports       int   // distinct races kept
-	Dropped       int   // distinct races past MaxReports
+	Reports int // distinct races kept
+	Dropped int // distinct races past MaxReports
+	// Repeated counts the races found whose kind and two lines a kept or
+	// dropped report already names, which Reports lists once, as `go test
+	// -race` does: the Exact family's race on another granule reached
+	// through the same two lines, and the IGUARD family's also when a
+	// granule races again.
+	Repeated      int
 	MetadataBytes int64 // memory metadata allocated now
 	PeakMetadata  int64 // the most metadata allocated at a block's end
 
@@ -30,15 +36,15 @@ type Stats struct {
 
 // Stats returns the detector's counters.
 func (d *Detector) Stats() Stats {
-	kept, dropped := d.sink.Counts()
+	kept, dropped, repeated := d.sink.Counts()
 	if d.pre != nil {
 		c := d.pre.Counts()
-		return Stats{Reports: kept, Dropped: dropped, MetadataBytes: c.MetadataBytes, PeakMetadata: c.PeakMetadata,
+		return Stats{Reports: kept, Dropped: dropped, Repeated: repeated, MetadataBytes: c.MetadataBytes, PeakMetadata: c.PeakMetadata,
 			Accesses: c.Accesses, Checks: c.Checks, Firsts: c.Firsts, Repeats: c.Repeats, Joins: c.Joins, Pairs: c.Pairs,
 			Locks: c.Locks, Pages: c.Pages}
 	}
 	c := d.eng.Counts()
-	return Stats{Reports: kept, Dropped: dropped,
+	return Stats{Reports: kept, Dropped: dropped, Repeated: repeated,
 		MetadataBytes: c.MetadataBytes, PeakMetadata: c.PeakMetadata,
 		Accesses: c.Accesses, Checks: c.Checks, Firsts: c.Firsts, Repeats: c.Repeats,
 		Coalesced: c.Coalesced, Locks: c.Locks, Contended: c.Contended,

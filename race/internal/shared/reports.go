@@ -12,6 +12,10 @@ type reports struct {
 	list    []report.Report
 	seen    map[reportKey]bool
 	dropped int
+	// repeated counts the races found whose key a race kept or dropped
+	// already had: another granule raced through the same two lines, or,
+	// where the engine checks a granule on after its race, the same again.
+	repeated int
 }
 
 // reportKey identifies a race for deduplication: its kind and both sites,
@@ -37,6 +41,7 @@ func newReports(max int) reports { return reports{max: max, seen: make(map[repor
 func (rs *reports) add(r report.Report) bool {
 	k := reportKey{r.Kind, locate(r.Current.Site), locate(r.Previous.Site)}
 	if rs.seen[k] {
+		rs.repeated++
 		return false
 	}
 	rs.seen[k] = true

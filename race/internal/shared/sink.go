@@ -55,14 +55,18 @@ func (s *Sink) Keep(r report.Report, t *gpu.Thread) {
 }
 
 // Known reports whether the race of kind k between sites cur and prev
-// was kept already. Most races a kernel makes repeat one pair of lines
+// was kept already, counting it as repeated if so. Most races a kernel makes repeat one pair of lines
 // thousands of times, and building a report walks stacks and formats
 // text, so an engine drops a repeat before any of that.
 func (s *Sink) Known(k kind.Kind, cur, prev gpu.Site) bool {
 	key := reportKey{k, locate(cur), locate(prev)}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.reports.seen[key]
+	if s.reports.seen[key] {
+		s.reports.repeated++
+		return true
+	}
+	return false
 }
 
 // Reports returns the races kept, in the order they were found.
@@ -92,12 +96,13 @@ func (s *Sink) Take(match func(report.Report) bool) []report.Report {
 	return taken
 }
 
-// Counts returns how many races are kept and how many distinct races
-// were found past the bound.
-func (s *Sink) Counts() (kept, dropped int) {
+// Counts returns how many races are kept, how many distinct races were
+// found past the bound, and how many repeated the kind and lines of one
+// kept or dropped.
+func (s *Sink) Counts() (kept, dropped, repeated int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.reports.list), s.reports.dropped
+	return len(s.reports.list), s.reports.dropped, s.reports.repeated
 }
 
 // Reset forgets every race, known ones included, and re-arms the halt.

@@ -11,8 +11,9 @@ import (
 )
 
 // TestSinkBoundsAndDedups: a sink keeps each kind and pair of sites
-// once, counts distinct races past its bound, and a race taken stays
-// known until Reset.
+// once, counting the repeats, whether kept again or asked about, counts
+// distinct races past its bound, and a race taken stays known until
+// Reset.
 func TestSinkBoundsAndDedups(t *testing.T) {
 	var s Sink
 	s.Init(1, nil)
@@ -20,10 +21,14 @@ func TestSinkBoundsAndDedups(t *testing.T) {
 	s.Keep(r, nil)
 	s.Keep(r, nil)
 	s.Keep(report.Report{Kind: kind.ScopedAtomic}, nil)
-	kept, dropped := s.Counts()
+	kept, dropped, repeated := s.Counts()
 	require.Equal(t, 1, kept)
 	require.Equal(t, 1, dropped)
+	require.Equal(t, 1, repeated)
 	require.True(t, s.Known(kind.MissingBlockFence, r.Current.Site, r.Previous.Site))
+	require.False(t, s.Known(kind.MissingSyncwarp, r.Current.Site, r.Previous.Site))
+	_, _, repeated = s.Counts()
+	require.Equal(t, 2, repeated, "a race the engine found known is a repeat too")
 	require.Len(t, s.Take(func(report.Report) bool { return true }), 1)
 	require.Empty(t, s.Reports())
 	require.True(t, s.Known(kind.MissingBlockFence, r.Current.Site, r.Previous.Site), "taken, still known")
@@ -72,7 +77,7 @@ func TestSinkHaltKeepsOneRace(t *testing.T) {
 		}
 		start.Done()
 		done.Wait()
-		kept, dropped := s.Counts()
+		kept, dropped, _ := s.Counts()
 		require.Equal(t, 1, kept, "one report kept")
 		require.Zero(t, dropped, "and none counted past it")
 	}
