@@ -19,11 +19,17 @@ import (
 // other, so that both run when body runs, then body.
 func overlapping(t *testing.T, d *gpu.Device, observer gpu.Observer, body func(t *gpu.Thread)) {
 	t.Helper()
+	overlappingNamed(t, d, observer, [2]string{"launch0", "launch1"}, body)
+}
+
+// overlappingNamed is overlapping for launches of the two names.
+func overlappingNamed(t *testing.T, d *gpu.Device, observer gpu.Observer, names [2]string, body func(t *gpu.Thread)) {
+	t.Helper()
 	started := gpu.Alloc[int32](d, "started", 1)
 	errs := make(chan error, 2)
 	for i := range 2 {
 		go func() {
-			cfg := gpu.LaunchConfig{Name: fmt.Sprint("launch", i), Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Observer: observer}
+			cfg := gpu.LaunchConfig{Name: names[i], Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}, Observer: observer}
 			errs <- d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
 				started.AtomicAdd(t, 0, 1, scope.Device)
 				for started.AtomicLoad(t, 0, scope.Device) < 2 {
@@ -74,6 +80,31 @@ func TestConcurrentLaunchesRace(t *testing.T) {
 		require.Equal(t, r.Previous.Site, r.Previous.Stack[0])
 		require.Zero(t, det.MetadataBytes())
 	}
+}
+
+// TestConcurrentLaunchesNameBothSides: a race between two launches names
+// the launch of each side, under either family, and the Exact family
+// tells two launches of one name apart by the order they started in.
+func TestConcurrentLaunchesNameBothSides(t *testing.T) {
+	t.Parallel()
+	for _, fam := range []race.Family{race.Exact, race.IGUARD} {
+		det := race.New(race.Options{Family: fam})
+		d, err := gpu.NewDevice(gpu.DeviceConfig{Observer: det})
+		require.NoError(t, err)
+		x := gpu.Alloc[int32](d, "x", 1)
+		overlappingNamed(t, d, nil, [2]string{"left", "right"}, increment(x))
+		r := det.Reports()[0]
+		require.ElementsMatch(t, []string{"left", "right"}, []string{r.Current.Launch, r.Previous.Launch}, "%v", fam)
+		require.Equal(t, r.Launch, r.Current.Launch)
+		require.Contains(t, r.String(), fmt.Sprintf("of launch %q", r.Current.Launch))
+	}
+	det := race.New(race.Options{})
+	d, err := gpu.NewDevice(gpu.DeviceConfig{Observer: det})
+	require.NoError(t, err)
+	x := gpu.Alloc[int32](d, "x", 1)
+	overlappingNamed(t, d, nil, [2]string{"step", "step"}, increment(x))
+	r := det.Reports()[0]
+	require.ElementsMatch(t, []string{"step#1", "step#2"}, []string{r.Current.Launch, r.Previous.Launch})
 }
 
 // TestConcurrentLaunchesAtomics: launches running at once may share a

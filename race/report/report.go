@@ -54,8 +54,11 @@ type Side struct {
 	// kernel function; the runtime's frames are left out. Without
 	// history it is empty, and Site is the only frame.
 	Stack []gpu.Site `json:"stack,omitempty"`
-	// Launch names the side's launch (gpu.LaunchConfig.Name) when it is not the
-	// report's: a race between two launches that ran at once.
+	// Launch names the side's launch (gpu.LaunchConfig.Name) in a race
+	// between two launches that ran at once, on both sides; the Exact
+	// family follows each name with "#n", the launch's place in the order
+	// the overlapping launches started, when the two share one. It is
+	// empty in a race within one launch.
 	Launch string `json:"launch,omitempty"`
 	// Host marks an access of the host (a CopyIn, CopyOut or Fill made
 	// while a launch ran), which no thread made: Launch then names the

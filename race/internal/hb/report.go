@@ -2,6 +2,7 @@ package hb
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/warpguard/warpguard/gpu"
 	"github.com/warpguard/warpguard/race/internal/shared"
@@ -24,10 +25,26 @@ func (p *Engine) report(th *pthread, t *gpu.Thread, a *gpu.Access, x, y *prec) {
 	}
 	l := th.l
 	cur, prev := l.side(x, site), l.side(y, ys.Site())
+	if prev.Launch != "" && !prev.Host {
+		cur.Launch, prev.Launch = l.ss.names(l, l.ss.launchOf(y.e.tid))
+	}
 	cur.Stack, prev.Stack = p.sites.StackOf(t, xs), ys.Stack()
 	r := report.Report{Kind: k, Launch: l.g.Name, Mem: a.Mem, Index: a.Index, Current: cur, Previous: prev,
 		Evidence: th.evidence(k, cur, prev, x, y)}
 	p.sink.Keep(r, t)
+}
+
+// names returns the names of launches a and b of the cohort for the two
+// sides of a race between them: their names, each followed by "#n", its
+// place in the order the cohort's launches started, when the two share
+// one.
+func (ss *cohort) names(a, b *plaunch) (string, string) {
+	if a.g.Name != b.g.Name {
+		return a.g.Name, b.g.Name
+	}
+	all := ss.launches()
+	ia, ib := slices.Index(all, a)+1, slices.Index(all, b)+1
+	return fmt.Sprintf("%s#%d", a.g.Name, ia), fmt.Sprintf("%s#%d", b.g.Name, ib)
 }
 
 // kindOf names the race by what was missing: a scope wide enough, for

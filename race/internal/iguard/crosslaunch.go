@@ -183,6 +183,9 @@ func (l *launch) crossKind(me, p *crossSide) kind.Kind {
 func crossReport(k kind.Kind, l *launch, m *gpu.Memory, index int, cur report.Side, p *crossSide) report.Report {
 	prev := p.side
 	prev.Launch = p.launch
+	if !p.host {
+		cur.Launch = l.g.Name
+	}
 	ev := fmt.Sprintf("The launches %q and %q ran at once on one device, and nothing orders their accesses to this word: "+
 		"only the host's order (one launch returning before the other starts) orders two launches, and only atomics of device scope or wider may share a word between them.",
 		p.launch, l.g.Name)
