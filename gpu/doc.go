@@ -70,9 +70,11 @@
 // # Never a hang
 //
 // A thread that exits or waits at a different barrier while others wait at
-// a barrier or collective is a divergence, reported as a [DivergenceError]
-// naming the barrier's file:line and the threads on each side; LaunchConfig.Divergence
-// chooses to fail (the default), warn or allow. Lanes may reach
+// a barrier or collective is a divergence (lanes of a warp may meet at one
+// warp collective from different call sites, as from Volta on), reported
+// as a [DivergenceError] naming the barrier's file:line and the threads on
+// each side; LaunchConfig.Divergence chooses to fail (the default), warn
+// or allow. Lanes may reach
 // collectives whose masks overlap at different times, as CUDA allows (a
 // reduce over 8-lane tiles, then one over the warp); only lanes that wait
 // for each other in different collectives are a mismatch. Threads that

@@ -12,7 +12,11 @@ const FullMask = ^uint64(0)
 // SyncWarp is CUDA's __syncwarp(mask): the lanes of mask wait for each
 // other. The calling lane must be in mask, and every lane of mask that
 // exists must call SyncWarp with the same mask; a lane of mask that exits
-// or waits elsewhere is a divergence (see [DivergenceMode]), never a hang.
+// is a divergence (see [DivergenceMode]), and one that waits at another
+// collective or mask a mismatch, never a hang. The lanes may call it at
+// different call sites (a __syncwarp in each branch of an if): from Volta
+// on, PTX lets them meet at different instructions, and so do all warp
+// collectives here.
 //
 // Under independent thread scheduling lanes are never in lockstep: outside
 // warp collectives two lanes of a warp are as unordered as two threads of

@@ -267,38 +267,22 @@ func (b *block) completeWarp(w *warpState, r *round, self *Thread) {
 	}
 }
 
-// checkWarp reports lanes of r that exited, and lanes that arrived at
-// another call site than the first.
+// checkWarp reports lanes of r that exited. Lanes that arrived at
+// different call sites of one collective with one mask meet, as they do
+// on Volta and later GPUs, where PTX no longer asks the lanes of a
+// warp-synchronous instruction to execute the same one (sm_6x and
+// earlier did): a __syncwarp in each branch of a divergent if is one
+// barrier.
 func (b *block) checkWarp(r *round) {
 	exited := r.mask &^ r.arrived
-	first := bits.TrailingZeros64(r.arrived)
-	pc := func(l int) callSite { return b.lane(r, l).waitPC }
-	var other uint64
-	for m := r.arrived; m != 0; m &= m - 1 {
-		if l := bits.TrailingZeros64(m); pc(l) != pc(first) {
-			other |= 1 << l
-		}
-	}
-	if exited == 0 && other == 0 {
+	if exited == 0 {
 		return
 	}
 	base := r.warp * b.l.g.WarpSize
-	e := &DivergenceError{
+	b.diverged(&DivergenceError{
 		Block: b.id, Warp: r.warp, Barrier: fmt.Sprintf("%v(mask %#x)", r.op, r.mask),
-		Site: b.l.d.site(pc(first)), Waiting: laneRanks(base, r.arrived&^other), Exited: laneRanks(base, exited),
-	}
-	for m := other; m != 0; {
-		l := bits.TrailingZeros64(m)
-		same := uint64(0)
-		for n := m; n != 0; n &= n - 1 {
-			if k := bits.TrailingZeros64(n); pc(k) == pc(l) {
-				same |= 1 << k
-			}
-		}
-		e.Elsewhere = append(e.Elsewhere, Divergent{What: r.op.String(), Site: b.l.d.site(pc(l)), Threads: laneRanks(base, same)})
-		m &^= same
-	}
-	b.diverged(e)
+		Site: b.l.d.site(b.lane(r, bits.TrailingZeros64(r.arrived)).waitPC), Waiting: laneRanks(base, r.arrived), Exited: laneRanks(base, exited),
+	})
 }
 
 // mismatchWarp reports lanes that name each other in collectives of

@@ -116,3 +116,24 @@ func TestPreciseVolatileOutlivesLaterAtomic(t *testing.T) {
 			}}.run(t)
 	}
 }
+
+// TestPreciseSyncWarpAtTwoSites: a __syncwarp in each branch of a
+// divergent if is one barrier, as on Volta: the half of the warp that
+// wrote before its call site is ordered before the half that reads after
+// the other, and the launch is no divergence.
+func TestPreciseSyncWarpAtTwoSites(t *testing.T) {
+	t.Parallel()
+	preciseCase{name: "two-sites", blocks: 1, block: 32, kernel: func(d *gpu.Device) gpu.Kernel {
+		s, out := gpu.Alloc[int32](d, "s", 16), gpu.Alloc[int32](d, "out", 32)
+		return func(t *gpu.Thread) {
+			l := t.Lane()
+			if l < 16 {
+				s.Store(t, l, int32(l+100))
+				t.SyncWarp(gpu.FullMask)
+				return
+			}
+			t.SyncWarp(gpu.FullMask)
+			out.Store(t, l, s.Load(t, l-16))
+		}
+	}}.run(t)
+}
