@@ -17,7 +17,8 @@ type WarpGroup interface {
 }
 
 // Shfl is group.shfl(v, srcRank): every thread receives the v of the
-// group's thread srcRank (mod the size).
+// group's thread srcRank (mod the size), or keeps its own when no thread
+// holds that rank (past the last thread of a partial last warp).
 //
 //go:noinline
 func Shfl[T Elem, G WarpGroup](g G, v T, srcRank int) T {
@@ -27,7 +28,7 @@ func Shfl[T Elem, G WarpGroup](g G, v T, srcRank int) T {
 	if g.width() == 0 {
 		srcRank = (srcRank%g.Size() + g.Size()) % g.Size()
 	}
-	return shflResult[T](r, g.fromRank(srcRank))
+	return shflResult[T](r, t.heldOr(g.fromRank(srcRank)))
 }
 
 // ShflDown is group.shfl_down(v, delta): every thread receives the v of
@@ -73,7 +74,13 @@ func groupSource[G WarpGroup](g G, t *Thread, src int) int {
 	if src < 0 || src >= g.Size() {
 		return t.Lane()
 	}
-	if l := g.fromRank(src); t.rank-t.Lane()+l < t.blk.l.g.BlockSize {
+	return t.heldOr(g.fromRank(src))
+}
+
+// heldOr returns lane l of t's warp if a thread holds it, else t's own
+// lane: a partial last warp has lanes past the block's end.
+func (t *Thread) heldOr(l int) int {
+	if t.rank-t.Lane()+l < t.blk.l.g.BlockSize {
 		return l
 	}
 	return t.Lane()

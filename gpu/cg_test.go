@@ -125,11 +125,13 @@ func TestTilePartitionOfTile(t *testing.T) {
 // TestTileShufflesInPartialWarp reduces a 16-thread tile of a 40-thread
 // block by ShflDown and by ShflXor: the tile of ranks 32-47 holds only
 // 32-39, and a shuffle from a rank past them keeps the caller's own
-// value, as past the tile's end, so both agree with Reduce.
+// value, as past the tile's end, so both agree with Reduce; Shfl from
+// such a rank keeps it too.
 func TestTileShufflesInPartialWarp(t *testing.T) {
 	eachExecutor(t, func(t *testing.T, ex gpu.Executor) {
 		d := newDevice(t)
 		down, xor, red := gpu.Alloc[int32](d, "down", 40), gpu.Alloc[int32](d, "xor", 40), gpu.Alloc[int32](d, "reduce", 40)
+		shfl := gpu.Alloc[int32](d, "shfl", 40)
 		require.NoError(t, launch1D(d, ex, 1, 40, func(t *gpu.Thread) {
 			tile := gpu.TiledPartition(t, 16)
 			v := int32(100 + t.ThreadRank())
@@ -141,7 +143,11 @@ func TestTileShufflesInPartialWarp(t *testing.T) {
 			down.Store(t, t.ThreadRank(), dv)
 			xor.Store(t, t.ThreadRank(), xv)
 			red.Store(t, t.ThreadRank(), gpu.Reduce(tile, v, gpu.Min[int32]))
+			shfl.Store(t, t.ThreadRank(), gpu.Shfl(tile, v, 12))
 		}))
+		require.Equal(t, int32(112), shfl.Host()[0], "rank 12 of a whole tile")
+		require.Equal(t, int32(132), shfl.Host()[32], "rank 12 of the partial tile holds no thread: the caller's own")
+		require.Equal(t, int32(139), shfl.Host()[39])
 		require.Equal(t, int32(132), down.Host()[32], "the tile's first thread holds the minimum")
 		for r := 32; r < 40; r++ {
 			require.Equal(t, int32(132), xor.Host()[r], "rank %d", r)
