@@ -69,11 +69,15 @@ func shflResult[T Elem](r *round, src int) T {
 // value, where CUDA's result is undefined.
 //
 // Like every warp collective, ShflSync waits until every lane of mask that
-// exists has arrived, with the same mask and operation; a lane of mask that
-// exits or waits elsewhere is a divergence (see [DivergenceMode]). In the
-// terminology of [the Go memory model], every access a participating lane
-// makes before the collective "synchronizes before" every access any
-// participating lane makes after it, as for [Thread.SyncWarp].
+// exists has arrived, with the same mask and operation, from any call
+// site; a lane of mask that exits is a divergence (see [DivergenceMode]),
+// and one waiting at another collective or mask a mismatch. In the
+// terminology of [the Go memory model], the lanes' Go code before the
+// collective "synchronizes before" their Go code after it, since the
+// runtime meets them there; but like CUDA's intrinsics it orders no
+// access of gpu memory, in the model package race checks: a lane that
+// reads another's shared-memory write after a shuffle races with it unless
+// a [Thread.SyncWarp] (or a tile's Sync) with both lanes orders the two.
 //
 // [the Go memory model]: https://go.dev/ref/mem
 //
