@@ -15,8 +15,9 @@ import "github.com/warpguard/warpguard/scope"
 // the earlier one "synchronizes before" the later one: every write A made
 // before its fence is visible to every read B makes after its fence. So
 // two threads that each store a flag, fence, and read the other's flag
-// cannot both read 0 (Dekker), and the one that reads 0 may then read
-// what the other wrote before its fence. A fence blocks nothing.
+// cannot both read 0 (Dekker); the one that reads 0 fenced first, and the
+// other, which reads 1, may then read what the first wrote before its
+// fence. A fence blocks nothing.
 //
 // [the Go memory model]: https://go.dev/ref/mem
 func (t *Thread) Fence(s scope.Scope) { t.fence(s, SeqCst) }

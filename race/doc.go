@@ -70,11 +70,14 @@
 // Thread.FenceAcqRel is PTX's fence.acq_rel: it orders through the
 // patterns above only, so a kernel whose only ordering is two such fences
 // with no flag observed between them is reported, while the same kernel
-// with __threadfence() is judged by the order its fences ran in: a
-// Dekker-style kernel (each thread raises its flag, fences, and enters
-// its weak critical section only if the other's flag is 0, then fences
-// and lowers its flag) is clean. The verdict is the run's: two fence.sc
-// that ran in the other order would order the other way. A scope includes two
+// with __threadfence() is judged by the order its fences ran in: two
+// fence.sc that ran in the other order would order the other way, and the
+// verdict is the run's. A Dekker-style kernel with __threadfence() (each
+// thread raises its flag, fences, and enters its weak critical section
+// only if the other's flag is 0, after a second fence that acquires the
+// other's last section, then fences and lowers its flag) is clean in every
+// run; without the second fence it is clean only in the runs whose
+// fence.sc order orders the sections (Example_dekker). A scope includes two
 // threads as [scope.Scope.Covers] says. Volatile accesses are strong and
 // relaxed at system scope; weak accesses are not strong.
 //

@@ -51,13 +51,17 @@ func Example_orderedRMW() {
 }
 
 // Dekker's mutual exclusion with __threadfence(), a fence.sc: each of
-// two threads raises its flag, fences, enters its weak critical section
-// only if the other's flag is 0, fences and lowers its flag. The fence.sc
-// order orders one critical section before the next: clean. With
-// acq_rel fences (cuda::atomic_thread_fence(memory_order_acq_rel)) it is
-// reported: no fence follows the read of the flag.
+// two threads raises its flag, fences, reads the other's flag and enters
+// its weak critical section only if it is 0, after a second fence that
+// acquires the other's last section (whose thread fenced before it
+// lowered its flag); then it fences and lowers its own. Clean in every
+// run. Without the second fence nothing acquires the other's last
+// section when this thread reads its lowered flag, and the pair is
+// reported: here with acq_rel fences (cuda::atomic_thread_fence(
+// memory_order_acq_rel)), in every run; with __threadfence() in the runs
+// whose fence.sc order does not happen to order the two sections.
 func Example_dekker() {
-	dekker := func(fence func(t *gpu.Thread)) func(d *gpu.Device) gpu.Kernel {
+	dekker := func(fence func(t *gpu.Thread), acquire bool) func(d *gpu.Device) gpu.Kernel {
 		return func(d *gpu.Device) gpu.Kernel {
 			flags := gpu.Alloc[uint32](d, "flags", 2)
 			n := gpu.Alloc[int32](d, "n", 1)
@@ -70,6 +74,9 @@ func Example_dekker() {
 					flags.AtomicStore(t, me, 1, scope.Device)
 					fence(t)
 					if flags.AtomicLoad(t, 1-me, scope.Device) == 0 {
+						if acquire {
+							fence(t)
+						}
 						n.Store(t, 0, n.Load(t, 0)+1) // the critical section
 						done++
 					}
@@ -79,11 +86,13 @@ func Example_dekker() {
 			}
 		}
 	}
-	fmt.Println("__threadfence:", reportsOf(1, 64, dekker(func(t *gpu.Thread) { t.ThreadFence() })), "report(s)")
-	fmt.Println("acq_rel fence:", reportsOf(1, 64, dekker(func(t *gpu.Thread) { t.FenceAcqRel(scope.Device) })), "report(s)")
+	threadFence := func(t *gpu.Thread) { t.ThreadFence() }
+	acqRel := func(t *gpu.Thread) { t.FenceAcqRel(scope.Device) }
+	fmt.Println("__threadfence, second fence:", reportsOf(1, 64, dekker(threadFence, true)), "report(s)")
+	fmt.Println("acq_rel fences, no second fence:", reportsOf(1, 64, dekker(acqRel, false)), "report(s)")
 	// Output:
-	// __threadfence: 0 report(s)
-	// acq_rel fence: 1 report(s)
+	// __threadfence, second fence: 0 report(s)
+	// acq_rel fences, no second fence: 1 report(s)
 }
 
 // A libcu++ spin lock translated line for line:
