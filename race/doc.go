@@ -26,8 +26,8 @@
 //
 // The Exact family ("exact" in [Config], the zero Options; "precise" is
 // its earlier name) decides by a model: PTX's notion of a data race, cut
-// down to the operations package gpu has and less one term of its
-// causality order (below). On the execution it observes,
+// down to the operations package gpu has, less one term of its causality
+// order and one of its release patterns (below). On the execution it observes,
 // it reports a race on a granule if and only if the execution has one
 // there, up to the first race on each granule (after a race the granule
 // is checked no more: the state a race leaves may hide later ones). So
@@ -91,7 +91,15 @@
 // block's atomicInc read it) is a MissingDeviceFence, whose evidence says
 // so. Reset with a strong write whose scope includes the incrementing
 // threads (AtomicExch, AtomicStore, or StoreVolatile), which is morally
-// strong with their atomics and right under both.
+// strong with their atomics and right under both. And one of PTX's
+// release patterns is left out: a release operation on a location
+// followed in program order by a strong write of the same location
+// (st.release, then st.relaxed) releases, in PTX, what the first
+// released; the model takes the later write as releasing only what the
+// thread's fences release, so a reader that acquires its value is not
+// ordered after what preceded the release store, and the pair is
+// reported. Give the later store release order too (StoreRelease, or a
+// Ref store with gpu.Release), which is right under both.
 //
 // The warp-synchronous rule: two volatile accesses of lanes of one warp
 // are not morally strong. PTX calls the pair morally strong, but the
@@ -171,10 +179,12 @@
 //	an element of a read-only view written, then a       clean    race     the view promises no write while
 //	  barrier, then read through the view                                  the launch runs (ReadOnlyWritten)
 //
-// And one the model leaves out (above):
+// And two the model leaves out (above):
 //
 //	blocks atomicInc a counter; the one whose increment  clean    race     PTX orders it through the last
 //	  read the last resets it with a plain store                           atomicInc's read (observation)
+//	writer: data, st.release flag=1, st.relaxed flag=2;  clean    race     PTX's release pattern "release,
+//	  reader acquires flag==2, reads data                                  then a strong write of M"
 //
 // Package kernels records, for every suite kernel where the families
 // differ, the Exact family's verdict and its reason.
