@@ -24,8 +24,8 @@ import (
 // The options set the detector, the device ([DeviceConfig]) and the
 // device's default launch timeout ([Timeout]); [Seed] does not apply.
 // Under a test with a deadline (go test -timeout), the device's launches
-// stop four seconds before it (gpu.DeviceConfig.Deadline), as [Launch]'s
-// do, whatever context their callers pass: the test fails with the stall
+// stop four seconds before it, or sooner as the package doc says
+// (gpu.DeviceConfig.Deadline), as [Launch]'s do, whatever context their callers pass: the test fails with the stall
 // listing, not go test's timeout panic.
 // A device that cannot be made fails tb at once.
 func Device(tb testing.TB, opts ...Option) *gpu.Device {

@@ -67,15 +67,24 @@ func testContext(tb testing.TB) (context.Context, context.CancelFunc) {
 	return context.WithCancel(ctx)
 }
 
-// testDeadline returns when tb's launches stop: deadlineMargin before the
-// test's deadline, if tb has one.
+// testDeadline returns when tb's launches stop: marginFor the time left
+// before the test's deadline, if tb has one.
 func testDeadline(tb testing.TB) (time.Time, bool) {
 	if t, ok := tb.(interface{ Deadline() (time.Time, bool) }); ok {
 		if dl, ok := t.Deadline(); ok {
-			return dl.Add(-deadlineMargin), true
+			return dl.Add(-marginFor(time.Until(dl))), true
 		}
 	}
 	return time.Time{}, false
+}
+
+// marginFor returns how long before a deadline left away a test's
+// launches stop: deadlineMargin, or a quarter of left when that is less,
+// so that a short go test -timeout still leaves the launches most of it
+// (a kernel that never calls the runtime then outlasts the margin, and
+// go test's timeout ends the test).
+func marginFor(left time.Duration) time.Duration {
+	return min(deadlineMargin, max(left, 0)/4)
 }
 
 // LaunchFunc returns a function that launches kernels on d with executor
