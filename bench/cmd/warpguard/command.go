@@ -71,3 +71,10 @@ func (c *command) noArgs() error {
 	}
 	return nil
 }
+
+// given reports whether c's command line set the flag name.
+func (c *command) given(name string) bool {
+	set := false
+	c.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"io"
+	"maps"
+	"os"
 
 	"github.com/warpguard/warpguard/bench"
 	"github.com/warpguard/warpguard/race"
@@ -16,6 +18,21 @@ func detectorOf(e race.Env, opt race.Options) func() bench.Detector {
 	opt.History = true
 	opt = e.Apply(opt)
 	return func() bench.Detector { return race.New(opt) }
+}
+
+// envOf returns the WARPGUARD variable (see race.ParseEnv) for command c,
+// less its family and precise keys when c's command line gave -config:
+// the flag names the detector there, as options in code win over the
+// variable, and the variable's other keys still apply.
+func envOf(c *command) (race.Env, error) {
+	e, err := race.ParseEnv(os.Getenv(race.EnvVar))
+	if err != nil || !c.given("config") {
+		return e, err
+	}
+	e.Set = maps.Clone(e.Set)
+	delete(e.Set, "family")
+	delete(e.Set, "precise")
+	return e, nil
 }
 
 // stripped is a writer that cuts e's path prefix from what it writes.

@@ -34,3 +34,22 @@ func TestEnvironment(t *testing.T) {
 	_, out, _ = runCmd("run", "micro/race_interblock_blkatom")
 	require.Contains(t, out, "WARNING:  RACE (", "the prefix is cut from the text")
 }
+
+// TestConfigFlagWinsOverEnvFamily: WARPGUARD's family decides the
+// detector when the command line gives no -config, and an explicit
+// -config wins over it, in run and in suite. The kernel's race is one
+// the IGUARD family reports and the Exact family does not.
+func TestConfigFlagWinsOverEnvFamily(t *testing.T) {
+	const k = "micro/race_interblock_blkfence_raw"
+	t.Setenv(race.EnvVar, "family=iguard")
+	code, _, _ := runCmd("run", k)
+	require.Equal(t, exitRaces, code, "the variable picks the IGUARD family")
+	code, out, _ := runCmd("run", k, "-config", "exact")
+	require.Equal(t, exitOK, code, "-config exact wins: %s", out)
+	t.Setenv(race.EnvVar, "family=exact")
+	code, _, _ = runCmd("run", k, "-config", "opt")
+	require.Equal(t, exitRaces, code, "-config opt wins")
+	code, out, _ = runCmd("suite", "-kernels", k, "-config", "opt", "-v")
+	require.Equal(t, exitOK, code, "judged by the IGUARD family's verdicts: %s", out)
+	require.Contains(t, out, "missing-device-fence")
+}

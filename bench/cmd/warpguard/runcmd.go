@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/warpguard/warpguard/bench"
 	"github.com/warpguard/warpguard/kernels"
@@ -32,7 +31,7 @@ func runOne(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return fs.usageError(fmt.Errorf("no kernel %q (see warpguard list)", name))
 	}
-	env, err := race.ParseEnv(os.Getenv(race.EnvVar))
+	env, err := envOf(fs)
 	sz, serr := kernels.ParseSize(*size)
 	if err == nil {
 		err = serr
@@ -80,8 +79,9 @@ const runDoc = "Run runs one configuration of a kernel (see warpguard list) and 
 	"reported, 66 when races were reported (as Go's race detector exits), 1 when the launch " +
 	"failed or the output is wrong with no race to explain it, and 2 for a command line that " +
 	"does not parse. The WARPGUARD environment variable configures the detector as " +
-	"GORACE configures Go's (halt_on_error, max_reports, history, log_path, strip_path_prefix; " +
-	"see package racetest)."
+	"GORACE configures Go's (halt_on_error, max_reports, history, family, log_path, " +
+	"strip_path_prefix; see package racetest); a -config given on the command line wins over " +
+	"its family."
 
 // parseWithName parses flags that may come before or after one
 // positional kernel name. When ok is false the command returns code.

@@ -44,7 +44,7 @@ func suite(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	cat, sz, err := suiteCatalog(c, *glob, *size)
-	env, eerr := race.ParseEnv(os.Getenv(race.EnvVar))
+	env, eerr := envOf(c)
 	if err == nil {
 		err = eerr
 	}
