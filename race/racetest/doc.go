@@ -14,9 +14,9 @@
 //
 // [Launch] runs under the test's context (testing.TB.Context) and ends
 // four seconds before the test's deadline (time for the runtime to give
-// up on a thread it cannot stop, two seconds, and to report), or a
-// quarter of the time left when the call is closer to the deadline than
-// sixteen seconds, so a kernel that spins forever fails its test with the
+// up on a thread it cannot stop, two seconds, and to report), or half the
+// time left when the call is closer to the deadline than eight seconds,
+// so a kernel that spins forever fails its test with the
 // runtime's listing of where each thread was; the [Timeout] option sets a shorter deadline. A
 // [Device]'s launches run under the context their caller passes, and stop
 // at the same point before the test's deadline (gpu.DeviceConfig.Deadline)

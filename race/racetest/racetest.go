@@ -79,12 +79,12 @@ func testDeadline(tb testing.TB) (time.Time, bool) {
 }
 
 // marginFor returns how long before a deadline left away a test's
-// launches stop: deadlineMargin, or a quarter of left when that is less,
-// so that a short go test -timeout still leaves the launches most of it
-// (a kernel that never calls the runtime then outlasts the margin, and
-// go test's timeout ends the test).
+// launches stop: deadlineMargin, or half of left when that is less, so
+// that a short go test -timeout still leaves the launches half of it (a
+// kernel that never calls the runtime may then outlast the margin, and
+// go test's timeout end the test).
 func marginFor(left time.Duration) time.Duration {
-	return min(deadlineMargin, max(left, 0)/4)
+	return min(deadlineMargin, max(left, 0)/2)
 }
 
 // LaunchFunc returns a function that launches kernels on d with executor
