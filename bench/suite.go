@@ -6,6 +6,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -71,6 +72,11 @@ type Outcome struct {
 	LaunchErr error
 	CheckErr  error
 	Reports   []race.Report // nil when detection was off
+	// Halted is set when the detector stopped the launch at its first race
+	// (Options.HaltOnFirst, WARPGUARD's halt_on_error): the race is among
+	// Reports, LaunchErr holds only the launch's other errors, and the
+	// output, cut short, is not checked.
+	Halted bool
 }
 
 // Err returns the launch error, or else the output check's, prefixed
@@ -117,7 +123,9 @@ func Once(ctx context.Context, c Case, det Detector) Outcome {
 		}
 		return d.Launch(ctx, cfg, k)
 	})
-	out := Outcome{Elapsed: time.Since(start), LaunchErr: launchErr}
+	out := Outcome{Elapsed: time.Since(start), LaunchErr: race.WithoutHalt(launchErr)}
+	var h *race.Halt
+	out.Halted = errors.As(launchErr, &h)
 	out.Allocated = allocated() - alloc0
 	if launchErr == nil {
 		out.CheckErr = r.Check()

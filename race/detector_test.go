@@ -37,6 +37,25 @@ func TestHaltOnFirst(t *testing.T) {
 	require.Empty(t, det.Reports())
 }
 
+// TestWithoutHalt: the halt a detector stops a launch with is dropped
+// from its error, alone or among the launch's other errors, which stay.
+func TestWithoutHalt(t *testing.T) {
+	t.Parallel()
+	d := newDevice(t)
+	x := gpu.Alloc[int32](d, "x", 64)
+	det := race.New(race.Options{HaltOnFirst: true})
+	err := twoWarps(t, d, det, func(t *gpu.Thread) { x.Store(t, 0, 1) })
+	var h *race.Halt
+	require.ErrorAs(t, err, &h)
+	require.NoError(t, race.WithoutHalt(err), "the halt was the launch's only error: %v", err)
+	other := errors.New("an index out of range")
+	rest := race.WithoutHalt(errors.Join(err, other))
+	require.ErrorIs(t, rest, other)
+	require.False(t, errors.As(rest, &h), "no halt left: %v", rest)
+	require.Equal(t, other, race.WithoutHalt(other))
+	require.NoError(t, race.WithoutHalt(nil))
+}
+
 func TestDedupeAndMaxReports(t *testing.T) {
 	t.Parallel()
 	d := newDevice(t)

@@ -1,6 +1,7 @@
 package race
 
 import (
+	"errors"
 	"fmt"
 )
 
@@ -76,4 +77,24 @@ func Count(n int) string {
 		return "1 race"
 	}
 	return fmt.Sprintf("%d races", n)
+}
+
+// WithoutHalt returns err, a launch's error, less the [Halt] a detector
+// with HaltOnFirst stopped the launch with: the race is among the
+// detector's reports, and every other error of the launch (a thread's
+// panic, an index out of range) is kept. It returns nil when the halt was
+// the only error.
+func WithoutHalt(err error) error {
+	var h *Halt
+	if !errors.As(err, &h) {
+		return err // a stall error, say, which wraps errors of its own: keep it whole
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var keep []error
+		for _, e := range j.Unwrap() {
+			keep = append(keep, WithoutHalt(e))
+		}
+		return errors.Join(keep...)
+	}
+	return nil
 }

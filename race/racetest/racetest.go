@@ -2,7 +2,6 @@ package racetest
 
 import (
 	"context"
-	"errors"
 	"testing"
 	"time"
 
@@ -47,7 +46,7 @@ func (c *config) launch(tb testing.TB, d *gpu.Device, cfg gpu.LaunchConfig, k gp
 	}
 	ctx, cancel := testContext(tb)
 	defer cancel()
-	return withoutHalt(d.Launch(ctx, cfg, k))
+	return race.WithoutHalt(d.Launch(ctx, cfg, k))
 }
 
 // deadlineMargin is how long before the test's deadline a launch stops,
@@ -92,24 +91,6 @@ func marginFor(left time.Duration) time.Duration {
 func LaunchFunc(d *gpu.Device, det *race.Detector, e gpu.Executor) func(context.Context, gpu.LaunchConfig, gpu.Kernel) error {
 	return func(ctx context.Context, cfg gpu.LaunchConfig, k gpu.Kernel) error {
 		cfg.Observer, cfg.Executor = det, e
-		return withoutHalt(d.Launch(ctx, cfg, k))
+		return race.WithoutHalt(d.Launch(ctx, cfg, k))
 	}
-}
-
-// withoutHalt returns err less the detector's halt-on-first error: the
-// report is the result of a halted launch, but every other thread error
-// (an out-of-range index, a panic) still counts.
-func withoutHalt(err error) error {
-	var h *race.Halt
-	if !errors.As(err, &h) {
-		return err // a stall error, say, which wraps errors of its own: keep it whole
-	}
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		var keep []error
-		for _, e := range j.Unwrap() {
-			keep = append(keep, withoutHalt(e))
-		}
-		return errors.Join(keep...)
-	}
-	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -52,4 +53,28 @@ func TestConfigFlagWinsOverEnvFamily(t *testing.T) {
 	code, out, _ = runCmd("suite", "-kernels", k, "-config", "opt", "-v")
 	require.Equal(t, exitOK, code, "judged by the IGUARD family's verdicts: %s", out)
 	require.Contains(t, out, "missing-device-fence")
+}
+
+// TestHaltOnErrorExitsWithRaces: under halt_on_error a detected race
+// stops the launch, and run exits 66, the races' code, saying the output
+// was not checked, in text and JSON; suite counts the configuration right
+// and names its output "halted".
+func TestHaltOnErrorExitsWithRaces(t *testing.T) {
+	t.Setenv(race.EnvVar, "halt_on_error=1")
+	args := []string{"run", "scor/matrix-mult", "-inject", "c-lock-block-cas"}
+	code, out, _ := runCmd(args...)
+	require.Equal(t, exitRaces, code, "%s", out)
+	require.Contains(t, out, "output: not checked: the detector halted the launch at its first race")
+	require.NotContains(t, out, "launch failed")
+	code, out, _ = runCmd(append(args, "-json")...)
+	require.Equal(t, exitRaces, code)
+	var o runOut
+	require.NoError(t, json.Unmarshal([]byte(out), &o))
+	require.True(t, o.Halted)
+	require.False(t, o.OutputOK)
+	require.Empty(t, o.Error)
+	require.Len(t, o.Reports, 1)
+	code, out, _ = runCmd("suite", "-kernels", "scor/matrix-mult")
+	require.Equal(t, exitOK, code, "%s", out)
+	require.Contains(t, out, "scor/matrix-mult c-lock-block-cas        0     0  halted")
 }

@@ -127,6 +127,8 @@ func printRun(w io.Writer, c bench.Case, detector string, r bench.Outcome) {
 		fmt.Fprintf(w, "launch failed: %v\n", r.LaunchErr)
 	case r.CheckErr != nil:
 		fmt.Fprintf(w, "output: WRONG: %v\n", r.CheckErr)
+	case r.Halted:
+		fmt.Fprintln(w, "output: not checked: the detector halted the launch at its first race (halt_on_error)")
 	default:
 		fmt.Fprintln(w, "output: ok")
 	}
@@ -147,6 +149,7 @@ type runOut struct {
 	Seed       int64         `json:"seed"`
 	Detector   string        `json:"detector"`
 	OutputOK   bool          `json:"output_ok"`
+	Halted     bool          `json:"halted,omitempty"` // halt_on_error stopped the launch: output not checked
 	Error      string        `json:"error,omitempty"`
 	ElapsedNS  int64         `json:"elapsed_ns"`
 	Reports    []race.Report `json:"reports"`
@@ -155,7 +158,7 @@ type runOut struct {
 
 func runJSON(c bench.Case, detector string, r bench.Outcome) runOut {
 	out := runOut{Kernel: c.Kernel.Name, Inject: c.Inject, Size: c.Size.String(), Seed: c.Seed, Detector: detector,
-		OutputOK: r.LaunchErr == nil && r.CheckErr == nil, ElapsedNS: r.Elapsed.Nanoseconds(), Reports: []race.Report{}, FoundRaces: []string{}}
+		OutputOK: r.LaunchErr == nil && r.CheckErr == nil && !r.Halted, Halted: r.Halted, ElapsedNS: r.Elapsed.Nanoseconds(), Reports: []race.Report{}, FoundRaces: []string{}}
 	if r.LaunchErr != nil {
 		out.Error = r.LaunchErr.Error()
 	} else if r.CheckErr != nil {
