@@ -24,7 +24,10 @@ type Observer interface {
 	// the launches running meanwhile go on, and a wait should end when
 	// g.Done is closed. A panic fails the launch, which then runs no
 	// thread and gets no LaunchEnd; if the launch's context had ended by
-	// then, its error wraps the context's too.
+	// then, its error wraps the context's too. A panic with an error
+	// value, this method's or another's, is the observer's refusal: the
+	// launch's error wraps that error as it is; any other panic (a
+	// runtime.Error included) is a *PanicError with the observer's stack.
 	LaunchStart(g *Grid)
 	// LaunchEnd is called once after every thread has finished, with the
 	// error Launch is about to return.

@@ -1,7 +1,9 @@
 package gpu
 
 import (
+	"errors"
 	"fmt"
+	"runtime"
 	"runtime/debug"
 )
 
@@ -14,9 +16,23 @@ import (
 // panic as the launch's error, and stops the launch. Access and Fence are
 // called on the thread's own flow, where its root recovers.
 
-// observerPanic is the error of an Observer method that panicked.
+// observerPanic is the error of an Observer method that panicked: the
+// error it panicked with, when that is an error and not the Go runtime's
+// (a refusal, such as a launch the observer cannot take), else a
+// PanicError with the stack, the trace of a fault in the observer.
 func observerPanic(method string, r any) error {
+	if err, ok := r.(error); ok && !isRuntimeError(err) {
+		return fmt.Errorf("gpu: Observer.%s: %w", method, err)
+	}
 	return fmt.Errorf("gpu: Observer.%s: %w", method, &PanicError{Value: r, Stack: debug.Stack()})
+}
+
+// isRuntimeError reports whether err is a fault of the Go runtime (a nil
+// dereference, an index out of range), which carries no meaning of its
+// own without its stack.
+func isRuntimeError(err error) bool {
+	var re runtime.Error
+	return errors.As(err, &re)
 }
 
 // syncObserved reports a completed barrier or collective.

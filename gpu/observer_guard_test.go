@@ -2,6 +2,7 @@ package gpu_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -55,6 +56,41 @@ func TestObserverPanics(t *testing.T) {
 			require.NotErrorIs(t, err, context.DeadlineExceeded, "%s: the launch must end by itself", method)
 		}
 	})
+}
+
+// refusing is an Observer whose LaunchStart panics with err.
+type refusing struct {
+	recorder
+	err error
+}
+
+func (p *refusing) LaunchStart(g *gpu.Grid) { panic(p.err) }
+
+// TestObserverRefusalIsItsError: an Observer that panics with an error
+// value refuses the launch: Launch's error wraps that error as it is,
+// with no PanicError or stack; a fault of the Go runtime in the observer
+// (here a nil map write, a runtime.Error) is still a PanicError with the
+// observer's stack.
+func TestObserverRefusalIsItsError(t *testing.T) {
+	t.Parallel()
+	d := newDevice(t)
+	cfg := gpu.LaunchConfig{Name: "k", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}}
+	refusal := errors.New("too many threads for this observer")
+	cfg.Observer = &refusing{err: refusal}
+	err := d.Launch(context.Background(), cfg, func(*gpu.Thread) {})
+	require.ErrorIs(t, err, refusal)
+	require.EqualError(t, err, "gpu: k: gpu: Observer.LaunchStart: too many threads for this observer")
+	var pe *gpu.PanicError
+	require.False(t, errors.As(err, &pe), "no stack for a refusal: %v", err)
+
+	var m map[string]int
+	cfg.Observer = &refusing{err: func() (err error) {
+		defer func() { err = recover().(error) }()
+		m["x"] = 1
+		return nil
+	}()}
+	err = d.Launch(context.Background(), cfg, func(*gpu.Thread) {})
+	require.ErrorAs(t, err, &pe, "a runtime fault keeps its stack")
 }
 
 // blockPanicky is an Observer whose BlockStart or BlockEnd panics for one

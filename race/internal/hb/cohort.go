@@ -238,7 +238,7 @@ func (p *Engine) LaunchStart(g *gpu.Grid) {
 	}
 	ss := p.coh
 	if int64(ss.threads)+int64(g.Threads) > p.roomThreads {
-		panic(fmt.Sprintf("race: launch %q has %d threads: the exact family numbers the threads of overlapping launches in 31 bits, two keys each, at most %d in all",
+		panic(fmt.Errorf("race: launch %q has %d threads: the exact family numbers the threads of overlapping launches in 31 bits, two keys each, at most %d in all",
 			g.Name, g.Threads, p.roomThreads))
 	}
 	l := &plaunch{p: p, ss: ss, g: g, cache: make([]atomic.Pointer[pblock], max(1, min(g.Blocks, blockCache))),

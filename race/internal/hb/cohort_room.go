@@ -1,6 +1,7 @@
 package hb
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -54,7 +55,7 @@ func (p *Engine) awaitRoom(g *gpu.Grid) {
 		}
 		if how := p.sleep(ss.wakeup(), timeout, g.Done, waited); how != "" {
 			if !p.hasRoom(p.coh, g) {
-				panic(p.noRoom(g, p.coh, how))
+				panic(errors.New(p.noRoom(g, p.coh, how)))
 			}
 			return
 		}

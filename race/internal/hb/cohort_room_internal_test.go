@@ -167,6 +167,6 @@ func TestWaitInVainLetsOthersThrough(t *testing.T) {
 func TestLaunchLargerThanACohort(t *testing.T) {
 	t.Parallel()
 	p := roomEngine(64, time.Minute)
-	assert.PanicsWithValue(t, `race: launch "huge" has 96 threads: the exact family numbers the threads of overlapping launches in 31 bits, two keys each, at most 64 in all`,
+	assert.PanicsWithError(t, `race: launch "huge" has 96 threads: the exact family numbers the threads of overlapping launches in 31 bits, two keys each, at most 64 in all`,
 		func() { p.LaunchStart(roomGrid("huge", 96)) })
 }

@@ -50,7 +50,7 @@ func (th *thread) number(s scope.Scope) (int, uint32) {
 	}
 	n := th.seq.Add(1)
 	if n == 0 {
-		panic(fmt.Sprintf("race: thread %d made 2^32 fences in launch %q; the detector numbers a thread's fences in 32 bits", th.gid, th.l.g.Name))
+		panic(fmt.Errorf("race: thread %d made 2^32 fences in launch %q; the detector numbers a thread's fences in 32 bits", th.gid, th.l.g.Name))
 	}
 	return i, n
 }

@@ -88,7 +88,7 @@ func (t *lockTable) name(s *lockSet) lockHandle {
 		return h
 	}
 	if t.n == 1<<32-1 {
-		panic(fmt.Sprintf("race: a launch held %d distinct locksets; the detector names them in 32 bits", t.n))
+		panic(fmt.Errorf("race: a launch held %d distinct locksets; the detector names them in 32 bits", t.n))
 	}
 	t.n++
 	h := lockHandle(t.n)

@@ -121,6 +121,6 @@ func TestFenceNumbersEnd(t *testing.T) {
 	md := &record{tid: 8, seq: th.seq.Load() - 1}
 	require.True(t, l.fencedSince(md, fenceBlock))
 	require.False(t, l.fencedSince(md, fenceDevice))
-	require.PanicsWithValue(t, `race: thread 7 made 2^32 fences in launch "k"; the detector numbers a thread's fences in 32 bits`,
+	require.PanicsWithError(t, `race: thread 7 made 2^32 fences in launch "k"; the detector numbers a thread's fences in 32 bits`,
 		func() { th.fence(scope.Device) })
 }
