@@ -172,6 +172,25 @@ func TestNegativeTimeout(t *testing.T) {
 	require.Equal(t, []string{want}, rec.errs)
 }
 
+// TestMaxReportsBelowOne: MaxReports(0) or a negative bound fails the
+// test before anything is launched, as WARPGUARD's max_reports=0 does,
+// rather than meaning race.Options' default of 100.
+func TestMaxReportsBelowOne(t *testing.T) {
+	t.Parallel()
+	d, err := gpu.NewDevice(gpu.DeviceConfig{})
+	require.NoError(t, err)
+	for _, n := range []int{0, -1} {
+		ran := false
+		rec := record(t)
+		rec.run(func() {
+			racetest.Launch(rec, d, gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 1}}, func(*gpu.Thread) { ran = true },
+				racetest.MaxReports(n))
+		})
+		require.Equal(t, []string{fmt.Sprintf("racetest: MaxReports(%d): want at least 1 report kept", n)}, rec.errs)
+		require.False(t, ran)
+	}
+}
+
 // TestDeviceEndsBeforeTheTestsDeadline: a Device's launch whose caller
 // passes a context with no deadline still stops before the test's
 // deadline, as racetest.Launch does, so the test fails with the stall

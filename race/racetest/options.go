@@ -24,13 +24,18 @@ type config struct {
 	dev     gpu.DeviceConfig
 	env     race.Env
 	setup   func() // Explore's per-seed setup
+	// maxGiven is set by MaxReports, whose bound must then be positive.
+	maxGiven bool
 }
 
 // HaltOnFirst stops a launch at its first race (race.Options.HaltOnFirst).
 func HaltOnFirst() Option { return func(c *config) { c.opt.HaltOnFirst = true } }
 
-// MaxReports bounds the reports kept (race.Options.MaxReports).
-func MaxReports(n int) Option { return func(c *config) { c.opt.MaxReports = n } }
+// MaxReports bounds the reports kept (race.Options.MaxReports); n must be
+// at least 1, as WARPGUARD's max_reports must, or the test fails.
+func MaxReports(n int) Option {
+	return func(c *config) { c.opt.MaxReports, c.maxGiven = n, true }
+}
 
 // History turns the detector's history on or off (race.Options.History):
 // on, the default here, every report names both sites with their call
@@ -85,6 +90,9 @@ func configure(tb testing.TB, opts []Option) config {
 	}
 	if c.timeout < 0 {
 		tb.Fatalf("racetest: Timeout(%v): a launch's timeout must not be negative", c.timeout)
+	}
+	if c.maxGiven && c.opt.MaxReports < 1 {
+		tb.Fatalf("racetest: MaxReports(%d): want at least 1 report kept", c.opt.MaxReports)
 	}
 	return c
 }
