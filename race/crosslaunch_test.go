@@ -105,6 +105,8 @@ func TestConcurrentLaunchesNameBothSides(t *testing.T) {
 	overlappingNamed(t, d, nil, [2]string{"step", "step"}, increment(x))
 	r := det.Reports()[0]
 	require.ElementsMatch(t, []string{"step#1", "step#2"}, []string{r.Current.Launch, r.Previous.Launch})
+	require.Contains(t, r.Evidence, fmt.Sprintf("The two are threads of launches %q and %q, which ran at once: only the host's order", r.Previous.Launch, r.Current.Launch))
+	require.NotContains(t, r.Evidence, "grid sync", "no grid sync orders two launches")
 }
 
 // TestConcurrentLaunchesAtomics: launches running at once may share a

@@ -114,7 +114,18 @@ func (th *pthread) evidence(k kind.Kind, cur, prev report.Side, x, y *prec) stri
 			who, flag.Element(), at.Where(), first, cur.Op, max(common, scope.Block), max(common, scope.Block), fenceName(max(common, scope.Block)))
 	}
 	return fmt.Sprintf("Nothing orders %s before this %s: no barrier both threads passed, and no release of the first thread (a release store, or a fence then a strong write) reached the second through an acquire (an acquire load, or a strong read then a fence) with scopes that include both threads, directly or through a chain of such pairs. %s%s",
-		first, cur.Op, fix(common), unobserved(x, y, common))
+		first, cur.Op, fixFor(common, cur, prev), unobserved(x, y, common))
+}
+
+// fixFor names the synchronization that orders the sides cur and prev,
+// whose threads' narrowest common scope is s: for threads of two
+// launches that ran at once, what orders launches; else fix(s).
+func fixFor(s scope.Scope, cur, prev report.Side) string {
+	if cur.Launch == "" || prev.Launch == "" || cur.Launch == prev.Launch {
+		return fix(s)
+	}
+	return fmt.Sprintf("The two are threads of launches %q and %q, which ran at once: only the host's order (one launch returning before the other starts) orders two launches, or a release and an acquire of device scope between their threads (after the write, __threadfence() then a strong write of a flag; before its access, the reader reads the flag with LoadAcquire of device scope, or a strong read then __threadfence()).",
+		prev.Launch, cur.Launch)
 }
 
 // unobserved says, for a weak access x after a strong write y of the
