@@ -241,13 +241,25 @@ func (m Matrix) report(cells []Cell, done int, elapsed time.Duration) {
 	}
 	n := len(m.Kernels)
 	for i, c := range cells {
-		fmt.Fprintf(m.Progress, "[%d/%d] %s %s: %s (%.2fx)", done, n, c.Kernel, c.Config, FormatDuration(c.Median), c.RatioVsOff)
+		fmt.Fprintf(m.Progress, "[%d/%d] %s %s: %s", done, n, c.Kernel, c.Config, FormatDuration(c.Median))
+		if c.RatioVsOff > 0 { // 0: no off measured to compare with
+			fmt.Fprintf(m.Progress, " (%.2fx)", c.RatioVsOff)
+		}
 		if i == len(cells)-1 {
 			eta := elapsed / time.Duration(done) * time.Duration(n-done)
-			fmt.Fprintf(m.Progress, "; elapsed %s, ETA %s", FormatDuration(elapsed.Round(time.Second)), FormatDuration(eta.Round(time.Second)))
+			fmt.Fprintf(m.Progress, "; elapsed %s, ETA %s", roughDuration(elapsed), roughDuration(eta))
 		}
 		fmt.Fprintln(m.Progress)
 	}
+}
+
+// roughDuration formats d to a tenth of a second for progress lines, "0s"
+// when it rounds to nothing.
+func roughDuration(d time.Duration) string {
+	if r := d.Round(time.Second / 10); r != 0 {
+		return FormatDuration(r)
+	}
+	return "0s"
 }
 
 // median returns the median of ts (the mean of the middle two for an

@@ -165,7 +165,13 @@ func TestMatrixProgress(t *testing.T) {
 	require.True(t, strings.HasPrefix(lines[0], "[1/2] "+cat[0].Name+" off: "), lines[0])
 	require.NotContains(t, lines[0], "ETA")
 	require.Regexp(t, `^\[1/2\] `+cat[0].Name+` opt: .*\(\d+\.\d\dx\); elapsed .*, ETA `, lines[1])
-	require.Regexp(t, `^\[2/2\] `+cat[1].Name+` opt: .*; elapsed .*, ETA 0ns$`, lines[3])
+	require.Regexp(t, `^\[2/2\] `+cat[1].Name+` opt: .*; elapsed (0s|[\d.]+s), ETA 0s$`, lines[3], "tenths of a second, 0s when none")
+
+	progress.Reset()
+	m.Configs = []string{"opt"}
+	_, err = m.Run(context.Background())
+	require.NoError(t, err)
+	require.NotContains(t, progress.String(), "x)", "no ratio without off to compare with: %s", progress.String())
 }
 
 // wrongOutput is a kernel that launches fine and computes a wrong

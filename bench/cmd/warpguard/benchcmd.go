@@ -62,6 +62,9 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	if err == nil && *prof != "" {
 		_, err = profileMode(*prof)
 	}
+	if err == nil && *svg != "" {
+		err = dirOf("svg", *svg)
+	}
 	if err == nil {
 		err = errors.Join(atLeast("runs", *runs, 1), atLeast("warmup", *warmup, 0),
 			atLeast("prime", *prime, 0), atLeast("mintime", *minTime, 0))
@@ -169,6 +172,21 @@ func benchAt(m bench.Matrix, n int, several bool, stdout io.Writer, asJSON bool,
 	}
 	if n := bench.Failed(cells); n > 0 {
 		return fmt.Errorf("%d of %d measurements failed to launch or computed a wrong output: their times are not the kernel's", n, len(cells))
+	}
+	return nil
+}
+
+// dirOf returns an error naming flag if the directory file would be
+// written in is not one, so that a bad path fails before the measuring,
+// not after.
+func dirOf(flag, file string) error {
+	dir := filepath.Dir(file)
+	fi, err := os.Stat(dir)
+	if err == nil && !fi.IsDir() {
+		err = fmt.Errorf("%s is not a directory", dir)
+	}
+	if err != nil {
+		return fmt.Errorf("-%s %s: %w", flag, file, err)
 	}
 	return nil
 }

@@ -127,10 +127,12 @@ func TestBenchErrors(t *testing.T) {
 		{"-warmup", "-1"},
 		{"-prime", "-1s"},
 		{"-mintime", "-1ms"},
+		{"-svg", "/nonexistent/dir/x.svg"},
 	} {
-		code, _, errOut := benchRun(args...)
+		code, out, errOut := benchRun(args...)
 		require.Equal(t, exitUsage, code, "%q", args)
 		require.NotEmpty(t, errOut, "%q", args)
+		require.Empty(t, out, "%q: nothing measured", args)
 	}
 }
 
