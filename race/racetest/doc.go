@@ -63,7 +63,8 @@
 //     family=iguard and family=exact.
 //   - log_path=PATH: also append every report to the file PATH.<pid>.
 //   - strip_path_prefix=PREFIX: cut PREFIX from the file paths of
-//     reports.
+//     reports, which are already relative to their module's root
+//     ("pkg/x_test.go:12").
 //
 // Options given in code win over the environment. A malformed value fails
 // the test, naming the key.
