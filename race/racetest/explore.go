@@ -1,6 +1,7 @@
 package racetest
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/warpguard/warpguard/gpu"
@@ -96,7 +97,11 @@ func (c *config) exploreDevice(tb testing.TB, d *gpu.Device, det *race.Detector,
 // failed fails tb naming cfg's seed, and the launch's error if any.
 func (c *config) failed(tb testing.TB, cfg gpu.LaunchConfig, err error) {
 	tb.Helper()
-	tb.Errorf("racetest: launch %q fails under schedule seed %d (racetest.Seed(%d) replays it):", cfg.Name, cfg.Seed, cfg.Seed)
+	replay := fmt.Sprintf("racetest.Seed(%d) replays it", cfg.Seed)
+	if cfg.Executor == gpu.Goroutines {
+		replay = fmt.Sprintf("under the Goroutines executor racetest.Seed(%d) may not replay it: a seed replays a schedule only under Fibers", cfg.Seed)
+	}
+	tb.Errorf("racetest: launch %q fails under schedule seed %d (%s):", cfg.Name, cfg.Seed, replay)
 	if err != nil {
 		tb.Errorf("racetest: launch %q: %v", cfg.Name, err)
 	}

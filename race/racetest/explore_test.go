@@ -41,7 +41,7 @@ func TestExploreNamesTheSeedAndItReplays(t *testing.T) {
 	seed := racetest.Explore(rec, 32, d, cfg, handoff)
 	require.NotZero(t, seed, "some schedule starts thread 0 before thread 32")
 	require.GreaterOrEqual(t, len(rec.errs), 2)
-	require.Contains(t, rec.errs[0], "seed")
+	require.Contains(t, rec.errs[0], fmt.Sprintf("fails under schedule seed %d (racetest.Seed(%d) replays it)", seed, seed))
 	require.Contains(t, strings.Join(rec.errs, "\n"), "(missing-block-fence)")
 
 	for range 2 {
