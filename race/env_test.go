@@ -47,6 +47,12 @@ func TestParseEnvErrorsNameTheKey(t *testing.T) {
 		_, err := race.ParseEnv(in)
 		require.ErrorContains(t, err, want, in)
 		require.ErrorContains(t, err, "WARPGUARD", in)
+		require.Equal(t, 1, strings.Count(err.Error(), "race:"), "one prefix: %v", err)
+	}
+	for _, in := range []string{"family=IGUARD", "family=Iguard"} {
+		e, err := race.ParseEnv(in)
+		require.NoError(t, err, in)
+		require.Equal(t, race.IGUARD, e.Options.Family, in)
 	}
 }
 

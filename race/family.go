@@ -1,6 +1,9 @@
 package race
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // A Family is a detector's way of deciding races: which engine checks.
 type Family uint8
@@ -33,12 +36,13 @@ func (f Family) String() string {
 	return fmt.Sprintf("Family(%d)", f)
 }
 
-// ParseFamily returns the family s names: "exact" or "iguard".
+// ParseFamily returns the family s names, in any case: "exact" or
+// "iguard" ("IGUARD", as the docs write the family, too).
 func ParseFamily(s string) (Family, error) {
 	for i, n := range familyNames {
-		if n == s {
+		if strings.EqualFold(n, s) {
 			return Family(i), nil
 		}
 	}
-	return 0, fmt.Errorf("race: unknown family %q (want exact or iguard)", s)
+	return 0, fmt.Errorf("unknown family %q (want exact or iguard)", s)
 }
