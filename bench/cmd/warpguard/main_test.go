@@ -178,6 +178,11 @@ func TestListWidth(t *testing.T) {
 	for _, want := range []string{"micro/race_interblock_blkfence_raw", "scor/uts", "-inject count-no-syncwarp", "cooperative"} {
 		assert.Contains(t, out, want)
 	}
+	// The default family's verdict first, the IGUARD family's where it
+	// differs: ScoR's volatile data is clean under the first.
+	assert.Contains(t, out, "micro/race_interblock_blkfence_raw  (iguard: racy: missing-device-fence, cooperative)\n")
+	assert.Contains(t, out, "micro/norace_interwarp-block_fence-atom_hrd-indirect  (racy: scoped-atomic, iguard: clean, cooperative)\n")
+	assert.Contains(t, out, "  -inject tile-no-acquire-fence  -  (iguard: improper-locking|missing-block-fence)\n")
 	for _, l := range strings.Split(out, "\n") {
 		require.LessOrEqual(t, len([]rune(l)), listWidth, l)
 	}
