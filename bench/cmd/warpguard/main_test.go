@@ -149,19 +149,22 @@ func TestSuiteTable(t *testing.T) {
 	require.Contains(t, lines[len(lines)-1], "4/4 configurations ok")
 	require.NotContains(t, out, "EXPECT")
 
-	_, out, _ = runCmd("suite", "-v", "-kernels", "scor/rule-110")
-	require.Contains(t, out, "EXPECT")
-	require.Contains(t, out, "scoped-atomic")
+	_, out, _ = runCmd("suite", "-v", "-kernels", "scor/rule-110,micro/race_interwarp_dev-blklock-no-stf_waw")
+	require.Contains(t, out, "\n    expect ")
+	require.Contains(t, out, "reported scoped-atomic")
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		require.LessOrEqual(t, len([]rune(l)), tableWidth, l)
+	}
 }
 
-// TestSuiteTableWidth: with every kernel of the catalog, the default
-// rows still fit 120 columns, and a failing row's explanation too.
+// TestSuiteTableWidth: with every kernel of the catalog, the rows still
+// fit 120 columns, with -v's kinds and a failing row's explanation too.
 func TestSuiteTableWidth(t *testing.T) {
 	var b bytes.Buffer
 	cat, _, err := suiteCatalog(newCommand("suite", "", "", &b), "", "default")
 	require.NoError(t, err)
 	cfgs := benchConfigs(cat)
-	tab := newSuiteTable(&b, cfgs, false)
+	tab := newSuiteTable(&b, cfgs, true)
 	for i := range cfgs {
 		r := fakeResult(cfgs[i], i%7 == 0)
 		require.NoError(t, tab.write(&r))

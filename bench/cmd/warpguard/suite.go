@@ -34,7 +34,7 @@ func suite(args []string, stdout, stderr io.Writer) int {
 	c := newCommand("suite", "[flags]", suiteDoc, stderr)
 	size := c.String("size", "default", "input size: default or paper")
 	asJSON := c.Bool("json", false, "print one JSON object per configuration instead of the table")
-	verbose := c.Bool("v", false, "add the expected and reported race kinds to each row")
+	verbose := c.Bool("v", false, "add the expected and reported race kinds under each row")
 	glob := c.String("kernels", "", "run "+kernelsFlagDoc)
 	seed := c.Int64("seed", 1, "input generator seed")
 	attempts := c.Int("attempts", kernels.ExposeBound, "runs of a configuration that expects a race, at most, each under another deterministic schedule, until the race is reported")

@@ -9,28 +9,27 @@ import (
 	"github.com/warpguard/warpguard/bench"
 )
 
-// tableWidth is the width suite's rows keep to, without -v.
+// tableWidth is the width suite's lines keep to.
 const tableWidth = 120
 
 // A suiteTable writes the suite's rows as they finish, in columns sized
 // up front for every configuration to come: the kernel and injection, the
 // false positives and missed races, the output check, the time with the
-// detector off and on and their ratio, and the verdict. A failing row is
-// followed by what failed, indented.
+// detector off and on and their ratio, and the verdict. With -v a row is
+// followed by the kinds of race expected and reported, indented, and a
+// failing row by what failed.
 type suiteTable struct {
 	w       io.Writer
 	verbose bool
 	nameW   int // the configuration column's width
-	expectW int // the kinds columns' width, with -v
 	headed  bool
 }
 
 // newSuiteTable returns the table for cfgs' results on w.
 func newSuiteTable(w io.Writer, cfgs []bench.Case, verbose bool) *suiteTable {
-	t := &suiteTable{w: w, verbose: verbose, nameW: len("CONFIGURATION"), expectW: len("EXPECT")}
+	t := &suiteTable{w: w, verbose: verbose, nameW: len("CONFIGURATION")}
 	for _, c := range cfgs {
 		t.nameW = max(t.nameW, len(configName(c.Kernel.Name, c.Inject)))
-		t.expectW = max(t.expectW, len(kindList(c.Kernel.Expected(c.Inject))))
 	}
 	return t
 }
@@ -48,13 +47,9 @@ var (
 	fixedWidths = []int{2, 4, -7, 7, 7, 6, -4}
 )
 
-// cells formats one row: the configuration, the kinds columns only with
-// -v, then the fixed columns.
-func (t *suiteTable) cells(name, expect, reported string, fixed []string) string {
+// cells formats one row: the configuration, then the fixed columns.
+func (t *suiteTable) cells(name string, fixed []string) string {
 	cols := []string{pad(name, -t.nameW)}
-	if t.verbose {
-		cols = append(cols, pad(expect, -t.expectW), pad(reported, -t.expectW))
-	}
 	for i, f := range fixed {
 		cols = append(cols, pad(f, fixedWidths[i]))
 	}
@@ -78,13 +73,16 @@ func pad(s string, width int) string {
 func (t *suiteTable) write(r *bench.Result) error {
 	if !t.headed {
 		t.headed = true
-		if _, err := fmt.Fprintln(t.w, t.cells("CONFIGURATION", "EXPECT", "REPORTED", fixedHeads)); err != nil {
+		if _, err := fmt.Fprintln(t.w, t.cells("CONFIGURATION", fixedHeads)); err != nil {
 			return err
 		}
 	}
-	row := t.cells(configName(r.Kernel, r.Inject), kindList(r.Expect), kindList(r.Found()), []string{
+	row := t.cells(configName(r.Kernel, r.Inject), []string{
 		fmt.Sprint(r.FalsePositives), fmt.Sprint(r.Missed()), outputWord(r),
 		bench.FormatDuration(r.Off.Elapsed), bench.FormatDuration(r.On.Elapsed), fmt.Sprintf("%.1fx", r.Overhead()), okWord(r)})
+	if t.verbose {
+		row += "\n    " + wrap(fmt.Sprintf("expect %s; reported %s", kindList(r.Expect), kindList(r.Found())), tableWidth, "    ")
+	}
 	if !r.OK() {
 		row += "\n    " + wrap(r.Problem(), tableWidth, "    ")
 	}
