@@ -25,8 +25,12 @@ import (
 // device's default launch timeout ([Timeout]); [Seed] does not apply.
 // Under a test with a deadline (go test -timeout), the device's launches
 // stop four seconds before it, or sooner as the package doc says
-// (gpu.DeviceConfig.Deadline), as [Launch]'s do, whatever context their callers pass: the test fails with the stall
-// listing, not go test's timeout panic.
+// (gpu.DeviceConfig.Deadline), as [Launch]'s do, whatever context their
+// callers pass: each returns its *gpu.StallError, listing where every
+// thread was, to the code that launched it, before go test's timeout
+// panic could lose it. The test fails on it if that code passes the
+// error on (t.Fatal(err)); the device itself fails the test only for
+// races.
 // A device that cannot be made fails tb at once.
 func Device(tb testing.TB, opts ...Option) *gpu.Device {
 	tb.Helper()

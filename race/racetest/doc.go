@@ -16,11 +16,12 @@
 // four seconds before the test's deadline (time for the runtime to give
 // up on a thread it cannot stop, two seconds, and to report), or half the
 // time left when the call is closer to the deadline than eight seconds,
-// so a kernel that spins forever fails its test with the
-// runtime's listing of where each thread was; the [Timeout] option sets a shorter deadline. A
-// [Device]'s launches run under the context their caller passes, and stop
-// at the same point before the test's deadline (gpu.DeviceConfig.Deadline)
-// whatever that context is; the Timeout option bounds each of them.
+// so a kernel that spins forever fails its test with the runtime's
+// listing of where each thread was; the [Timeout] option sets a shorter
+// deadline. A [Device]'s launches run under the context their caller
+// passes, and stop at the same point before the test's deadline
+// (gpu.DeviceConfig.Deadline) whatever that context is, returning the
+// listing to their caller; the Timeout option bounds each of them.
 //
 // # What -race costs
 //
