@@ -49,7 +49,9 @@ func fuzzCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	o, err := checkFuzz(fs, *n, *seed, *configs, *verbose)
 	if err == nil {
-		o.exec, err = difftest.ParseExecution(*executor)
+		if o.exec, err = difftest.ParseExecution(*executor); err != nil {
+			err = fmt.Errorf("-executor %q: want deterministic, fibers or goroutines", *executor)
+		}
 	}
 	if err != nil {
 		return fs.usageError(err)

@@ -30,6 +30,8 @@ func TestFuzzExitCodes(t *testing.T) {
 		code, out, errs := runCmd(tt.args...)
 		assert.Equal(t, tt.want, code, "warpguard %q\nstdout:\n%s\nstderr:\n%s", tt.args, out, errs)
 	}
+	_, _, errs := runCmd("fuzz", "-executor", "fiber")
+	assert.Contains(t, errs, `-executor "fiber": want deterministic, fibers or goroutines`, "worded as the flag's error, as run's and suite's are")
 }
 
 // TestFuzzHelp: -h prints the usage and the help paragraph.
