@@ -33,10 +33,22 @@ func (c *command) help(w io.Writer) {
 		return
 	}
 	fmt.Fprint(w, "\nflags:\n")
-	out := c.Output()
-	c.SetOutput(w)
-	c.PrintDefaults()
-	c.SetOutput(out)
+	c.VisitAll(func(f *flag.Flag) { writeFlag(w, f) })
+}
+
+// writeFlag writes f's help as flag.PrintDefaults does, its text wrapped
+// at 80 columns under the name, so that long help keeps to a terminal.
+func writeFlag(w io.Writer, f *flag.Flag) {
+	typ, usage := flag.UnquoteUsage(f)
+	fmt.Fprintln(w, strings.TrimRight("  -"+f.Name+" "+typ, " "))
+	switch d := f.DefValue; {
+	case d == "" || d == "0" || d == "false" || d == "0s":
+	case typ == "string":
+		usage += fmt.Sprintf(" (default %q)", d)
+	default:
+		usage += fmt.Sprintf(" (default %v)", d)
+	}
+	fmt.Fprintf(w, "        %s\n", wrap(usage, 80, "        "))
 }
 
 // parse parses args. It returns ok when the command should go on, and

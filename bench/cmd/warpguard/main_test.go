@@ -209,3 +209,20 @@ func fakeResult(c bench.Case, fail bool) bench.Result {
 	}
 	return r
 }
+
+// TestHelpWidth: every subcommand's -h, flags included, keeps to 120
+// columns, and shows the defaults flag.PrintDefaults would.
+func TestHelpWidth(t *testing.T) {
+	for _, cmd := range []string{"run", "suite", "bench", "fuzz", "list"} {
+		code, out, _ := runCmd(cmd, "-h")
+		require.Equal(t, exitOK, code, cmd)
+		for _, l := range strings.Split(out, "\n") {
+			require.LessOrEqual(t, len([]rune(l)), tableWidth, "%s -h: %s", cmd, l)
+		}
+	}
+	_, out, _ := runCmd("bench", "-h")
+	require.Contains(t, out, "  -runs int\n")
+	require.Contains(t, out, "(default 5)")
+	require.Contains(t, out, `(default "default")`)
+	require.NotContains(t, out, "(default false)")
+}
