@@ -59,11 +59,8 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		counts, err = parseCPUs(*cpus)
 	}
-	if err == nil && *prof != "" {
-		_, err = profileMode(*prof)
-	}
-	if err == nil && *svg != "" {
-		err = dirOf("svg", *svg)
+	if err == nil {
+		err = outputsOf(*prof, *svg)
 	}
 	if err == nil {
 		err = errors.Join(atLeast("runs", *runs, 1), atLeast("warmup", *warmup, 0),
@@ -172,6 +169,20 @@ func benchAt(m bench.Matrix, n int, several bool, stdout io.Writer, asJSON bool,
 	}
 	if n := bench.Failed(cells); n > 0 {
 		return fmt.Errorf("%d of %d measurements failed to launch or computed a wrong output: their times are not the kernel's", n, len(cells))
+	}
+	return nil
+}
+
+// outputsOf checks -profile's mode and that -svg's directory exists, if
+// they are given.
+func outputsOf(prof, svg string) error {
+	if prof != "" {
+		if _, err := profileMode(prof); err != nil {
+			return err
+		}
+	}
+	if svg != "" {
+		return dirOf("svg", svg)
 	}
 	return nil
 }
