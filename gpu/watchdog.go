@@ -39,6 +39,8 @@ type StallError struct {
 	More    int     // unfinished threads after those listed, in global order
 	// NotStarted counts threads of started blocks that never started.
 	NotStarted int
+	// Unstarted counts the blocks the launch never started, of Blocks.
+	Unstarted, Blocks int
 	// LeftRunning are blocks Launch returned without: a thread of each
 	// kept running after the stop without calling into the runtime, as a
 	// `for {}` does, or recovering every panic the runtime stops it with,
@@ -90,6 +92,9 @@ func (e *StallError) Error() string {
 	}
 	if e.NotStarted > 0 {
 		fmt.Fprintf(&b, "\n\t%d threads of started blocks never started", e.NotStarted)
+	}
+	if e.Unstarted > 0 {
+		fmt.Fprintf(&b, "\n\t%d of the launch's %d blocks never started", e.Unstarted, e.Blocks)
 	}
 	for _, blk := range e.LeftRunning {
 		fmt.Fprintf(&b, "\n\tblock %v left running: a thread of it kept running after the stop (a loop with no access, barrier or other runtime call, or one that recovers the panic each runtime call stops it with)", blk)
@@ -231,6 +236,8 @@ func (l *launch) stallError(ctxErr, cause error) *StallError {
 		return nil
 	}
 	e := &StallError{Launch: l.g.Name, Cause: r.cause, Threads: r.threads, More: r.more, NotStarted: r.notStarted, LeftRunning: r.leftRunning, block: l.g.BlockDim, warp: l.g.WarpSize}
+	e.Blocks = l.g.Blocks
+	e.Unstarted = l.g.Blocks - int(min(l.next.Load(), int64(l.g.Blocks)))
 	if e.Cause == nil {
 		e.Cause, e.Err = cause, ctxErr
 	}

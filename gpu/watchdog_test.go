@@ -115,6 +115,30 @@ func TestStallListsFirstThreads(t *testing.T) {
 		}
 		require.Equal(t, blocks*size-4096, se.More)
 		require.ErrorContains(t, err, fmt.Sprintf("... and %d more unfinished threads after these", blocks*size-4096))
+		require.Zero(t, se.Unstarted)
+		require.NotContains(t, err.Error(), "blocks never started")
+	})
+}
+
+// TestStallCountsUnstartedBlocks: a grid larger than the blocks resident
+// at once, stopped while its first blocks spin, says how many of its
+// blocks never started, so that a stopped huge grid reads as such.
+func TestStallCountsUnstartedBlocks(t *testing.T) {
+	eachExecutor(t, func(t *testing.T, ex gpu.Executor) {
+		d := newDevice(t)
+		flag := gpu.Alloc[int32](d, "flag", 1)
+		const blocks = 100000
+		cfg := gpu.LaunchConfig{Grid: gpu.Dim3{X: blocks}, Block: gpu.Dim3{X: 32}, Executor: ex, Timeout: 200 * time.Millisecond}
+		err := d.Launch(context.Background(), cfg, func(t *gpu.Thread) {
+			for flag.AtomicLoad(t, 0, scope.Device) == 0 {
+			}
+		})
+		var se *gpu.StallError
+		require.ErrorAs(t, err, &se)
+		require.Equal(t, blocks, se.Blocks)
+		require.Positive(t, se.Unstarted)
+		require.Less(t, se.Unstarted, blocks, "the resident blocks started")
+		require.ErrorContains(t, err, fmt.Sprintf("%d of the launch's %d blocks never started", se.Unstarted, blocks))
 	})
 }
 
