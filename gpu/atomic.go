@@ -107,12 +107,16 @@ func (t *Thread) failedCAS(p unsafe.Pointer) {
 // count besides its own one: with it, the failure counts spinYield/2.
 const failedCASWeight = spinYield/2 - 1
 
-// AtomicMin stores min(element, v) into element i.
+// AtomicMin stores min(element, v) into element i, as libcu++'s fetch_min
+// does: v if v < element, so a NaN element stays and a NaN v is not
+// stored.
 func (b Buffer[T]) AtomicMin(t *Thread, i int, v T, s scope.Scope) T {
 	return b.rmw(t, i, OpMin, v, s)
 }
 
-// AtomicMax stores max(element, v) into element i.
+// AtomicMax stores max(element, v) into element i, as libcu++'s fetch_max
+// does: v if element < v, so a NaN element stays and a NaN v is not
+// stored.
 func (b Buffer[T]) AtomicMax(t *Thread, i int, v T, s scope.Scope) T {
 	return b.rmw(t, i, OpMax, v, s)
 }
@@ -196,9 +200,9 @@ func apply[T Elem](op Op, old, v T) T {
 	case OpSub:
 		return old - v
 	case OpMin:
-		return min(old, v)
+		return lesser(old, v)
 	case OpMax:
-		return max(old, v)
+		return greater(old, v)
 	case OpAnd:
 		return fromBits[T](toBits(old) & toBits(v))
 	case OpOr:
@@ -209,6 +213,25 @@ func apply[T Elem](op Op, old, v T) T {
 		return fromBits[T](incDec(op, toBits(old), toBits(v)))
 	}
 	panic("gpu: apply of " + op.String())
+}
+
+// lesser is cuda::std::min(old, v), which libcu++'s fetch_min stores: v
+// if v < old, else old. It differs from Go's min only with a NaN, which
+// compares false: the element's NaN stays, and a NaN operand is not
+// taken.
+func lesser[T Elem](old, v T) T {
+	if v < old {
+		return v
+	}
+	return old
+}
+
+// greater is cuda::std::max(old, v), fetch_max's: v if old < v, else old.
+func greater[T Elem](old, v T) T {
+	if old < v {
+		return v
+	}
+	return old
 }
 
 // incDec computes atomicInc and atomicDec on raw bits. CUDA defines them

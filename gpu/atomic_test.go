@@ -178,3 +178,30 @@ func TestIncDecUnsigned(t *testing.T) {
 		{"64-bit inc wraps past 2^32", 1<<32 - 1, func(b U, t *gpu.Thread) uint64 { return b.AtomicInc(t, t.ThreadRank(), 1<<40, dev) }, 1<<32 - 1, 1 << 32},
 	})
 }
+
+// TestAtomicMinMaxNaN: AtomicMin and AtomicMax store what libcu++'s
+// fetch_min and fetch_max do, cuda::std::min and max of the element and
+// the operand: a NaN operand is not stored, and a NaN element stays, on
+// float32 and on Half.
+func TestAtomicMinMaxNaN(t *testing.T) {
+	t.Parallel()
+	d := newDevice(t)
+	nan := float32(math.NaN())
+	f := gpu.FromHost(d, "f", []float32{0, nan, 0, nan})
+	h := gpu.FromHost(d, "h", []gpu.Half{0, gpu.HalfNaN, 0, gpu.HalfNaN})
+	require.NoError(t, launch1D(d, gpu.Fibers, 1, 4, func(t *gpu.Thread) {
+		r := t.ThreadRank()
+		if r%2 == 0 {
+			f.AtomicMin(t, r, nan, dev) // min(0, NaN)
+			h.AtomicMax(t, r, gpu.HalfNaN, dev)
+			return
+		}
+		f.AtomicMax(t, r, 1, dev) // max(NaN, 1)
+		h.AtomicMin(t, r, gpu.HalfFromFloat32(1), dev)
+	}))
+	fs, hs := f.Host(), h.Host()
+	require.Equal(t, []float32{0, 0}, []float32{fs[0], fs[2]}, "a NaN operand is not stored")
+	require.True(t, math.IsNaN(float64(fs[1])) && math.IsNaN(float64(fs[3])), "a NaN element stays: %v", fs)
+	require.Equal(t, []gpu.Half{0, 0}, []gpu.Half{hs[0], hs[2]})
+	require.Equal(t, []gpu.Half{gpu.HalfNaN, gpu.HalfNaN}, []gpu.Half{hs[1], hs[3]}, "bit for bit")
+}

@@ -120,9 +120,15 @@ func applyHalf(op Op, old, v Half) Half {
 	case OpSub:
 		return HalfFromFloat32(a - b)
 	case OpMin:
-		return HalfFromFloat32(min(a, b))
+		if b < a { // as lesser: a NaN element stays, bit for bit
+			return v
+		}
+		return old
 	case OpMax:
-		return HalfFromFloat32(max(a, b))
+		if a < b {
+			return v
+		}
+		return old
 	}
 	panic("gpu: applyHalf of " + op.String())
 }
