@@ -34,12 +34,24 @@ type location struct {
 
 func locate(s gpu.Site) location { return location{s.File(), s.Line()} }
 
+// keyOf returns the key of a race of kind k between sites cur and prev.
+// A read-only-written race is found from either side (the write meets
+// the view, or the view's first load meets the write), and both may find
+// it at once, so its two lines make one key in either order.
+func keyOf(k kind.Kind, cur, prev gpu.Site) reportKey {
+	key := reportKey{k, locate(cur), locate(prev)}
+	if k == kind.ReadOnlyWritten && (key.prev.file < key.cur.file || key.prev.file == key.cur.file && key.prev.line < key.cur.line) {
+		key.cur, key.prev = key.prev, key.cur
+	}
+	return key
+}
+
 func newReports(max int) reports { return reports{max: max, seen: make(map[reportKey]bool)} }
 
 // add keeps r unless a race with the same key was kept; it reports whether
 // r is new.
 func (rs *reports) add(r report.Report) bool {
-	k := reportKey{r.Kind, locate(r.Current.Site), locate(r.Previous.Site)}
+	k := keyOf(r.Kind, r.Current.Site, r.Previous.Site)
 	if rs.seen[k] {
 		rs.repeated++
 		return false

@@ -59,7 +59,7 @@ func (s *Sink) Keep(r report.Report, t *gpu.Thread) {
 // thousands of times, and building a report walks stacks and formats
 // text, so an engine drops a repeat before any of that.
 func (s *Sink) Known(k kind.Kind, cur, prev gpu.Site) bool {
-	key := reportKey{k, locate(cur), locate(prev)}
+	key := keyOf(k, cur, prev)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.reports.seen[key] {

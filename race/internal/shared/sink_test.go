@@ -1,10 +1,13 @@
 package shared
 
 import (
+	"encoding/json"
 	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/warpguard/warpguard/gpu"
 
 	"github.com/warpguard/warpguard/race/kind"
 	"github.com/warpguard/warpguard/race/report"
@@ -81,4 +84,24 @@ func TestSinkHaltKeepsOneRace(t *testing.T) {
 		require.Equal(t, 1, kept, "one report kept")
 		require.Zero(t, dropped, "and none counted past it")
 	}
+}
+
+// TestReadOnlyWrittenOnceInEitherOrder: a read-only-written race found
+// from both sides, the write's and the view's load's, with the two lines
+// in either order, is one report; a race of another kind keeps its order.
+func TestReadOnlyWrittenOnceInEitherOrder(t *testing.T) {
+	var w, r gpu.Site
+	require.NoError(t, json.Unmarshal([]byte(`{"file":"k/a.go","line":10}`), &w))
+	require.NoError(t, json.Unmarshal([]byte(`{"file":"k/a.go","line":20}`), &r))
+	var s Sink
+	s.Init(10, nil)
+	s.Keep(report.Report{Kind: kind.ReadOnlyWritten, Current: report.Side{Site: w}, Previous: report.Side{Site: r}}, nil)
+	require.True(t, s.Known(kind.ReadOnlyWritten, r, w), "the other order is known")
+	s.Keep(report.Report{Kind: kind.ReadOnlyWritten, Current: report.Side{Site: r}, Previous: report.Side{Site: w}}, nil)
+	kept, _, repeated := s.Counts()
+	require.Equal(t, 1, kept)
+	require.Equal(t, 2, repeated)
+	require.False(t, s.Known(kind.MissingBlockFence, r, w))
+	s.Keep(report.Report{Kind: kind.MissingBlockFence, Current: report.Side{Site: w}, Previous: report.Side{Site: r}}, nil)
+	require.False(t, s.Known(kind.MissingBlockFence, r, w), "other kinds keep their order")
 }
