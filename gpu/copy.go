@@ -21,6 +21,10 @@ func Copy[T Elem](dst, src Buffer[T]) error {
 		return fmt.Errorf("gpu: Copy of %s of length %d into %s of length %d", src.describe(), src.n, dst.describe(), dst.n)
 	case dst.n == 0:
 		return nil
+	case src.hostReach("Copy") != nil:
+		return src.hostReach("Copy")
+	case dst.hostReach("Copy") != nil:
+		return dst.hostReach("Copy")
 	case dst.m.dev != src.m.dev:
 		return fmt.Errorf("gpu: Copy of %s on %v into %s on %v: cudaMemcpy device-to-device copies within one device",
 			src.describe(), src.m.dev, dst.describe(), dst.m.dev)

@@ -191,10 +191,14 @@ func (b Buffer[T]) Memory() *Memory { return b.m }
 // length that differs is most often a wrong count, which cudaMemcpy
 // would not catch. To copy into part of a buffer, copy into a view:
 // b.Slice(off, off+len(host)).CopyIn(host). The device's observer learns
-// of the copy if it is a [HostObserver].
+// of the copy if it is a [HostObserver]. A shared array is an error: it
+// is its block's, reached only by the block's threads while it runs.
 func (b Buffer[T]) CopyIn(host []T) error {
 	if len(host) != b.n {
 		return fmt.Errorf("gpu: CopyIn of %d elements into %s of length %d", len(host), b.describe(), b.n)
+	}
+	if err := b.hostReach("CopyIn"); err != nil {
+		return err
 	}
 	observeHost(b.m, b.lo, b.n, true, "CopyIn")
 	for i, v := range host {
@@ -206,16 +210,31 @@ func (b Buffer[T]) CopyIn(host []T) error {
 // CopyOut copies the buffer into host, like cudaMemcpy device-to-host. It
 // returns an error, and copies nothing, unless len(host) == b.Len(); copy
 // part of a buffer out of a view (see [Buffer.CopyIn]). The device's
-// observer learns of the copy if it is a [HostObserver].
+// observer learns of the copy if it is a [HostObserver]. A shared array
+// is an error, as for CopyIn.
 func (b Buffer[T]) CopyOut(host []T) error {
 	if len(host) != b.n {
 		return fmt.Errorf("gpu: CopyOut of %s with length %d into %d elements", b.describe(), b.n, len(host))
+	}
+	if err := b.hostReach("CopyOut"); err != nil {
+		return err
 	}
 	observeHost(b.m, b.lo, b.n, false, "CopyOut")
 	for i := range host {
 		host[i] = fromBits[T](loadBits[T](b.ptr(i)))
 	}
 	return nil
+}
+
+// hostReach returns an error for host operation op on shared memory: a
+// block's shared memory lives only while the block runs and only its
+// threads reach it, so no host copy (cudaMemcpy, cudaMemset) can. A
+// Buffer of it that escaped its kernel must not be used.
+func (b Buffer[T]) hostReach(op string) error {
+	if b.m == nil || b.m.Space != SharedSpace {
+		return nil
+	}
+	return fmt.Errorf("gpu: %s of %s: shared memory is its block's, reached only by the block's threads while it runs; the host cannot copy to or from it", op, b.describe())
 }
 
 // describe names the buffer's memory for host-side errors, such as
@@ -228,17 +247,25 @@ func (b Buffer[T]) describe() string {
 	return describeView(b.m, b.lo, b.n, elemSize[T]())
 }
 
-// Host returns a new slice holding a copy of the buffer.
+// Host returns a new slice holding a copy of the buffer. It panics for a
+// shared array (see [Buffer.CopyOut]), which the host cannot reach.
 func (b Buffer[T]) Host() []T {
 	out := make([]T, b.n)
-	_ = b.CopyOut(out)
+	if err := b.CopyOut(out); err != nil {
+		panic(err)
+	}
 	return out
 }
 
 // Fill sets every element to v, like cudaMemset for a typed value. To
 // fill a range, fill a view: b.Slice(lo, hi).Fill(v). The device's
-// observer learns of it if it is a [HostObserver].
+// observer learns of it if it is a [HostObserver]. It panics for a shared
+// array, which the host cannot reach (CopyIn and CopyOut return that
+// error).
 func (b Buffer[T]) Fill(v T) {
+	if err := b.hostReach("Fill"); err != nil {
+		panic(err)
+	}
 	observeHost(b.m, b.lo, b.n, true, "Fill")
 	for i := range b.n {
 		storeBits[T](b.ptr(i), toBits(v))

@@ -113,3 +113,22 @@ func TestSharedNegativeLength(t *testing.T) {
 	var pe *gpu.PanicError
 	require.NotErrorAs(t, err, &pe, "a clear error, not a runtime panic")
 }
+
+// TestHostCannotReachShared: a shared array's Buffer that escaped its
+// kernel is refused by every host operation, which cannot reach a
+// block's shared memory: CopyIn, CopyOut and Copy return the error, Fill
+// and Host panic with it.
+func TestHostCannotReachShared(t *testing.T) {
+	t.Parallel()
+	d := newDevice(t)
+	var escaped gpu.Buffer[int32]
+	require.NoError(t, launch1D(d, gpu.Fibers, 1, 1, func(t *gpu.Thread) { escaped = gpu.Shared[int32](t, "s", 4) }))
+	const want = `shared memory is its block's, reached only by the block's threads while it runs; the host cannot copy to or from it`
+	require.ErrorContains(t, escaped.CopyIn(make([]int32, 4)), "gpu: CopyIn of shared \"s\"")
+	require.ErrorContains(t, escaped.CopyOut(make([]int32, 4)), want)
+	global := gpu.Alloc[int32](d, "g", 4)
+	require.ErrorContains(t, gpu.Copy(global, escaped), "gpu: Copy of shared \"s\"")
+	require.ErrorContains(t, gpu.Copy(escaped, global), want)
+	require.PanicsWithError(t, `gpu: Fill of shared "s" of block (0,0,0): `+want, func() { escaped.Fill(1) })
+	require.Panics(t, func() { escaped.Host() })
+}
