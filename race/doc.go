@@ -117,7 +117,10 @@
 // granule of a typed buffer is its element, of any size: every access is
 // one whole element, so finer granules would check an 8-byte access
 // twice for one verdict; dynamic shared memory, whose views alias, has
-// granules of Options.Granularity. A conflicting
+// granules of Options.Granularity (4 bytes unless set, or WARPGUARD's
+// granularity=N), so two threads writing neighbouring bytes of it within
+// one granule conflict, though CUDA makes each byte its own location:
+// Granularity 1 checks each byte apart, for more metadata. A conflicting
 // pair is a data race unless happens-before orders it or it is morally
 // strong: both strong, each of a scope that includes the other's thread,
 // and not both volatile in one warp. A race of two strong accesses is

@@ -16,8 +16,8 @@ const EnvVar = "WARPGUARD"
 // Env is the configuration a WARPGUARD value gives.
 type Env struct {
 	// Options holds HaltOnFirst (halt_on_error), MaxReports
-	// (max_reports), History (history) and Family (family, or precise);
-	// its other fields are zero.
+	// (max_reports), History (history), Family (family, or precise) and
+	// Granularity (granularity); its other fields are zero.
 	Options Options
 	// Set says which of the keys were given, by name, so that a caller
 	// can lay them over its own defaults (see [Env.Apply]).
@@ -38,6 +38,8 @@ func (e *Env) set(k, v string) (known bool, err error) {
 		return true, e.setBool(k, v)
 	case "max_reports":
 		return true, e.setMaxReports(v)
+	case "granularity":
+		return true, e.setGranularity(v)
 	case "family":
 		f, err := ParseFamily(v)
 		e.Options.Family = f
@@ -80,6 +82,17 @@ func (e *Env) setMaxReports(v string) error {
 	return nil
 }
 
+// setGranularity parses v, a power of two from 1 to 8, as the value of
+// granularity.
+func (e *Env) setGranularity(v string) error {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > 8 || n&(n-1) != 0 {
+		return errors.New("want 1, 2, 4 or 8")
+	}
+	e.Options.Granularity = n
+	return nil
+}
+
 // ParseEnv parses s, a WARPGUARD value: space-separated key=value pairs,
 //
 //	halt_on_error=1 max_reports=10 history=1 log_path=/tmp/wg strip_path_prefix=/src/
@@ -88,7 +101,9 @@ func (e *Env) setMaxReports(v string) error {
 // max_reports (a positive count of reports kept), history (0 or 1: name
 // both sites of every race, with call stacks), family (exact or iguard:
 // Options.Family), precise (1 for family=exact, 0 for family=iguard, its
-// earlier spelling), log_path and strip_path_prefix. The error
+// earlier spelling), granularity (1, 2, 4 or 8: Options.Granularity, the
+// bytes of dynamic shared memory one entry covers), log_path and
+// strip_path_prefix. The error
 // names the first key that is unknown, malformed or out of range.
 func ParseEnv(s string) (Env, error) {
 	e := Env{Set: map[string]bool{}}
@@ -99,7 +114,7 @@ func ParseEnv(s string) (Env, error) {
 		}
 		known, err := e.set(k, v)
 		if !known {
-			return Env{}, fmt.Errorf("race: %s: unknown key %q; the keys are halt_on_error, max_reports, history, family, precise, log_path and strip_path_prefix", EnvVar, k)
+			return Env{}, fmt.Errorf("race: %s: unknown key %q; the keys are halt_on_error, max_reports, history, family, precise, granularity, log_path and strip_path_prefix", EnvVar, k)
 		}
 		if err != nil {
 			return Env{}, fmt.Errorf("race: %s: %s=%q: %w", EnvVar, k, v, err)
@@ -119,6 +134,9 @@ func (e Env) Apply(o Options) Options {
 	}
 	if e.Set["max_reports"] {
 		o.MaxReports = e.Options.MaxReports
+	}
+	if e.Set["granularity"] {
+		o.Granularity = e.Options.Granularity
 	}
 	if e.Set["precise"] || e.Set["family"] {
 		o.Family, o.Precise = e.Options.Family, false

@@ -43,6 +43,8 @@ func TestParseEnvErrorsNameTheKey(t *testing.T) {
 		"history":                `"history" is not key=value`,
 		"history=1 precise=true": `precise="true": want 0 or 1`,
 		"family=fast":            `unknown family "fast" (want exact or iguard)`,
+		"granularity=3":          `granularity="3": want 1, 2, 4 or 8`,
+		"granularity=16":         `granularity="16": want 1, 2, 4 or 8`,
 	} {
 		_, err := race.ParseEnv(in)
 		require.ErrorContains(t, err, want, in)
@@ -90,4 +92,16 @@ func TestEnvLog(t *testing.T) {
 	require.NoError(t, err)
 	want := e.Strip(r.String()) + "\n"
 	require.Equal(t, strings.Repeat(want, 2), string(b), "two appends")
+}
+
+// TestGranularityKey: granularity=N reaches Options.Granularity, and
+// only when set.
+func TestGranularityKey(t *testing.T) {
+	t.Parallel()
+	e, err := race.ParseEnv("granularity=1")
+	require.NoError(t, err)
+	require.Equal(t, 1, e.Apply(race.Options{Granularity: 4}).Granularity)
+	e, err = race.ParseEnv("history=1")
+	require.NoError(t, err)
+	require.Equal(t, 4, e.Apply(race.Options{Granularity: 4}).Granularity)
 }

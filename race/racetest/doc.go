@@ -62,6 +62,10 @@
 //     instead of scoped happens-before, the Exact family (race.Options.Family;
 //     default exact). precise=0 and precise=1 are the earlier spellings of
 //     family=iguard and family=exact.
+//   - granularity=N: the bytes of dynamic shared memory one metadata
+//     entry covers (race.Options.Granularity; default 4): neighbours
+//     narrower than it share an entry, and writes of two threads to them
+//     are reported; granularity=1 checks every byte on its own.
 //   - log_path=PATH: also append every report to the file PATH.<pid>.
 //   - strip_path_prefix=PREFIX: cut PREFIX from the file paths of
 //     reports, which are already relative to their module's root

@@ -50,6 +50,18 @@ func TestEnvironment(t *testing.T) {
 	rec.run(func() { racetest.Launch(rec, d, cfg, k) })
 	require.Len(t, rec.errs, 1)
 	require.Contains(t, rec.errs[0], `history="2": want 0 or 1`)
+
+	// Threads writing their own byte of dynamic shared memory share a
+	// 4-byte granule by default, and are reported; granularity=1 checks
+	// each byte apart.
+	bytes := gpu.LaunchConfig{Name: "bytes", Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 64}, DynamicShared: 64}
+	own := func(t *gpu.Thread) { gpu.DynamicShared[uint8](t).Store(t, t.ThreadRank(), 1) }
+	for env, reported := range map[string]bool{"": true, "granularity=1": false} {
+		t.Setenv(race.EnvVar, env)
+		rec = record(t)
+		racetest.Launch(rec, d, bytes, own)
+		require.Equal(t, reported, len(rec.errs) > 0, "WARPGUARD=%q: %v", env, rec.errs)
+	}
 }
 
 // TestHaltOnFirstOption: HaltOnFirst stops the launch at its first race.
