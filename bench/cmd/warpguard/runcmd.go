@@ -79,7 +79,7 @@ const runDoc = "Run runs one configuration of a kernel (see warpguard list) and 
 	"reported, 66 when races were reported (as Go's race detector exits), 1 when the launch " +
 	"failed or the output is wrong with no race to explain it, and 2 for a command line that " +
 	"does not parse. The WARPGUARD environment variable configures the detector as " +
-	"GORACE configures Go's (halt_on_error, max_reports, history, family, log_path, " +
+	"GORACE configures Go's (halt_on_error, max_reports, history, family, granularity, log_path, " +
 	"strip_path_prefix; see package racetest); a -config given on the command line wins over " +
 	"its family."
 
