@@ -12,10 +12,9 @@ import (
 // collective do not all reach it together, the errors compute-sanitizer's
 // synccheck reports: a thread that exits while others wait at
 // SyncThreads, SyncWarp, a warp collective or a group sync, or that waits
-// at a different call site of SyncThreads, of a sync of a tile wider than a
-// warp or of the grid. Lanes of a warp meet at a warp collective (SyncWarp,
-// a shuffle, vote or match, a tile's Sync of up to a warp) from different
-// call sites, as PTX allows from Volta on.
+// at a different call site of it. SyncWarp and a tile's Sync of up to a
+// warp are the exception: their lanes meet from different call sites, as
+// bar.warp.sync's do from Volta on.
 type DivergenceMode uint8
 
 // The divergence modes.

@@ -70,8 +70,8 @@
 // # Never a hang
 //
 // A thread that exits or waits at a different barrier while others wait at
-// a barrier or collective is a divergence (lanes of a warp may meet at one
-// warp collective from different call sites, as from Volta on), reported
+// a barrier or collective is a divergence (lanes of a warp may meet at a
+// __syncwarp from different call sites, as from Volta on), reported
 // as a [DivergenceError] naming the barrier's file:line and the threads on
 // each side; LaunchConfig.Divergence chooses to fail (the default), warn
 // or allow. Lanes may reach

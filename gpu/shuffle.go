@@ -69,9 +69,10 @@ func shflResult[T Elem](r *round, src int) T {
 // value, where CUDA's result is undefined.
 //
 // Like every warp collective, ShflSync waits until every lane of mask that
-// exists has arrived, with the same mask and operation, from any call
-// site; a lane of mask that exits is a divergence (see [DivergenceMode]),
-// and one waiting at another collective or mask a mismatch. In the
+// exists has arrived, with the same mask and operation, at the same call
+// site; a lane of mask that exits or arrives at another call site is a
+// divergence (see [DivergenceMode]), and one waiting at another
+// collective or mask a mismatch. In the
 // terminology of [the Go memory model], the lanes' Go code before the
 // collective "synchronizes before" their Go code after it, since the
 // runtime meets them there; but like CUDA's intrinsics it orders no

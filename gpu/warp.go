@@ -15,8 +15,9 @@ const FullMask = ^uint64(0)
 // is a divergence (see [DivergenceMode]), and one that waits at another
 // collective or mask a mismatch, never a hang. The lanes may call it at
 // different call sites (a __syncwarp in each branch of an if): from Volta
-// on, PTX lets them meet at different instructions, and so do all warp
-// collectives here.
+// on, PTX lets them meet at different instructions. The collectives that
+// exchange values (shuffles, votes, match, reduce) still require one call
+// site: two are almost always two different computations.
 //
 // Under independent thread scheduling lanes are never in lockstep: outside
 // warp collectives two lanes of a warp are as unordered as two threads of

@@ -267,22 +267,55 @@ func (b *block) completeWarp(w *warpState, r *round, self *Thread) {
 	}
 }
 
-// checkWarp reports lanes of r that exited. Lanes that arrived at
-// different call sites of one collective with one mask meet, as they do
-// on Volta and later GPUs, where PTX no longer asks the lanes of a
-// warp-synchronous instruction to execute the same one (sm_6x and
-// earlier did): a __syncwarp in each branch of a divergent if is one
-// barrier.
+// checkWarp reports lanes of r that exited, and, for a collective that
+// exchanges values, lanes that arrived at another call site than the
+// first. A __syncwarp (or a tile's Sync of up to a warp) meets its lanes
+// from any call site, as bar.warp.sync does from Volta on (PTX asked for
+// one instruction only on sm_6x and earlier): a __syncwarp in each branch
+// of a divergent if is one barrier. Value-exchanging collectives keep
+// the rule: lanes of one shuffle, vote, match or reduce at two call sites
+// are almost always two different computations (a reduce in one branch,
+// a scan in the other), whose lanes would read each other's operands.
 func (b *block) checkWarp(r *round) {
 	exited := r.mask &^ r.arrived
-	if exited == 0 {
+	var other uint64
+	if r.op != opSyncWarp && r.op != opTileSync {
+		other = b.otherSites(r)
+	}
+	if exited == 0 && other == 0 {
 		return
 	}
 	base := r.warp * b.l.g.WarpSize
-	b.diverged(&DivergenceError{
+	pc := func(l int) callSite { return b.lane(r, l).waitPC }
+	e := &DivergenceError{
 		Block: b.id, Warp: r.warp, Barrier: fmt.Sprintf("%v(mask %#x)", r.op, r.mask),
-		Site: b.l.d.site(b.lane(r, bits.TrailingZeros64(r.arrived)).waitPC), Waiting: laneRanks(base, r.arrived), Exited: laneRanks(base, exited),
-	})
+		Site: b.l.d.site(pc(bits.TrailingZeros64(r.arrived))), Waiting: laneRanks(base, r.arrived&^other), Exited: laneRanks(base, exited),
+	}
+	for m := other; m != 0; {
+		l := bits.TrailingZeros64(m)
+		same := uint64(0)
+		for n := m; n != 0; n &= n - 1 {
+			if k := bits.TrailingZeros64(n); pc(k) == pc(l) {
+				same |= 1 << k
+			}
+		}
+		e.Elsewhere = append(e.Elsewhere, Divergent{What: r.op.String(), Site: b.l.d.site(pc(l)), Threads: laneRanks(base, same)})
+		m &^= same
+	}
+	b.diverged(e)
+}
+
+// otherSites returns the lanes of r that arrived at another call site
+// than its first lane.
+func (b *block) otherSites(r *round) uint64 {
+	first := b.lane(r, bits.TrailingZeros64(r.arrived)).waitPC
+	var other uint64
+	for m := r.arrived; m != 0; m &= m - 1 {
+		if l := bits.TrailingZeros64(m); b.lane(r, l).waitPC != first {
+			other |= 1 << l
+		}
+	}
+	return other
 }
 
 // mismatchWarp reports lanes that name each other in collectives of
