@@ -192,7 +192,7 @@ func unchanged[T Elem](op Op, old, arg uint64) bool {
 // on Halves, as floats (applyHalf).
 func apply[T Elem](op Op, old, v T) T {
 	if isHalf[T]() {
-		return fromBits[T](uint64(applyHalf(op, Half(toBits(old)), Half(toBits(v)))))
+		return halfOp(op, old, v)
 	}
 	switch op {
 	case OpAdd:

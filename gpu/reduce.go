@@ -19,14 +19,36 @@ func fold[T Elem](r *round, op func(a, b T) T) T {
 }
 
 // Add returns a + b; with [Min], [Max], [And], [Or] and [Xor] it names an
-// operation for [Reduce] and the scans, as cg::plus and friends do.
-func Add[T Elem](a, b T) T { return a + b }
+// operation for [Reduce] and the scans, as cg::plus and friends do. On
+// Halves it adds their values, as floats, rounding the sum to a Half.
+func Add[T Elem](a, b T) T {
+	if isHalf[T]() {
+		return halfOp[T](OpAdd, a, b)
+	}
+	return a + b
+}
 
-// Min returns the smaller of a and b.
-func Min[T Elem](a, b T) T { return min(a, b) }
+// Min returns the smaller of a and b; of two Halves, by value.
+func Min[T Elem](a, b T) T {
+	if isHalf[T]() {
+		return halfOp[T](OpMin, a, b)
+	}
+	return min(a, b)
+}
 
-// Max returns the larger of a and b.
-func Max[T Elem](a, b T) T { return max(a, b) }
+// Max returns the larger of a and b; of two Halves, by value.
+func Max[T Elem](a, b T) T {
+	if isHalf[T]() {
+		return halfOp[T](OpMax, a, b)
+	}
+	return max(a, b)
+}
+
+// halfOp applies op to a and b, Halves, by their values (see applyHalf):
+// a Half's bits compare and add as a uint16's, which is not its value.
+func halfOp[T Elem](op Op, a, b T) T {
+	return fromBits[T](uint64(applyHalf(op, Half(toBits(a)), Half(toBits(b)))))
+}
 
 // And returns a & b.
 func And[T Integer](a, b T) T { return a & b }

@@ -69,3 +69,28 @@ func TestReduceEveryType(t *testing.T) {
 		require.Equal(t, ^uint64(0)-31+5, gotU[l], "uint64 sums wrap")
 	}
 }
+
+// TestHalfOperations: Add, Min and Max combine Halves by value, so the
+// reductions built on them (ReduceAddSync, ReduceMaxSync, Reduce on a
+// tile) add and compare Halves as numbers, not as their bits.
+func TestHalfOperations(t *testing.T) {
+	t.Parallel()
+	h := gpu.HalfFromFloat32
+	require.Equal(t, h(2), gpu.Add(h(1), h(1)))
+	require.Equal(t, h(-1), gpu.Min(h(-1), h(0.5)))
+	require.Equal(t, h(0.5), gpu.Max(h(-1), h(0.5)))
+	d := newDevice(t)
+	out := gpu.Alloc[gpu.Half](d, "out", 3)
+	require.NoError(t, launch1D(d, gpu.Fibers, 1, 32, func(t *gpu.Thread) {
+		sum := gpu.ReduceAddSync(t, gpu.FullMask, h(1))
+		top := gpu.ReduceMaxSync(t, gpu.FullMask, h(-float32(t.Lane())))
+		half := gpu.Reduce(gpu.TiledPartition(t, 32), h(0.5), gpu.Add[gpu.Half])
+		if t.Lane() == 0 {
+			out.Store(t, 0, sum)
+			out.Store(t, 1, top)
+			out.Store(t, 2, half)
+		}
+	}))
+	got := out.Host()
+	require.Equal(t, []float32{32, 0, 16}, []float32{got[0].Float32(), got[1].Float32(), got[2].Float32()}, "lane 0's -0 is the largest")
+}

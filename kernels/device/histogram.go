@@ -38,11 +38,10 @@ func HistogramEven[T gpu.Elem, C gpu.Integer](ctx context.Context, d *gpu.Device
 	if err := r.apart(argOf("in", in), argOf("hist", hist)); err != nil {
 		return err
 	}
-	if !(lower < upper) {
+	if !less(lower, upper) {
 		return fmt.Errorf("%s: lower %v is not below upper %v", r.fn, lower, upper)
 	}
-	binF := binner(hist.Len(), float64(lower), float64(upper))
-	bin := func(x T) int { return binF(float64(x)) }
+	bin := binOf(hist.Len(), lower, upper)
 	if in.Len() == 0 || hist.Len() > rowBins {
 		if err := fill(r, hist, 0); err != nil || in.Len() == 0 {
 			return err
@@ -58,15 +57,56 @@ func HistogramEven[T gpu.Elem, C gpu.Integer](ctx context.Context, d *gpu.Device
 	return r.launch("sum", hist.Len(), sumRows(rows, hist))
 }
 
-// binner returns the bin of x among n over [lo, hi), or -1.
-func binner(n int, lo, hi float64) func(x float64) int {
-	scale := float64(n) / (hi - lo)
-	return func(x float64) int {
-		if !(x >= lo && x < hi) {
+// binOf returns the bin of x among n over [lower, upper), or -1. x is
+// compared with the bounds in its own type, so that an int64 near them,
+// which float64 rounds, falls on the side it lies, and by value for a
+// Half, whose bits do not order as its values; its bin is placed in
+// float64 (see placer).
+func binOf[T gpu.Elem](n int, lower, upper T) func(T) int {
+	lo, hi := valueOf(lower), valueOf(upper)
+	place := placer(n, lo, hi)
+	if _, ok := any(lower).(gpu.Half); ok {
+		return func(x T) int {
+			if v := valueOf(x); v >= lo && v < hi {
+				return place(v)
+			}
 			return -1
 		}
-		return min(int((x-lo)*scale), n-1)
 	}
+	return func(x T) int {
+		if x < lower || !(x < upper) {
+			return -1 // below, at or past upper, or a NaN
+		}
+		return place(float64(x))
+	}
+}
+
+// placer returns the bin among n over [lo, hi) of a value in it, as
+// (x-lo)*n/(hi-lo) in float64, clamped to the bins; a range wider than
+// float64 holds (hi-lo overflows) is placed by halves of its values.
+func placer(n int, lo, hi float64) func(x float64) int {
+	clamp := func(b float64) int { return max(0, min(int(b), n-1)) }
+	if scale := float64(n) / (hi - lo); scale > 0 {
+		return func(x float64) int { return clamp((x - lo) * scale) }
+	}
+	scale := float64(n) / (hi/2 - lo/2)
+	return func(x float64) int { return clamp((x/2 - lo/2) * scale) }
+}
+
+// less reports whether a < b: by value for Halves.
+func less[T gpu.Elem](a, b T) bool {
+	if _, ok := any(a).(gpu.Half); ok {
+		return valueOf(a) < valueOf(b)
+	}
+	return a < b
+}
+
+// valueOf returns x's value as a float64: a Half's, not its bits.
+func valueOf[T gpu.Elem](x T) float64 {
+	if h, ok := any(x).(gpu.Half); ok {
+		return float64(h.Float32())
+	}
+	return float64(x)
 }
 
 // countKernel returns the kernel whose threads add one to counts for each

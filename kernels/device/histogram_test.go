@@ -1,6 +1,7 @@
 package device_test
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -64,4 +65,26 @@ func TestHistogramRows(t *testing.T) {
 		assert.Equal(t, want, hist.Host(), "bins=%d", bins)
 		done()
 	}
+}
+
+// TestHistogramEvenValuesAtTheEdges: int64 values just below an upper
+// bound that float64 rounds up to are counted, a float64 range wider than
+// float64 holds is split evenly, and Halves are binned by value.
+func TestHistogramEvenValuesAtTheEdges(t *testing.T) {
+	d, _ := gpu.NewDevice(gpu.DeviceConfig{})
+	ints := gpu.FromHost(d, "ints", []int64{0, math.MaxInt64 - 1, math.MaxInt64 - 1000})
+	hist := gpu.Alloc[int32](d, "hist", 2)
+	require.NoError(t, device.HistogramEven(ctx, d, gpu.LaunchConfig{}, ints, hist, 0, math.MaxInt64))
+	assert.Equal(t, []int32{1, 2}, hist.Host())
+
+	wide := gpu.FromHost(d, "wide", []float64{-1e308, 1e308})
+	require.NoError(t, device.HistogramEven(ctx, d, gpu.LaunchConfig{}, wide, hist, -math.MaxFloat64, math.MaxFloat64))
+	assert.Equal(t, []int32{1, 1}, hist.Host())
+
+	h := gpu.HalfFromFloat32
+	halves := gpu.FromHost(d, "halves", []gpu.Half{h(1), h(2), h(3), h(-0.5), h(0.5)})
+	require.NoError(t, device.HistogramEven(ctx, d, gpu.LaunchConfig{}, halves, hist, h(0), h(4)))
+	assert.Equal(t, []int32{2, 2}, hist.Host(), "0.5 and 1 below 2, 2 and 3 above; -0.5 outside")
+	require.NoError(t, device.HistogramEven(ctx, d, gpu.LaunchConfig{}, halves, hist, h(-1), h(1)), "-1 is below 1 by value")
+	assert.Equal(t, []int32{1, 1}, hist.Host())
 }
