@@ -36,6 +36,28 @@ func TestHistogram(t *testing.T) {
 	}
 }
 
+// TestHistogramAgainAfterReading: a block reads its counts and calls
+// Histogram on the same bins again, with no barrier of its own between:
+// Histogram's first barrier orders the reads before its zeroing, so the
+// detector (launch runs under racetest) reports nothing, and the second
+// counts are the second call's alone.
+func TestHistogramAgainAfterReading(t *testing.T) {
+	const bins = 5
+	gen := func(r *rand.Rand) int32 { return r.Int32N(bins) }
+	for _, n := range blockSizes {
+		in, out := launch(t, n, gen, func(th *gpu.Thread, v int32) int32 {
+			h := gpu.Shared[uint32](th, "bins", bins)
+			block.Histogram(th, h, []int{int(v)})
+			first := h.Load(th, int(v)) // at least this thread's sample
+			block.Histogram(th, h, []int{int(v), int(v)})
+			return int32(h.Load(th, int(v)) - 2*first)
+		})
+		for i := range in {
+			assert.Zero(t, out[i], "block size %d, thread %d: the second count is twice the first", n, i)
+		}
+	}
+}
+
 func TestHistogramBadSample(t *testing.T) {
 	d, _ := gpu.NewDevice(gpu.DeviceConfig{})
 	err := launchErr(d, 32, func(th *gpu.Thread) {
