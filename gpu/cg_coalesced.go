@@ -10,6 +10,9 @@ import (
 type Coalesced struct {
 	t    *Thread
 	mask uint64
+	// tile and tiles are MetaGroupRank and MetaGroupSize less 1, both 0
+	// but in a group that Partition cut.
+	tile, tiles int32
 }
 
 // CoalescedThreads is cg::coalesced_threads(): the group of lanes of t's
@@ -22,7 +25,7 @@ type Coalesced struct {
 //go:noinline
 func CoalescedThreads(t *Thread) Coalesced {
 	t.mark() // convergence groups lanes by call site, in every mode
-	return Coalesced{t, t.converge()}
+	return Coalesced{t: t, mask: t.converge()}
 }
 
 // Size returns the number of lanes in the group.
@@ -35,12 +38,16 @@ func (g Coalesced) ThreadRank() int { return rankIn(g.mask, g.t.Lane()) }
 // Mask returns the group's lanes.
 func (g Coalesced) Mask() uint64 { return g.mask }
 
-// MetaGroupRank and MetaGroupSize are 0 and 1: a coalesced group is not
-// cut from a parent by a tiled partition.
-func (g Coalesced) MetaGroupRank() int { return 0 }
+// MetaGroupRank is the rank of the group among the groups [Coalesced.Partition]
+// cut its parent into, as cooperative groups' headers define it for a
+// tiled partition of a coalesced group (the parent's rank of the caller
+// divided by the tile size); 0 for a group no partition cut.
+func (g Coalesced) MetaGroupRank() int { return int(g.tile) }
 
-// MetaGroupSize is 1; see MetaGroupRank.
-func (g Coalesced) MetaGroupSize() int { return 1 }
+// MetaGroupSize is how many groups [Coalesced.Partition] cut the group's
+// parent into (the last one possibly smaller); 1 for a group no partition
+// cut.
+func (g Coalesced) MetaGroupSize() int { return int(g.tiles) + 1 }
 
 // Sync is coalesced_group::sync, [Thread.SyncWarp] of the group's lanes.
 //
@@ -60,7 +67,8 @@ func (g Coalesced) rankOf(lane int) int { return rankIn(g.mask, lane) }
 
 // Partition is cg::tiled_partition(g, size) of a coalesced group: it cuts
 // the group, in rank order, into groups of size consecutive ranks (the
-// last one possibly smaller) and returns the caller's. size must be a
+// last one possibly smaller) and returns the caller's, whose
+// MetaGroupRank and MetaGroupSize place it among them. size must be a
 // power of two.
 func (g Coalesced) Partition(size int) Coalesced {
 	if size < 1 || bits.OnesCount(uint(size)) != 1 {
@@ -73,7 +81,7 @@ func (g Coalesced) Partition(size int) Coalesced {
 			m |= 1 << l
 		}
 	}
-	return Coalesced{g.t, m}
+	return Coalesced{t: g.t, mask: m, tile: int32(first / size), tiles: int32((g.Size()+size-1)/size - 1)}
 }
 
 // LabeledPartition is cg::labeled_partition(g, label): it splits the
@@ -85,7 +93,7 @@ func LabeledPartition[G WarpGroup](g G, label uint64) Coalesced {
 	t, mask := g.warpGroup("labeled_partition")
 	t.mark()
 	r := t.warpCollective(opMatchAny, mask, label)
-	return Coalesced{t, matching(r, label)}
+	return Coalesced{t: t, mask: matching(r, label)}
 }
 
 // BinaryPartition is cg::binary_partition(g, pred): LabeledPartition with
@@ -100,5 +108,5 @@ func BinaryPartition[G WarpGroup](g G, pred bool) Coalesced {
 	if !pred {
 		m = r.arrived &^ m
 	}
-	return Coalesced{t, m}
+	return Coalesced{t: t, mask: m}
 }

@@ -33,37 +33,63 @@ func Shfl[T Elem, G WarpGroup](g G, v T, srcRank int) T {
 
 // ShflDown is group.shfl_down(v, delta): every thread receives the v of
 // the thread delta ranks above it, or keeps its own past the group's end,
-// the last thread that exists in a tile of a partial last warp.
+// the last thread that exists in a tile of a partial last warp. As in
+// CUDA, a tile and a coalesced group of the whole warp shuffle in
+// hardware, which reads only delta's low log2(warp size) bits (see
+// [ShflDownSync]); a smaller coalesced group counts delta in its ranks,
+// and a negative one, a huge unsigned int in CUDA, keeps the caller's v.
 //
 //go:noinline
 func ShflDown[T Elem, G WarpGroup](g G, v T, delta int) T {
 	t, mask := g.warpGroup("shfl_down")
 	t.mark()
 	r := t.warpCollective(opShflDown, mask, toBits(v))
-	return shflResult[T](r, groupSource(g, t, g.ThreadRank()+delta))
+	return shflResult[T](r, groupSource(g, t, g.ThreadRank()+deltaOf(g, t, delta)))
 }
 
 // ShflUp is group.shfl_up(v, delta): every thread receives the v of the
-// thread delta ranks below it, or keeps its own below rank 0.
+// thread delta ranks below it, or keeps its own below rank 0. delta is
+// read as [ShflDown] reads it.
 //
 //go:noinline
 func ShflUp[T Elem, G WarpGroup](g G, v T, delta int) T {
 	t, mask := g.warpGroup("shfl_up")
 	t.mark()
 	r := t.warpCollective(opShflUp, mask, toBits(v))
-	return shflResult[T](r, groupSource(g, t, g.ThreadRank()-delta))
+	return shflResult[T](r, groupSource(g, t, g.ThreadRank()-deltaOf(g, t, delta)))
 }
 
 // ShflXor is group.shfl_xor(v, laneMask): every thread receives the v of
 // rank (its rank xor laneMask), or keeps its own past the group's end, as
-// for [ShflDown].
+// for [ShflDown]; a tile reads only laneMask's low log2(warp size) bits,
+// as [ShflXorSync] does.
 //
 //go:noinline
 func ShflXor[T Elem, G WarpGroup](g G, v T, laneMask int) T {
 	t, mask := g.warpGroup("shfl_xor")
 	t.mark()
 	r := t.warpCollective(opShflXor, mask, toBits(v))
-	return shflResult[T](r, groupSource(g, t, g.ThreadRank()^laneMask))
+	return shflResult[T](r, groupSource(g, t, g.ThreadRank()^hardwareBits(g, t, laneMask)))
+}
+
+// deltaOf returns the ranks a shfl_down or shfl_up of g by delta moves:
+// delta's low bits where g shuffles in hardware (see hardwareBits), else
+// delta, or g's size, which moves past either end, for a negative delta.
+func deltaOf[G WarpGroup](g G, t *Thread, delta int) int {
+	if d := hardwareBits(g, t, delta); d >= 0 {
+		return d
+	}
+	return g.Size()
+}
+
+// hardwareBits returns the low log2(warp size) bits of x where CUDA's g
+// shuffles in hardware, a tile or a coalesced group of the whole warp,
+// and x elsewhere.
+func hardwareBits[G WarpGroup](g G, t *Thread, x int) int {
+	if ws := t.blk.l.g.WarpSize; g.width() != 0 || g.Size() == ws {
+		return x & (ws - 1)
+	}
+	return x
 }
 
 // groupSource returns the lane of rank src, or the caller's own lane when

@@ -122,6 +122,65 @@ func TestTilePartitionOfTile(t *testing.T) {
 	}
 }
 
+// TestCoalescedPartitionMeta cuts the 11 lanes of a warp whose lane is a
+// multiple of 3 into tiles of 4: ranks 0-3, 4-7 and 8-10 are tiles 0, 1
+// and 2 of 3, as cooperative groups' tiled_partition of a coalesced group
+// numbers them; the group CoalescedThreads returns is tile 0 of 1.
+func TestCoalescedPartitionMeta(t *testing.T) {
+	t.Parallel()
+	d := newDevice(t)
+	got := make([][5]int, 32)
+	require.NoError(t, launch1D(d, gpu.Fibers, 1, 32, func(t *gpu.Thread) {
+		if t.Lane()%3 != 0 {
+			return
+		}
+		g := gpu.CoalescedThreads(t)
+		sub := g.Partition(4)
+		got[t.Lane()] = [5]int{sub.ThreadRank(), sub.MetaGroupRank(), sub.MetaGroupSize(), g.MetaGroupRank(), g.MetaGroupSize()}
+	}))
+	for l := 0; l < 32; l += 3 {
+		r := l / 3
+		require.Equal(t, [5]int{r % 4, r / 4, 3, 0, 1}, got[l], "lane %d", l)
+	}
+}
+
+// TestGroupShuffleDeltaBits checks that a tile's shuffles read a delta as
+// the intrinsics do, by its low five bits (33 moves one rank, -1 moves
+// 31, past an 8-thread tile's end), as a coalesced group of the whole
+// warp does, while a smaller coalesced group counts delta in its ranks
+// and keeps the caller's value for a negative one.
+func TestGroupShuffleDeltaBits(t *testing.T) {
+	eachExecutor(t, func(t *testing.T, ex gpu.Executor) {
+		d := newDevice(t)
+		got := make([][6]int32, 32)
+		require.NoError(t, launch1D(d, ex, 1, 32, func(t *gpu.Thread) {
+			tile, v := gpu.TiledPartition(t, 8), int32(t.Lane())
+			r := &got[t.Lane()]
+			r[0] = gpu.ShflDown(tile, v, 33)
+			r[1] = gpu.ShflDownSync(t, tile.Mask(), v, 33, 8)
+			r[2] = gpu.ShflUp(tile, v, -1)
+			r[3] = gpu.ShflDown(gpu.CoalescedThreads(t), v, 33)
+			if t.Lane()%2 == 0 {
+				g := gpu.CoalescedThreads(t)
+				r[4], r[5] = gpu.ShflDown(g, v, 1), gpu.ShflUp(g, v, -1)
+			}
+		}))
+		for l := range int32(32) {
+			down := l + 1
+			if l%8 == 7 {
+				down = l
+			}
+			require.Equal(t, got[l][1], got[l][0], "lane %d: tile and intrinsic", l)
+			require.Equal(t, down, got[l][0], "lane %d", l)
+			require.Equal(t, l, got[l][2], "lane %d: up by 31 leaves the tile", l)
+			require.Equal(t, min(l+1, 31), got[l][3], "lane %d: a whole warp's coalesced group", l)
+			if l%2 == 0 {
+				require.Equal(t, [2]int32{min(l+2, 30), l}, [2]int32{got[l][4], got[l][5]}, "lane %d: half a warp", l)
+			}
+		}
+	})
+}
+
 // TestTileShufflesInPartialWarp reduces a 16-thread tile of a 40-thread
 // block by ShflDown and by ShflXor: the tile of ranks 32-47 holds only
 // 32-39, and a shuffle from a rank past them keeps the caller's own

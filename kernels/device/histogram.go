@@ -3,6 +3,8 @@ package device
 import (
 	"context"
 	"fmt"
+	"math"
+	"math/bits"
 
 	"github.com/warpguard/warpguard/gpu"
 	"github.com/warpguard/warpguard/scope"
@@ -16,8 +18,9 @@ const rowBins = 1024
 
 // HistogramEven counts the elements of in into hist.Len() bins of equal
 // width over [lower, upper), CUB's HistogramEven: x falls into bin
-// (x-lower)*bins/(upper-lower), computed in float64; elements outside the
-// range are not counted. hist is overwritten, and must not share memory
+// (x-lower)*bins/(upper-lower), computed exactly for integers (as CUB
+// computes it) and in float64, product first, for floats and Halves;
+// elements outside the range are not counted. hist is overwritten, and must not share memory
 // with in.
 //
 // Each thread counts its items with block-scope atomic adds into its
@@ -60,12 +63,13 @@ func HistogramEven[T gpu.Elem, C gpu.Integer](ctx context.Context, d *gpu.Device
 // binOf returns the bin of x among n over [lower, upper), or -1. x is
 // compared with the bounds in its own type, so that an int64 near them,
 // which float64 rounds, falls on the side it lies, and by value for a
-// Half, whose bits do not order as its values; its bin is placed in
-// float64 (see placer).
+// Half, whose bits do not order as its values. An integer's bin is
+// computed exactly in integers (see intBin), as CUB bins integer samples;
+// a float's and a Half's in float64 (see placer).
 func binOf[T gpu.Elem](n int, lower, upper T) func(T) int {
-	lo, hi := valueOf(lower), valueOf(upper)
-	place := placer(n, lo, hi)
 	if _, ok := any(lower).(gpu.Half); ok {
+		lo, hi := valueOf(lower), valueOf(upper)
+		place := placer(n, lo, hi)
 		return func(x T) int {
 			if v := valueOf(x); v >= lo && v < hi {
 				return place(v)
@@ -73,24 +77,61 @@ func binOf[T gpu.Elem](n int, lower, upper T) func(T) int {
 			return -1
 		}
 	}
+	place := floatBin(n, lower, upper)
+	if isInteger(lower) {
+		place = intBin(n, lower, upper)
+	}
 	return func(x T) int {
 		if x < lower || !(x < upper) {
 			return -1 // below, at or past upper, or a NaN
 		}
-		return place(float64(x))
+		return place(x)
 	}
+}
+
+// isInteger reports whether T, not a Half, is an integer type.
+func isInteger[T gpu.Elem](T) bool {
+	var one, two T = 1, 2
+	return one/two == 0
+}
+
+// intBin returns the bin among n over [lower, upper) of an integer in it,
+// (x-lower)*n/(upper-lower) exactly: each difference fits a uint64 (the
+// conversions wrap alike), and the product is taken to 128 bits, whose
+// quotient is below n.
+func intBin[T gpu.Elem](n int, lower, upper T) func(T) int {
+	width := uint64(upper) - uint64(lower)
+	return func(x T) int {
+		hi, lo := bits.Mul64(uint64(x)-uint64(lower), uint64(n))
+		q, _ := bits.Div64(hi, lo, width)
+		return int(q)
+	}
+}
+
+// floatBin returns placer's bin for a float of T.
+func floatBin[T gpu.Elem](n int, lower, upper T) func(T) int {
+	place := placer(n, float64(lower), float64(upper))
+	return func(x T) int { return place(float64(x)) }
 }
 
 // placer returns the bin among n over [lo, hi) of a value in it, as
 // (x-lo)*n/(hi-lo) in float64, clamped to the bins; a range wider than
-// float64 holds (hi-lo overflows) is placed by halves of its values.
+// float64 holds (hi-lo overflows) is placed by halves of its values, and
+// a product that overflows as (x-lo)/(hi-lo)*n.
 func placer(n int, lo, hi float64) func(x float64) int {
 	clamp := func(b float64) int { return max(0, min(int(b), n-1)) }
-	if scale := float64(n) / (hi - lo); scale > 0 {
-		return func(x float64) int { return clamp((x - lo) * scale) }
+	f, half := float64(n), 1.0
+	if math.IsInf(hi-lo, 0) {
+		half = 0.5
 	}
-	scale := float64(n) / (hi/2 - lo/2)
-	return func(x float64) int { return clamp((x/2 - lo/2) * scale) }
+	lo, w := lo*half, hi*half-lo*half
+	return func(x float64) int {
+		d := x*half - lo
+		if p := d * f; !math.IsInf(p, 0) {
+			return clamp(p / w)
+		}
+		return clamp(d / w * f)
+	}
 }
 
 // less reports whether a < b: by value for Halves.

@@ -59,7 +59,7 @@ func TestHistogramRows(t *testing.T) {
 		want := make([]int32, bins)
 		for _, x := range host {
 			if x >= -1000 && x < 1000 {
-				want[min(int((float64(x)+1000)*(float64(bins)/2000)), bins-1)]++ // the scale first, as HistogramEven computes it
+				want[(int(x)+1000)*bins/2000]++
 			}
 		}
 		assert.Equal(t, want, hist.Host(), "bins=%d", bins)
@@ -87,4 +87,33 @@ func TestHistogramEvenValuesAtTheEdges(t *testing.T) {
 	assert.Equal(t, []int32{2, 2}, hist.Host(), "0.5 and 1 below 2, 2 and 3 above; -0.5 outside")
 	require.NoError(t, device.HistogramEven(ctx, d, gpu.LaunchConfig{}, halves, hist, h(-1), h(1)), "-1 is below 1 by value")
 	assert.Equal(t, []int32{1, 1}, hist.Host())
+}
+
+// TestHistogramEvenIntegerBoundaries: an integer on a bin's lower edge
+// falls in that bin, as (x-lower)*bins/(upper-lower) computed exactly
+// says (49 of [0, 98) in 2 bins is bin 1, where 49*(2/98) in float64 is
+// below 1), for every bin count up to 64 and range up to 200, and for
+// int64 and uint64 ranges too wide for a float64 to hold their values.
+func TestHistogramEvenIntegerBoundaries(t *testing.T) {
+	d, _ := gpu.NewDevice(gpu.DeviceConfig{})
+	for bins := 1; bins <= 64; bins++ {
+		hist := gpu.Alloc[int32](d, "hist", bins)
+		for upper := int32(bins); upper <= 200; upper += 7 {
+			host := make([]int32, upper)
+			want := make([]int32, bins)
+			for x := range upper {
+				host[x] = x
+				want[int(x)*bins/int(upper)]++
+			}
+			require.NoError(t, device.HistogramEven(ctx, d, gpu.LaunchConfig{}, gpu.FromHost(d, "in", host), hist, 0, upper))
+			require.Equal(t, want, hist.Host(), "bins=%d upper=%d", bins, upper)
+		}
+	}
+	wide := gpu.FromHost(d, "wide", []int64{math.MinInt64, -1, 0, math.MaxInt64 - 1})
+	hist := gpu.Alloc[int32](d, "hist", 2)
+	require.NoError(t, device.HistogramEven(ctx, d, gpu.LaunchConfig{}, wide, hist, math.MinInt64, math.MaxInt64))
+	assert.Equal(t, []int32{2, 2}, hist.Host(), "-1 is below the middle, 0 above it")
+	big := gpu.FromHost(d, "big", []uint64{1<<63 - 1, 1 << 63, math.MaxUint64 - 1})
+	require.NoError(t, device.HistogramEven(ctx, d, gpu.LaunchConfig{}, big, hist, 0, math.MaxUint64))
+	assert.Equal(t, []int32{1, 2}, hist.Host())
 }
