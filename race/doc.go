@@ -110,7 +110,11 @@
 // where polling a flag is the idiom; atomics stay strong between lanes
 // (warp-aggregated atomics are correct); and release/acquire patterns
 // and __syncwarp order lanes as they order any threads, so an intra-warp
-// handoff through an atomic or release/acquire flag is clean.
+// handoff through an atomic or release/acquire flag is clean. A volatile
+// flag one lane sets and another polls, and a volatile store several
+// lanes run (`*changed = true`), are reported under the rule: the report
+// names the fix, atomic accesses of block scope, as it names the split
+// of a statement such as `s[i] += s[i+16]` around a __syncwarp.
 //
 // Two accesses conflict when they touch the same granule from different
 // threads and at least one writes (a failed CAS only reads). The family's

@@ -84,6 +84,53 @@ func TestPreciseEvidenceNamesTheFix(t *testing.T) {
 					}
 				}
 			}},
+		// One statement run by two threads: no barrier comes between its
+		// runs, so the evidence names an atomic update, or the statement
+		// split around a barrier, not a barrier "between the accesses".
+		{name: "one statement", blocks: 1, block: 64, expect: kinds(race.MissingSyncwarp, race.MissingBlockFence),
+			evidence: "make the update one atomic of block scope (AtomicAdd, AtomicExch or AtomicCAS)",
+			kernel: func(d *gpu.Device) gpu.Kernel {
+				count := gpu.Alloc[int32](d, "count", 1)
+				return func(t *gpu.Thread) { count.Store(t, 0, count.Load(t, 0)+1) }
+			}},
+		{name: "lanes' volatile stores", blocks: 1, block: 32, expect: kinds(race.MissingSyncwarp),
+			evidence: "make it an atomic store (AtomicExch or AtomicStore of block scope)",
+			kernel: func(d *gpu.Device) gpu.Kernel {
+				changed := gpu.Alloc[int32](d, "changed", 1)
+				return func(t *gpu.Thread) { changed.StoreVolatile(t, 0, 1) }
+			}},
+		{name: "warp-synchronous reduction", blocks: 1, block: 32, expect: kinds(race.MissingSyncwarp),
+			evidence: "split it, reading into a register, then __syncwarp, then writing, then __syncwarp",
+			kernel: func(d *gpu.Device) gpu.Kernel {
+				s := gpu.Alloc[int32](d, "s", 32)
+				return func(t *gpu.Thread) {
+					i := t.Lane()
+					s.StoreVolatile(t, i, 1)
+					t.SyncWarp(gpu.FullMask)
+					for off := 16; off > 0; off /= 2 {
+						if i < off {
+							s.StoreVolatile(t, i, s.LoadVolatile(t, i)+s.LoadVolatile(t, i+off))
+						}
+					}
+				}
+			}},
+		{name: "lanes' volatile flag", blocks: 1, block: 32, expect: kinds(race.MissingSyncwarp),
+			evidence: "make the flag's accesses atomic (AtomicStore and AtomicLoad, or StoreRelease and LoadAcquire)",
+			kernel: func(d *gpu.Device) gpu.Kernel {
+				x, flag := gpu.Alloc[int32](d, "x", 1), gpu.Alloc[uint32](d, "flag", 1)
+				return func(t *gpu.Thread) {
+					switch t.Lane() {
+					case 0:
+						x.Store(t, 0, 1)
+						t.ThreadFence()
+						flag.StoreVolatile(t, 0, 1)
+					case 1:
+						spin(t, flag)
+						t.ThreadFence()
+						x.Load(t, 0)
+					}
+				}
+			}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.run(t) })

@@ -104,8 +104,8 @@ func (th *pthread) evidence(k kind.Kind, cur, prev report.Side, x, y *prec) stri
 	}
 	first := fmt.Sprintf("%s's %s at %s", prev.Who(), prev.What(), prev.Where())
 	if warpVolatile(x, y, th.place, py) {
-		return fmt.Sprintf("%s and this %s are volatile accesses of two lanes of one warp, which independent thread scheduling does not run in lockstep: volatile orders nothing, so put a __syncwarp (SyncWarp with both lanes in its mask) between them.",
-			first, cur.What())
+		return fmt.Sprintf("%s and this %s are volatile accesses of two lanes of one warp, which independent thread scheduling does not run in lockstep: volatile orders nothing between lanes. %s",
+			first, cur.What(), laneFix(cur, prev))
 	}
 	if who, poll := th.unacquired(y.e); poll.mem != nil {
 		flag := report.Report{Mem: poll.mem, Index: poll.idx}
@@ -117,11 +117,36 @@ func (th *pthread) evidence(k kind.Kind, cur, prev report.Side, x, y *prec) stri
 		first, cur.Op, fixFor(common, cur, prev), unobserved(x, y, common))
 }
 
+// laneFix names what orders two lanes' volatile accesses: for one
+// statement's stores, an atomic store; for one statement's read and
+// write (the warp-synchronous s[i] += s[i+16]), that statement split
+// around a __syncwarp; else a __syncwarp between them, or atomics for a
+// flag one lane waits on.
+func laneFix(cur, prev report.Side) string {
+	switch {
+	case oneStatement(cur, prev) && cur.Op.Writes() && prev.Op.Writes():
+		return fmt.Sprintf("Both are the store at %s, run by two lanes: make it an atomic store (AtomicExch or AtomicStore of block scope), which stays morally strong between lanes.", cur.Where())
+	case oneStatement(cur, prev):
+		return fmt.Sprintf("Both are the statement at %s, run by two lanes, and no __syncwarp can come between one statement's runs: split it, reading into a register, then __syncwarp, then writing, then __syncwarp.", cur.Where())
+	}
+	return "Put a __syncwarp (SyncWarp with both lanes in its mask) between them; or, where one lane waits for the other's store (a flag), make the flag's accesses atomic (AtomicStore and AtomicLoad, or StoreRelease and LoadAcquire), which stay morally strong between lanes."
+}
+
+// oneStatement reports whether the two sides are one line of the kernel,
+// which two threads ran: no barrier can come between them.
+func oneStatement(cur, prev report.Side) bool {
+	return !cur.Site.IsZero() && !prev.Site.IsZero() && cur.Site.File() == prev.Site.File() && cur.Site.Line() == prev.Site.Line()
+}
+
 // fixFor names the synchronization that orders the sides cur and prev,
 // whose threads' narrowest common scope is s: for threads of two
 // launches that ran at once, what orders launches; else fix(s).
 func fixFor(s scope.Scope, cur, prev report.Side) string {
 	if cur.Launch == "" || prev.Launch == "" || cur.Launch == prev.Launch {
+		if oneStatement(cur, prev) {
+			return fmt.Sprintf("Both are the statement at %s, run by two threads, and no barrier can come between one statement's runs: where each thread updates the element (a count, x += v), make the update one atomic of %v scope (AtomicAdd, AtomicExch or AtomicCAS); where the statement reads one element and writes another (neighbours updated in place), read into a register, then %s, then write.",
+				cur.Where(), max(s, scope.Block), barrierName(s))
+		}
 		return fix(s)
 	}
 	return fmt.Sprintf("The two are threads of launches %q and %q, which ran at once: only the host's order (one launch returning before the other starts) orders two launches, or a release and an acquire of device scope between their threads (after the write, __threadfence() then a strong write of a flag; before its access, the reader reads the flag with LoadAcquire of device scope, or a strong read then __threadfence()).",
@@ -152,6 +177,18 @@ func fix(s scope.Scope) string {
 		return "The two are threads of one block: put a __syncthreads (SyncThreads) both pass between the accesses. A __threadfence_block alone orders another thread only if that thread's own fence ran after it (the fence.sc order), which a kernel cannot count on: order through a flag written after it and acquired by the reader."
 	}
 	return "The two are threads of different blocks: after the write, __threadfence() then a strong write of a flag (or StoreRelease of device scope); before its access, the reader acquires the flag (LoadAcquire of device scope, or a strong read then __threadfence()). In a cooperative launch, a grid sync both pass also orders them."
+}
+
+// barrierName is CUDA's barrier for threads whose narrowest common scope
+// is s.
+func barrierName(s scope.Scope) string {
+	switch s {
+	case scope.Warp:
+		return "__syncwarp"
+	case scope.Block:
+		return "__syncthreads"
+	}
+	return "a grid sync (in a cooperative launch) or the end of a launch"
 }
 
 // fenceName is CUDA's name of the fence of scope s.
