@@ -381,6 +381,21 @@ func (e *fiberExec) yield(t *Thread) {
 	t.park()
 }
 
+// preempt yields t, which has just fenced in a Deterministic launch
+// under ScheduleRandom, half the time by the block's seeded source: the
+// token then passes on, and other blocks may run between the fence and
+// what follows it. Without it a thread that never waits runs to its end
+// in one turn, so the order of two blocks' fences would always be the
+// order of what each did after its fence, and races that hang on that
+// order (a fence before a ticket's atomicInc) would never show.
+func (e *fiberExec) preempt(t *Thread) {
+	if e.s.rng.IntN(2) == 0 {
+		return
+	}
+	e.pushYielder(t)
+	t.park()
+}
+
 // pushYielder queues t, which yields while spinning, to resume after
 // every thread queued now in every schedule: a yield is not a wake-up, so
 // ScheduleReverse's most-recently-woken-first would resume the spinning

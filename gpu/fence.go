@@ -54,6 +54,9 @@ func (t *Thread) fence(s scope.Scope, o Order) {
 	if t.obs != nil {
 		t.observeFence(s, o)
 	}
+	if t.blk.l.preemptive {
+		t.blk.exec.(*fiberExec).preempt(t)
+	}
 }
 
 // observeFence reports a fence of scope s and order o to t's observer. A

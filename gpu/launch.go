@@ -52,8 +52,9 @@ type LaunchConfig struct {
 	Seed     uint64
 	// Deterministic runs the launch so that, for a fixed Schedule and Seed,
 	// its threads interleave identically on every run: resident blocks take
-	// turns on one token, switching only where a thread waits or yields.
-	// It requires the Fibers executor.
+	// turns on one token, switching only where a thread waits or yields
+	// (under ScheduleRandom, also after some fences). It requires the
+	// Fibers executor.
 	Deterministic bool
 }
 
@@ -90,7 +91,10 @@ type launch struct {
 	reporting atomic.Bool // unfinished threads report where they are as they stop
 	report    stallReport
 	turns     *turns // the token of a Deterministic launch; nil otherwise
-	sched     scheduler
+	// preemptive: a Deterministic launch under ScheduleRandom, whose
+	// threads may yield after a fence (see fiberExec.preempt).
+	preemptive bool
+	sched      scheduler
 	// window is the livelock watchdog's window, 0 if off.
 	window time.Duration
 	ends   endMarks

@@ -31,7 +31,12 @@ const (
 	// so that it cannot starve the threads it waits for.
 	ScheduleReverse
 	// ScheduleRandom runs blocks, starts threads and resumes waiting
-	// threads in a pseudo-random order drawn from LaunchConfig.Seed.
+	// threads in a pseudo-random order drawn from LaunchConfig.Seed. In a
+	// Deterministic launch a thread also yields after a fence when the
+	// seed's draw says so (half the time), so that other blocks run
+	// between a fence and what follows it even in a kernel whose threads
+	// never wait: the order of two blocks' fences, on which a fence.sc
+	// ordering rests, then varies from seed to seed.
 	ScheduleRandom
 )
 

@@ -54,6 +54,7 @@ func (d *Device) newLaunch(cfg LaunchConfig, k Kernel) (*launch, error) {
 	}
 	if cfg.Deterministic {
 		l.turns = newTurns(l.slots, l.stopCh)
+		l.preemptive = cfg.Schedule == ScheduleRandom
 	}
 	l.watch = make([]slotWatch, l.slots)
 	l.window = d.watchdog(cfg)

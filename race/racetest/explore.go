@@ -13,8 +13,10 @@ import (
 // detector reports a race or the launch fails, naming its seed. Which
 // races a launch shows depends on how its threads interleave; each seed
 // orders blocks, thread starts and wake-ups differently
-// (gpu.ScheduleRandom), and, under the Fibers executor, reproduces its
-// interleaving exactly: a failing seed, given to [Seed] or to
+// (gpu.ScheduleRandom), and, under the Fibers executor, yields threads
+// after some fences, so that blocks interleave even where no thread waits
+// (a race that rests on the order of two blocks' fences shows under some
+// seeds), and reproduces its interleaving exactly: a failing seed, given to [Seed] or to
 // gpu.LaunchConfig.Seed with Deterministic set, replays the failure.
 //
 // The seeds are 1 to n, or n seeds from the [Seed] option's on (past the

@@ -60,6 +60,53 @@ func TestExploreNamesTheSeedAndItReplays(t *testing.T) {
 	require.Zero(t, racetest.Explore(t, 1, d, cfg, handoff, racetest.Seed(clean)))
 }
 
+// lastBlock is the CUDA Programming Guide's last-block pattern over
+// blocks blocks of one thread: each stores its partial, fences, and takes
+// a ticket; the last sums the partials. Without the fence after the
+// ticket (acquire false) the sum races with a partial whose block fenced
+// after the last block's fence: the fence.sc order then orders nothing
+// for it, which only a launch that runs another block between a fence
+// and its ticket shows.
+func lastBlock(partial gpu.Buffer[int32], count gpu.Buffer[uint32], blocks int, acquire bool) gpu.Kernel {
+	return func(t *gpu.Thread) {
+		partial.Store(t, t.BlockRank(), 1)
+		t.ThreadFence()
+		if count.AtomicInc(t, 0, uint32(blocks-1), scope.Device) != uint32(blocks-1) {
+			return
+		}
+		if acquire {
+			t.ThreadFence()
+		}
+		for i := range blocks {
+			partial.Load(t, i)
+		}
+	}
+}
+
+// TestExploreFindsFenceOrderRaces: a kernel that never waits still runs
+// its blocks interleaved under Explore, which yields a thread after a
+// fence under some seeds, so the last-block pattern without the fence
+// after its ticket fails at a seed that replays it, and with the fence
+// passes every seed.
+func TestExploreFindsFenceOrderRaces(t *testing.T) {
+	t.Parallel()
+	d, err := gpu.NewDevice(gpu.DeviceConfig{})
+	require.NoError(t, err)
+	const blocks = 8
+	partial, count := gpu.Alloc[int32](d, "partial", blocks), gpu.Alloc[uint32](d, "count", 1)
+	cfg := gpu.LaunchConfig{Name: "last-block", Grid: gpu.Dim3{X: blocks}, Block: gpu.Dim3{X: 1}}
+	reset := racetest.Setup(func() { count.Fill(0) })
+	rec := record(t)
+	seed := racetest.Explore(rec, 50, d, cfg, lastBlock(partial, count, blocks, false), reset)
+	require.NotZero(t, seed, "no seed ran a block between another's fence and its ticket")
+	require.Contains(t, strings.Join(rec.errs, "\n"), "(missing-device-fence)")
+	count.Fill(0)
+	again := record(t)
+	racetest.Launch(again, d, cfg, lastBlock(partial, count, blocks, false), racetest.Seed(seed))
+	require.NotEmpty(t, again.errs, "seed %d replays the race", seed)
+	require.Zero(t, racetest.Explore(t, 50, d, cfg, lastBlock(partial, count, blocks, true), reset))
+}
+
 // TestExplorePassesCleanKernels: a kernel with no race passes every seed,
 // and each seed runs it once.
 func TestExplorePassesCleanKernels(t *testing.T) {
