@@ -141,7 +141,10 @@ var ErrThreadEnded = errors.New("gpu: Thread used after its kernel returned; a T
 // *[ThreadError] naming the thread, whose Err wraps ErrThreadShared; the
 // goroutine the call came from cannot be told from the thread's own, so
 // if the thread's own call is the one caught, its launch fails with that
-// error. Uses while the thread runs are not caught.
+// error. Uses while the thread runs are not caught. Sharing a Thread is a
+// Go data race of the caller's too: under go test -race the race
+// detector reports it, in the runtime's fields that the two goroutines
+// touch, beside or before this error.
 var ErrThreadShared = errors.New("gpu: Thread used by a goroutine other than its kernel's; a Thread must not be passed to another goroutine")
 
 // own fails a call described by what if t waits at a barrier or
@@ -198,10 +201,20 @@ func (a abort) Error() string { return a.Unwrap().Error() }
 // Unwrap returns the thread's error, or, for a Thread used after its
 // kernel returned or by another goroutine, a *ThreadError naming it.
 func (a abort) Unwrap() error {
-	if a.err == errStopped && a.t.ended() {
-		return a.t.endedError("runtime call")
+	if a.t.ended() {
+		return a.t.endedError(callOf(a.err, "runtime call"))
 	}
 	return a.err
+}
+
+// callOf describes a call of an ended thread that failed with err: err
+// itself when it says what was wrong with the call's arguments, else
+// what (the thread's end stopped it).
+func callOf(err error, what string) string {
+	if err == errStopped {
+		return what
+	}
+	return err.Error()
 }
 
 // ended reports whether t's kernel returned: depart pointed its stop flag
@@ -290,8 +303,8 @@ func (f *fault) Error() string { return f.Unwrap().Error() }
 // returned, the *ThreadError saying so.
 func (f *fault) Unwrap() error {
 	err := f.err()
-	if err == errStopped && f.t.ended() {
-		return f.t.endedError(fmt.Sprintf("%v %v[%d]", f.op, f.m, f.lo+f.i))
+	if f.t.ended() {
+		return f.t.endedError(callOf(err, fmt.Sprintf("%v %v[%d]", f.op, f.m, f.lo+f.i)))
 	}
 	return err
 }

@@ -55,10 +55,17 @@ func TestThreadKeptPastKernel(t *testing.T) {
 			"syncthreads": func() { th.SyncThreads() },
 			"fence":       func() { th.ThreadFence() },
 			"shfl":        func() { gpu.ShflSync(th, gpu.FullMask, int32(1), 0, 32) },
+			// A call whose arguments are wrong too still names the
+			// thread's end first, and what was wrong beside it.
+			"store out of range": func() { buf.Store(th, 100, 7) },
+			"invalid scope":      func() { buf.AtomicAdd(th, 0, 1, scope.Scope(99)) },
+			"zero Buffer":        func() { gpu.Buffer[int32]{}.Load(th, 0) },
+			"bad shfl width":     func() { gpu.ShflSync(th, gpu.FullMask, int32(1), 0, 3) },
 		}
 		for what, use := range uses {
 			requireEnded(t, panicOf(use), what)
 		}
+		require.Contains(t, fmt.Sprint(panicOf(uses["store out of range"])), "index 100 out of range")
 		require.Equal(t, []int32{0, 0, 0, 0}, buf.Host(), "a use after the kernel returned touched memory")
 	})
 }
