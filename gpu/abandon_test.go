@@ -3,6 +3,7 @@ package gpu_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -66,6 +67,10 @@ func TestSwallowedStop(t *testing.T) {
 			require.ErrorAs(t, err, &se)
 			require.Equal(t, []gpu.Dim3{{X: 1}}, se.LeftRunning)
 			require.ErrorContains(t, err, fmt.Sprintf("block %v left running", gpu.Dim3{X: 1}))
+			// Under fibers the block's other threads share the running
+			// thread's goroutine: the error says why they are not listed.
+			unlisted := strings.Contains(err.Error(), "share that thread's goroutine under the Fibers executor")
+			require.Equal(t, c.ex == gpu.Fibers, unlisted, "%v", err)
 		})
 	}
 }

@@ -25,7 +25,7 @@ const maxStuck = 1 << 12
 // A StallError reports a launch that stopped making progress: a deadlock
 // (every live thread waits at a barrier or collective none can complete),
 // a context that ended, or LaunchConfig.Timeout. It lists where every unfinished
-// thread was.
+// thread was, but for those LeftRunning names as unable to report.
 type StallError struct {
 	Launch string
 	// Cause is ErrDeadlock, ErrLivelock, or the context's cause:
@@ -44,11 +44,15 @@ type StallError struct {
 	// LeftRunning are blocks Launch returned without: a thread of each
 	// kept running after the stop without calling into the runtime, as a
 	// `for {}` does, or recovering every panic the runtime stops it with,
-	// which no stop can end. Their goroutines outlive Launch.
+	// which no stop can end. Their goroutines outlive Launch. Under the
+	// Fibers executor a block's threads share one goroutine, so the other
+	// unfinished threads of such a block cannot report where they were:
+	// Threads and NotStarted leave them out, and Error says so.
 	LeftRunning []Dim3
 
-	block Dim3 // the launch's block extent, for coordinates
-	warp  int  // the launch's warp size, for grouping threads by warp
+	block  Dim3 // the launch's block extent, for coordinates
+	warp   int  // the launch's warp size, for grouping threads by warp
+	fibers bool // the launch ran under the Fibers executor
 }
 
 // A Stuck is where an unfinished thread was when its launch stopped.
@@ -98,6 +102,9 @@ func (e *StallError) Error() string {
 	}
 	for _, blk := range e.LeftRunning {
 		fmt.Fprintf(&b, "\n\tblock %v left running: a thread of it kept running after the stop (a loop with no access, barrier or other runtime call, or one that recovers the panic each runtime call stops it with)", blk)
+		if e.fibers {
+			b.WriteString("; its other unfinished threads share that thread's goroutine under the Fibers executor, so they could not report and are not listed")
+		}
 	}
 	return b.String()
 }
@@ -235,7 +242,7 @@ func (l *launch) stallError(ctxErr, cause error) *StallError {
 	if r.cause == nil && ctxErr == nil && len(r.leftRunning) == 0 {
 		return nil
 	}
-	e := &StallError{Launch: l.g.Name, Cause: r.cause, Threads: r.threads, More: r.more, NotStarted: r.notStarted, LeftRunning: r.leftRunning, block: l.g.BlockDim, warp: l.g.WarpSize}
+	e := &StallError{Launch: l.g.Name, Cause: r.cause, Threads: r.threads, More: r.more, NotStarted: r.notStarted, LeftRunning: r.leftRunning, block: l.g.BlockDim, warp: l.g.WarpSize, fibers: l.cfg.Executor == Fibers}
 	e.Blocks = l.g.Blocks
 	e.Unstarted = l.g.Blocks - int(min(l.next.Load(), int64(l.g.Blocks)))
 	if e.Cause == nil {
