@@ -100,7 +100,10 @@
 // then yields as a spinning atomic does, and again every 544 weak loads
 // while the poll goes on. A kernel that re-reads a constant a few hundred
 // times in a row, or any number of times among stores, strong accesses or
-// loads of other elements, never yields for it. A stall report lists a
+// loads of other elements, never yields for it; so a loop that polls two
+// or more elements in turn with weak loads is not seen as polling, and
+// with no deadline it runs on (poll with LoadVolatile or AtomicLoad,
+// whose spins the watchdog sees). A stall report lists a
 // polling thread as polling a weak load and suggests LoadVolatile or
 // AtomicLoad; under package race's detector the poll stays a reported
 // race with the store that ends it.
