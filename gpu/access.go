@@ -45,7 +45,7 @@ func (b Buffer[T]) atScoped(t *Thread, i int, s scope.Scope) unsafe.Pointer {
 //
 //go:noinline
 func (b Buffer[T]) fault(t *Thread, i int, op Op, s scope.Scope) *fault {
-	t.flt = fault{t, b.m, i, b.n, op, s, b.lo, elemSize[T](), Site{}}
+	t.flt = fault{t, b.m, i, b.n, op, s, b.lo, elemSize[T](), Site{}, t.ended()}
 	if t.flt.err() != errStopped {
 		t.flt.site = t.kernelSite()
 	}

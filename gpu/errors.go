@@ -201,20 +201,10 @@ func (a abort) Error() string { return a.Unwrap().Error() }
 // Unwrap returns the thread's error, or, for a Thread used after its
 // kernel returned or by another goroutine, a *ThreadError naming it.
 func (a abort) Unwrap() error {
-	if a.t.ended() {
-		return a.t.endedError(callOf(a.err, "runtime call"))
+	if a.err == errStopped && a.t.ended() {
+		return a.t.endedError("runtime call")
 	}
 	return a.err
-}
-
-// callOf describes a call of an ended thread that failed with err: err
-// itself when it says what was wrong with the call's arguments, else
-// what (the thread's end stopped it).
-func callOf(err error, what string) string {
-	if err == errStopped {
-		return what
-	}
-	return err.Error()
 }
 
 // ended reports whether t's kernel returned: depart pointed its stop flag
@@ -236,6 +226,9 @@ func (t *Thread) fail(err error) { t.failAt(err, Site{}) }
 // zero Site to find the line on the stack now, before a kernel that
 // recovers the panic unwinds it.
 func (t *Thread) failAt(err error, site Site) {
+	if t.ended() { // a kept Thread: its end comes first, and nothing is recorded
+		panic(abort{t: t, err: t.endedError(err.Error()), named: true})
+	}
 	if site.IsZero() {
 		site = t.kernelSite()
 	}
@@ -275,6 +268,9 @@ type fault struct {
 	lo   int  // the index in m of the view's element 0
 	size int  // the element size of the view's type
 	site Site // the kernel's line, for a fault that is an error
+	// ended says the thread's kernel had returned when the access was
+	// made: the fault is a kept Thread's, whatever else was wrong.
+	ended bool
 }
 
 // err returns the fault's error: an invalid scope's, a *ForeignError if
@@ -303,8 +299,11 @@ func (f *fault) Error() string { return f.Unwrap().Error() }
 // returned, the *ThreadError saying so.
 func (f *fault) Unwrap() error {
 	err := f.err()
-	if f.t.ended() {
-		return f.t.endedError(callOf(err, fmt.Sprintf("%v %v[%d]", f.op, f.m, f.lo+f.i)))
+	switch {
+	case f.ended:
+		return f.t.endedError(err.Error())
+	case err == errStopped && f.t.ended():
+		return f.t.endedError(fmt.Sprintf("%v %v[%d]", f.op, f.m, f.lo+f.i))
 	}
 	return err
 }
