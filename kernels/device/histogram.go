@@ -20,8 +20,8 @@ const rowBins = 1024
 // width over [lower, upper), CUB's HistogramEven: x falls into bin
 // (x-lower)*bins/(upper-lower), computed exactly for integers (as CUB
 // computes it) and in float64, product first, for floats and Halves;
-// elements outside the range are not counted. hist is overwritten, and must not share memory
-// with in.
+// elements outside the range are not counted. hist is overwritten, and
+// must not share memory with in.
 //
 // Each thread counts its items with block-scope atomic adds into its
 // warp's row of bins in a zeroed scratch buffer, which no other warp
@@ -77,16 +77,22 @@ func binOf[T gpu.Elem](n int, lower, upper T) func(T) int {
 			return -1
 		}
 	}
-	place := floatBin(n, lower, upper)
-	if isInteger(lower) {
-		place = intBin(n, lower, upper)
-	}
+	place := placeOf(n, lower, upper)
 	return func(x T) int {
 		if x < lower || !(x < upper) {
 			return -1 // below, at or past upper, or a NaN
 		}
 		return place(x)
 	}
+}
+
+// placeOf returns the bin among n over [lower, upper) of a value of T,
+// not a Half, in it: intBin's for an integer type, floatBin's for a float.
+func placeOf[T gpu.Elem](n int, lower, upper T) func(T) int {
+	if isInteger(lower) {
+		return intBin(n, lower, upper)
+	}
+	return floatBin(n, lower, upper)
 }
 
 // isInteger reports whether T, not a Half, is an integer type.
